@@ -1,0 +1,287 @@
+"""The attention core: score functions, masked softmax, context vectors, local windows, multi-head.
+
+Attention as soft addressing in three stages (the seeds' framing):
+
+1. scores ``e = score(query, key)`` for every key,
+2. weights ``a = softmax(e / temperature)`` over the keys (masked keys get exactly 0),
+3. context ``c = sum_s a_s * value_s``.
+
+Score functions (Luong et al. 2015, "Effective Approaches to Attention-based NMT", eq. 8;
+Bahdanau et al. 2015, "Neural Machine Translation by Jointly Learning to Align and Translate",
+eq. 6 / appendix A.1.2; Vaswani et al. 2017, "Attention Is All You Need", eq. 1):
+
+- dot:        ``h_t . h_s``
+- scaled dot: ``q . k / sqrt(d_k)``
+- general:    ``h_t^T W_a h_s``
+- additive:   ``v_a^T tanh(W_q q + W_k k)`` (Bahdanau's ``v^T tanh(W s_{i-1} + U h_j)``; Luong's
+  concat ``v_a^T tanh(W_a [h_t; h_s])`` is the same thing with ``W_a = [W_q, W_k]``)
+
+Local attention (Luong et al. 2015, section 3.2, eqs. 9-10): ``p_t = S * sigmoid(v_p^T tanh(W_p h_t))``
+and the weights are multiplied by ``exp(-(s - p_t)^2 / (2 sigma^2))`` with ``sigma = D / 2``; keys
+outside ``[p_t - D, p_t + D]`` get exactly 0.
+
+Score functions return *scores*; attention functions return ``(context, weights)``.
+Shapes: query ``(..., T_q, d_q)``, keys ``(..., T_k, d_k)``, values ``(..., T_k, d_v)``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+SCORE_NAMES = ("dot", "scaled_dot", "general", "additive")
+
+
+def dot_score(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+    """``h_t . h_s``: query (..., T_q, d), keys (..., T_k, d) -> scores (..., T_q, T_k)."""
+    _check_last_dims(query, keys)
+    return query @ keys.transpose(-1, -2)  # (..., T_q, T_k)
+
+
+def scaled_dot_score(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+    """``q . k / sqrt(d_k)`` (Vaswani et al. 2017, eq. 1): (..., T_q, d), (..., T_k, d) -> (..., T_q, T_k)."""
+    return dot_score(query, keys) / math.sqrt(keys.shape[-1])
+
+
+def general_score(query: torch.Tensor, keys: torch.Tensor, W: torch.Tensor) -> torch.Tensor:
+    """``h_t^T W_a h_s`` (Luong eq. 8): query (..., T_q, d_q), keys (..., T_k, d_k), W (d_q, d_k)."""
+    if W.shape != (query.shape[-1], keys.shape[-1]):
+        raise ValueError(
+            f"W has shape {tuple(W.shape)} but query dim is {query.shape[-1]} "
+            f"and key dim is {keys.shape[-1]}"
+        )
+    return (query @ W) @ keys.transpose(-1, -2)  # (..., T_q, T_k)
+
+
+def additive_score(
+    query: torch.Tensor,
+    keys: torch.Tensor,
+    W_q: torch.Tensor,
+    W_k: torch.Tensor,
+    v: torch.Tensor,
+) -> torch.Tensor:
+    """``v^T tanh(W_q q + W_k k)`` (Bahdanau eq. 6 / Luong concat).
+
+    query (..., T_q, d_q), keys (..., T_k, d_k), W_q (d_a, d_q), W_k (d_a, d_k), v (d_a,)
+    -> scores (..., T_q, T_k).
+    """
+    if W_q.shape[0] != W_k.shape[0] or W_q.shape[0] != v.shape[0]:
+        raise ValueError(
+            f"attention sizes differ: W_q has {W_q.shape[0]} rows, W_k {W_k.shape[0]}, v {v.shape[0]}"
+        )
+    q_proj = query @ W_q.T  # (..., T_q, d_a)
+    k_proj = keys @ W_k.T  # (..., T_k, d_a)
+    hidden = torch.tanh(q_proj.unsqueeze(-2) + k_proj.unsqueeze(-3))  # (..., T_q, T_k, d_a)
+    return hidden @ v  # (..., T_q, T_k)
+
+
+def masked_softmax(
+    scores: torch.Tensor, mask: torch.Tensor | None = None, temperature: float = 1.0
+) -> torch.Tensor:
+    """Softmax over the last axis of ``scores / temperature``; masked keys get exactly 0.
+
+    scores (..., T_k); mask broadcastable to scores, bool, True = keep. An all-masked row raises
+    ValueError (there is nothing to attend to) instead of producing NaN.
+    """
+    if not temperature > 0 or not math.isfinite(temperature):
+        raise ValueError(f"temperature must be a finite number > 0, got {temperature}")
+    scaled = scores / temperature
+    if mask is not None:
+        mask = mask.to(torch.bool).expand_as(scores)
+        if not bool(mask.any(dim=-1).all()):
+            raise ValueError("every key of at least one query is masked: nothing to attend to")
+        scaled = scaled.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(scaled, dim=-1)  # (..., T_k)
+    if mask is not None:
+        weights = weights.masked_fill(~mask, 0.0)  # exact zeros, also for -inf rows of inf input
+    return weights
+
+
+def weighted_sum(weights: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    """Context vector ``c = sum_s a_s v_s``: weights (..., T_q, T_k), values (..., T_k, d_v) -> (..., T_q, d_v)."""
+    if weights.shape[-1] != values.shape[-2]:
+        raise ValueError(
+            f"weights cover {weights.shape[-1]} keys but there are {values.shape[-2]} values"
+        )
+    return weights @ values
+
+
+def score(
+    query: torch.Tensor,
+    keys: torch.Tensor,
+    kind: str = "dot",
+    *,
+    W: torch.Tensor | None = None,
+    W_q: torch.Tensor | None = None,
+    W_k: torch.Tensor | None = None,
+    v: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """Dispatch to one of ``SCORE_NAMES``; returns scores (..., T_q, T_k)."""
+    if kind == "dot":
+        return dot_score(query, keys)
+    if kind == "scaled_dot":
+        return scaled_dot_score(query, keys)
+    if kind == "general":
+        if W is None:
+            raise ValueError("the general score needs a matrix W")
+        return general_score(query, keys, W)
+    if kind == "additive":
+        if W_q is None or W_k is None or v is None:
+            raise ValueError("the additive score needs W_q, W_k and v")
+        return additive_score(query, keys, W_q, W_k, v)
+    raise ValueError(f"unknown score function {kind!r}; choose one of {SCORE_NAMES}")
+
+
+def attention(
+    query: torch.Tensor,
+    keys: torch.Tensor,
+    values: torch.Tensor,
+    *,
+    score: str = "dot",
+    mask: torch.Tensor | None = None,
+    temperature: float = 1.0,
+    W: torch.Tensor | None = None,
+    W_q: torch.Tensor | None = None,
+    W_k: torch.Tensor | None = None,
+    v: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The three stages: scores, weights, context. Returns (context (..., T_q, d_v), weights (..., T_q, T_k))."""
+    scores = globals()["score"](query, keys, score, W=W, W_q=W_q, W_k=W_k, v=v)
+    weights = masked_softmax(scores, mask, temperature)
+    return weighted_sum(weights, values), weights
+
+
+def scaled_dot_product_attention(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    mask: torch.Tensor | None = None,
+    causal: bool = False,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``softmax(q k^T / sqrt(d_k)) v`` with the weights returned (Vaswani et al. 2017, eq. 1).
+
+    q (..., T_q, d_k), k (..., T_k, d_k), v (..., T_k, d_v); mask bool, True = keep, broadcastable to
+    (..., T_q, T_k); causal keeps key s only for query t >= s. Returns (context, weights).
+    """
+    if causal:
+        T_q, T_k = q.shape[-2], k.shape[-2]
+        keep = torch.ones(T_q, T_k, dtype=torch.bool, device=q.device).tril(T_k - T_q)  # (T_q, T_k)
+        mask = keep if mask is None else (mask.to(torch.bool) & keep)
+    scores = scaled_dot_score(q, k)  # (..., T_q, T_k)
+    if mask is not None:
+        mask = torch.broadcast_to(mask.to(torch.bool), scores.shape)
+    weights = masked_softmax(scores, mask)
+    return weights @ v, weights
+
+
+def local_p_position(
+    h_t: torch.Tensor, W_p: torch.Tensor, v_p: torch.Tensor, source_length: torch.Tensor | float
+) -> torch.Tensor:
+    """Predicted aligned position ``p_t = S * sigmoid(v_p^T tanh(W_p h_t))`` (Luong eq. 9).
+
+    h_t (..., d), W_p (d_p, d), v_p (d_p,), source_length S (scalar or (...,)) -> p_t (...,) in [0, S].
+    Positions are 0-based here, so the model uses ``S - 1`` for the last index.
+    """
+    return source_length * torch.sigmoid(torch.tanh(h_t @ W_p.T) @ v_p)
+
+
+def gaussian_window(
+    positions: torch.Tensor, p_t: torch.Tensor, D: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Gaussian factor ``exp(-(s - p_t)^2 / (2 sigma^2))`` with ``sigma = D / 2`` (Luong eq. 10).
+
+    positions (T_k,) float, p_t (...,) -> (factor (..., T_k), in_window (..., T_k) bool). The factor is
+    exactly 0 outside the window ``[p_t - D, p_t + D]``.
+    """
+    if D < 1:
+        raise ValueError(f"window half-width D must be >= 1, got {D}")
+    sigma = D / 2.0
+    distance = positions.to(p_t.dtype) - p_t.unsqueeze(-1)  # (..., T_k)
+    in_window = distance.abs() <= D
+    factor = torch.exp(-(distance**2) / (2 * sigma**2)) * in_window
+    return factor, in_window
+
+
+def local_attention(
+    scores: torch.Tensor,
+    p_t: torch.Tensor,
+    D: int,
+    mask: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Luong local attention weights from scores.
+
+    The softmax runs over the keys inside ``[p_t - D, p_t + D]`` (and ``mask``); the result is then
+    multiplied by the Gaussian (Luong eq. 10), so each row sums to at most 1, as in the paper.
+    scores (..., T_k), p_t (...,), mask (..., T_k) bool True = keep.
+    Returns (weights, raw_weights, factor), all (..., T_k): raw_weights are the softmax before the
+    Gaussian, factor the Gaussian itself (0 outside the window).
+    """
+    positions = torch.arange(scores.shape[-1], device=scores.device)
+    factor, in_window = gaussian_window(positions, p_t, D)  # (..., T_k)
+    keep = in_window if mask is None else (in_window & mask.to(torch.bool))
+    # A window can fall wholly on padding only if p_t is far outside the sentence; keep the nearest key.
+    empty = ~keep.any(dim=-1, keepdim=True)
+    if bool(empty.any()):
+        nearest = (positions.to(p_t.dtype) - p_t.unsqueeze(-1)).abs().argmin(dim=-1, keepdim=True)
+        keep = keep | (empty & torch.zeros_like(keep).scatter(-1, nearest, True))
+    raw_weights = masked_softmax(scores, keep)  # (..., T_k)
+    return raw_weights * factor, raw_weights, factor
+
+
+class MultiHeadAttention(nn.Module):
+    """Multi-head attention with per-head weights (Vaswani et al. 2017, section 3.2.2).
+
+    ``head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V)``, ``MultiHead = Concat(head_1..h) W^O``.
+    Parameter layout matches ``torch.nn.MultiheadAttention`` (``in_proj_weight`` stacking Q, K, V and
+    ``out_proj``), so weights can be copied across for parity tests.
+    """
+
+    def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0, bias: bool = True):
+        super().__init__()
+        if d_model % n_heads:
+            raise ValueError(f"d_model {d_model} is not divisible by n_heads {n_heads}")
+        self.d_model, self.n_heads, self.d_k = d_model, n_heads, d_model // n_heads
+        self.in_proj_weight = nn.Parameter(torch.empty(3 * d_model, d_model))
+        self.in_proj_bias = nn.Parameter(torch.zeros(3 * d_model)) if bias else None
+        self.out_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.dropout = nn.Dropout(dropout)
+        nn.init.xavier_uniform_(self.in_proj_weight)
+
+    def _split(self, x: torch.Tensor, i: int) -> torch.Tensor:
+        """Project with the i-th block of in_proj and split heads: (B, T, d) -> (B, h, T, d_k)."""
+        d = self.d_model
+        bias = None if self.in_proj_bias is None else self.in_proj_bias[i * d : (i + 1) * d]
+        y = nn.functional.linear(x, self.in_proj_weight[i * d : (i + 1) * d], bias)  # (B, T, d)
+        return y.view(x.shape[0], x.shape[1], self.n_heads, self.d_k).transpose(1, 2)
+
+    def forward(
+        self,
+        query: torch.Tensor,
+        key: torch.Tensor,
+        value: torch.Tensor,
+        mask: torch.Tensor | None = None,
+        causal: bool = False,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """query (B, T_q, d), key/value (B, T_k, d); mask bool True = keep, broadcastable to
+        (B, h, T_q, T_k) (e.g. a key-padding mask (B, 1, 1, T_k)).
+        Returns (output (B, T_q, d), weights (B, h, T_q, T_k))."""
+        q, k, v = (
+            self._split(query, 0),
+            self._split(key, 1),
+            self._split(value, 2),
+        )  # (B, h, T, d_k)
+        context, weights = scaled_dot_product_attention(q, k, v, mask=mask, causal=causal)
+        if self.training and self.dropout.p > 0:
+            context = self.dropout(weights) @ v  # attention dropout, as in the Transformer
+        out = context.transpose(1, 2).reshape(query.shape[0], query.shape[1], self.d_model)
+        return self.out_proj(out), weights  # (B, T_q, d), (B, h, T_q, T_k)
+
+
+def _check_last_dims(query: torch.Tensor, keys: torch.Tensor) -> None:
+    if query.shape[-1] != keys.shape[-1]:
+        raise ValueError(
+            f"query dim {query.shape[-1]} and key dim {keys.shape[-1]} differ; "
+            "the dot score needs equal sizes (use the general or additive score)"
+        )
