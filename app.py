@@ -1,0 +1,92 @@
+"""Entry point of the attention atlas: one ``st.navigation`` over the pages, and the shared sidebar.
+
+To add a page, write ``pages/<name>.py`` and add a ``PageEntry`` to ``PAGES`` below; a page whose
+file does not exist yet is left out of the navigation and shown as "coming soon" on the home map.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+from pages.home import render_home
+from ui.sidebar import sidebar_ui
+
+ROOT = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class PageEntry:
+    """One page of the atlas: where it sits in the story and how the home map describes it."""
+
+    title: str
+    file: str  # relative to the project root
+    icon: str  # a Material icon, ":material/<name>:"
+    url_path: str  # the page's path in the URL
+    description: str  # one line for the home map
+    stage: str  # one of STORY's stage names
+
+    def exists(self) -> bool:
+        """True when the page's file is present (pages still being written are skipped)."""
+        return (ROOT / self.file).is_file()
+
+
+STORY: list[tuple[str, str]] = [
+    ("The core idea", "Attention as soft addressing: a query, keys and values."),
+    ("RNN & the fixed-length bottleneck", "Why one fixed vector cannot carry a long sentence."),
+    ("Bahdanau 2015", "The decoder learns where to look while it translates."),
+    ("Luong 2015", "Global and local attention, and three ways to score."),
+    ("Show, Attend and Tell 2015", "Soft and hard attention over the parts of an image."),
+    ("Transformer 2017", "Self-attention, many heads, and positions without recurrence."),
+]
+
+PAGES: list[PageEntry] = [
+    PageEntry("Attention anatomy", "pages/anatomy.py", ":material/hub:", "anatomy",
+              "Scores, softmax, weighted sum on vectors you can drag around.", "The core idea"),
+    PageEntry("Why attention", "pages/why_attention.py", ":material/compress:", "why-attention",
+              "An encoder-decoder with and without attention, and BLEU by sentence length.",
+              "RNN & the fixed-length bottleneck"),
+    PageEntry("Alignment", "pages/alignment.py", ":material/grid_on:", "alignment",
+              "English to French with Bahdanau or Luong attention: the alignment heatmap.",
+              "Bahdanau 2015"),
+    PageEntry("Local attention", "pages/local_attention.py", ":material/center_focus_weak:",
+              "local-attention", "Luong local-m and local-p: the window and its Gaussian.",
+              "Luong 2015"),
+    PageEntry("Image captions", "pages/captions.py", ":material/image:", "captions",
+              "Soft and hard attention of a captioning model over an image.",
+              "Show, Attend and Tell 2015"),
+    PageEntry("Multi-head attention", "pages/multi_head.py", ":material/view_module:",
+              "multi-head", "Every layer and head of a small Transformer and of MiniLM.",
+              "Transformer 2017"),
+    PageEntry("Positional encoding", "pages/positional_encoding.py", ":material/waves:",
+              "positional-encoding", "Sinusoids, position similarity, and a shuffled sentence.",
+              "Transformer 2017"),
+]  # fmt: skip
+
+
+def build_navigation() -> st.navigation:
+    """Home plus every registered page whose file exists, in story order."""
+    pages = {entry.url_path: st.Page(entry.file, title=entry.title, icon=entry.icon,
+                                     url_path=entry.url_path)
+             for entry in PAGES if entry.exists()}  # fmt: skip
+
+    def home() -> None:
+        render_home(STORY, [(entry, pages.get(entry.url_path)) for entry in PAGES])
+
+    home_page = st.Page(home, title="Home", icon=":material/home:", url_path="home", default=True)
+    return st.navigation([home_page, *pages.values()])
+
+
+def main() -> None:
+    """Configure the page, draw the shared sidebar, run the selected page."""
+    st.set_page_config(
+        page_title="Attention atlas", page_icon=":material/visibility:", layout="wide"
+    )
+    navigation = build_navigation()
+    sidebar_ui()
+    navigation.run()
+
+
+main()

@@ -1,0 +1,58 @@
+"""Download buttons for the matrices on screen (CSV) and structured results (JSON)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+
+def matrix_csv(matrix: object, row_labels: Sequence[str], col_labels: Sequence[str]) -> str:
+    """CSV text of a (rows, cols) matrix with labelled rows and columns (duplicates allowed)."""
+    arr = np.asarray(matrix, dtype=float)
+    if arr.shape != (len(row_labels), len(col_labels)):
+        raise ValueError(
+            f"matrix is {arr.shape} but there are {len(row_labels)} row and "
+            f"{len(col_labels)} column labels"
+        )
+    frame = pd.DataFrame(arr, index=list(row_labels), columns=list(col_labels))
+    return frame.to_csv(float_format="%.6g")
+
+
+def download_csv(
+    matrix: object,
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    filename: str,
+    *,
+    label: str = "Download CSV",
+    key: str | None = None,
+) -> None:
+    """A download button for one labelled matrix as CSV."""
+    st.download_button(
+        label, matrix_csv(matrix, row_labels, col_labels), file_name=filename,
+        mime="text/csv", key=key, icon=":material/download:",
+    )  # fmt: skip
+
+
+def _jsonable(obj: object) -> object:
+    """numpy arrays and scalars -> lists and floats for json.dumps."""
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, np.generic):
+        return obj.item()
+    raise TypeError(f"cannot serialise {type(obj).__name__}")
+
+
+def download_json(
+    data: object, filename: str, *, label: str = "Download JSON", key: str | None = None
+) -> None:
+    """A download button for a JSON document (numpy arrays become nested lists)."""
+    text = json.dumps(data, default=_jsonable, ensure_ascii=False, indent=1)
+    st.download_button(
+        label, text, file_name=filename, mime="application/json", key=key,
+        icon=":material/download:",
+    )  # fmt: skip

@@ -1,0 +1,106 @@
+"""Bar charts and 2-D vector diagrams for the attention anatomy (pure plotly, no streamlit)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from viz._checks import check_labels, escape
+
+COLOURS = {"query": "#D55E00", "keys": "#0072B2", "values": "#009E73", "context": "#000000"}
+
+
+def weights_bar(
+    series: Mapping[str, object] | object,
+    labels: Sequence[str] | None = None,
+    *,
+    title: str = "",
+    y_title: str = "weight",
+) -> go.Figure:
+    """Bars of one or more 1-D series (e.g. scores, or raw vs final weights) over the same items.
+
+    ``series`` is an array (one series) or a mapping name -> array, each of length n.
+    """
+    named = series if isinstance(series, Mapping) else {y_title: series}
+    arrays = {name: np.asarray(values, dtype=float).ravel() for name, values in named.items()}
+    sizes = {name: arr.size for name, arr in arrays.items()}
+    n = next(iter(sizes.values()), 0)
+    if any(size != n for size in sizes.values()):
+        raise ValueError(f"series have different lengths: {sizes}")
+    ticks = escape(check_labels(labels, n, f"labels vs {n} values"))
+    fig = go.Figure()
+    for name, arr in arrays.items():
+        fig.add_bar(
+            x=list(range(n)), y=arr, name=name, text=[f"{v:.3f}" for v in arr],
+            textposition="auto", hovertemplate="%{customdata}: %{y:.3f}<extra>" + name + "</extra>",
+            customdata=ticks,
+        )  # fmt: skip
+    fig.update_xaxes(tickmode="array", tickvals=list(range(n)), ticktext=ticks)
+    fig.update_layout(title={"text": title}, yaxis_title=y_title, barmode="group")
+    fig.update_layout(margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    return fig
+
+
+def _arrows(fig: go.Figure, points: np.ndarray, names: list[str], group: str, dash: str) -> None:
+    """One trace of arrows from the origin to each 2-D point, with arrow-head annotations."""
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for x, y in points:
+        xs += [0.0, float(x), None]
+        ys += [0.0, float(y), None]
+    fig.add_scatter(
+        x=xs, y=ys, mode="lines", name=group, line={"color": COLOURS.get(group, "#555"), "dash": dash},
+        hoverinfo="skip",
+    )  # fmt: skip
+    fig.add_scatter(
+        x=points[:, 0], y=points[:, 1], mode="markers+text", text=escape(names),
+        textposition="top center", marker={"color": COLOURS.get(group, "#555"), "size": 9},
+        name=f"{group} tips", showlegend=False,
+        hovertemplate="%{text}: (%{x:.3f}, %{y:.3f})<extra>" + group + "</extra>",
+    )  # fmt: skip
+    for x, y in points:
+        fig.add_annotation(
+            x=float(x), y=float(y), ax=0, ay=0, xref="x", yref="y", axref="x", ayref="y",
+            showarrow=True, arrowhead=3, arrowcolor=COLOURS.get(group, "#555"), text="",
+        )  # fmt: skip
+
+
+def _as_points(arr: object, name: str) -> np.ndarray:
+    """(n, 2) finite float array or ValueError."""
+    pts = np.asarray(arr, dtype=float).reshape(-1, 2) if np.size(arr) else np.zeros((0, 2))
+    if not np.all(np.isfinite(pts)):
+        raise ValueError(f"{name} contain NaN or infinite values")
+    return pts
+
+
+def vector_diagram(
+    query: object,
+    keys: object,
+    values: object,
+    context: object,
+    labels: Sequence[str] | None = None,
+    *,
+    title: str = "",
+    extra: Mapping[str, object] | None = None,
+) -> go.Figure:
+    """Query (2,), keys (n, 2), values (n, 2) and context (2,) as arrows from the origin.
+
+    ``extra`` adds named single vectors (e.g. a hard-attention pick), drawn dashed.
+    """
+    k, v = _as_points(keys, "keys"), _as_points(values, "values")
+    if k.shape != v.shape:
+        raise ValueError(f"{k.shape[0]} keys but {v.shape[0]} values")
+    names = check_labels(labels, k.shape[0], f"labels vs {k.shape[0]} keys")
+    fig = go.Figure()
+    _arrows(fig, k, [f"k:{n}" for n in names], "keys", "dot")
+    _arrows(fig, v, [f"v:{n}" for n in names], "values", "solid")
+    _arrows(fig, _as_points(query, "query")[:1], ["query"], "query", "solid")
+    _arrows(fig, _as_points(context, "context")[:1], ["context"], "context", "solid")
+    for name, vec in (extra or {}).items():
+        _arrows(fig, _as_points(vec, name)[:1], [name], name, "dash")
+    fig.update_yaxes(scaleanchor="x", scaleratio=1, zeroline=True)
+    fig.update_xaxes(zeroline=True)
+    fig.update_layout(title={"text": title}, margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    return fig

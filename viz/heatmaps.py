@@ -1,0 +1,186 @@
+"""Heatmaps of attention weights, differences and similarity matrices (pure plotly, no streamlit)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from viz._checks import HOVER_CELL_LIMIT, as_matrix, check_labels, escape
+
+SEQUENTIAL = "Blues"
+DIVERGING = "RdBu"
+SMALL_MATRIX_CELLS = 144  # per-cell numbers are drawn up to 12 x 12
+
+
+def _hover_text(
+    y_labels: list[str], x_labels: list[str], z: np.ndarray, names: tuple[str, str], value: str
+) -> list[list[str]]:
+    """Per-cell hover strings 'query: a<br>key: b<br>weight: 0.123' as a (T_q, T_k) list."""
+    ys, xs = escape(y_labels), escape(x_labels)
+    return [
+        [
+            f"{names[0]}: {ys[i]}<br>{names[1]}: {xs[j]}<br>{value}: {z[i, j]:.3f}"
+            for j in range(len(xs))
+        ]
+        for i in range(len(ys))
+    ]
+
+
+def matrix_heatmap(
+    matrix: object,
+    x_labels: Sequence[str] | None = None,
+    y_labels: Sequence[str] | None = None,
+    *,
+    title: str = "",
+    show_values: bool | None = None,
+    colorscale: str = SEQUENTIAL,
+    zmin: float | None = None,
+    zmax: float | None = None,
+    zmid: float | None = None,
+    axis_names: tuple[str, str] = ("query", "key"),
+    value_name: str = "weight",
+) -> go.Figure:
+    """A (rows, cols) matrix as a heatmap; rows top-to-bottom, columns left-to-right.
+
+    Integer positions with tick text keep duplicate tokens apart. Raises ValueError when the
+    label counts do not match the matrix shape.
+    """
+    z = as_matrix(matrix)
+    n_rows, n_cols = z.shape
+    ys = check_labels(y_labels, n_rows, f"y labels ({axis_names[0]}) vs {n_rows} rows")
+    xs = check_labels(x_labels, n_cols, f"x labels ({axis_names[1]}) vs {n_cols} columns")
+    trace = go.Heatmap(
+        z=z, x=list(range(n_cols)), y=list(range(n_rows)), colorscale=colorscale,
+        zmin=zmin, zmax=zmax, zmid=zmid, colorbar={"title": {"text": value_name}},
+    )  # fmt: skip
+    if z.size <= HOVER_CELL_LIMIT:
+        trace.customdata = _hover_text(ys, xs, z, axis_names, value_name)
+        trace.hovertemplate = "%{customdata}<extra></extra>"
+    else:
+        trace.hovertemplate = (
+            f"{axis_names[0]} #%{{y}}<br>{axis_names[1]} #%{{x}}<br>"
+            f"{value_name}: %{{z:.3f}}<extra></extra>"
+        )
+    if show_values is None:
+        show_values = z.size <= SMALL_MATRIX_CELLS
+    if show_values:
+        trace.texttemplate = "%{z:.2f}"
+    fig = go.Figure(trace)
+    _set_token_axes(fig, xs, ys, axis_names)
+    fig.update_layout(title={"text": title}, margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    return fig
+
+
+def _set_token_axes(fig: go.Figure, xs: list[str], ys: list[str], names: tuple[str, str]) -> None:
+    """Put tokens on the ticks (every one up to 64, else thinned); first query at the top."""
+    x_step, y_step = max(1, len(xs) // 64), max(1, len(ys) // 64)
+    fig.update_xaxes(
+        tickmode="array", tickvals=list(range(0, len(xs), x_step)),
+        ticktext=escape(xs[::x_step]), title={"text": names[1]}, side="bottom",
+    )  # fmt: skip
+    fig.update_yaxes(
+        tickmode="array", tickvals=list(range(0, len(ys), y_step)),
+        ticktext=escape(ys[::y_step]), title={"text": names[0]}, autorange="reversed",
+    )  # fmt: skip
+
+
+def attention_heatmap(
+    weights: object,
+    x_labels: Sequence[str] | None,
+    y_labels: Sequence[str] | None,
+    *,
+    title: str = "",
+    show_values: bool | None = None,
+    colorscale: str = SEQUENTIAL,
+) -> go.Figure:
+    """Attention weights (T_q, T_k) as a heatmap: keys on x, queries on y, scale anchored at 0.
+
+    Hover shows the query token, the key token and the weight to 3 decimals.
+    """
+    z = as_matrix(weights)
+    zmax = max(1e-12, float(z.max())) if z.size else 1.0
+    return matrix_heatmap(
+        z, x_labels, y_labels, title=title, show_values=show_values,
+        colorscale=colorscale, zmin=0.0, zmax=zmax,
+    )  # fmt: skip
+
+
+def diff_heatmap(
+    difference: object,
+    x_labels: Sequence[str] | None,
+    y_labels: Sequence[str] | None,
+    *,
+    title: str = "",
+    show_values: bool | None = None,
+    colorscale: str = DIVERGING,
+) -> go.Figure:
+    """A difference of two weight matrices (T_q, T_k) on a diverging scale centred at 0."""
+    z = as_matrix(difference, "difference")
+    bound = max(1e-12, float(np.abs(z).max())) if z.size else 1.0
+    return matrix_heatmap(
+        z, x_labels, y_labels, title=title, show_values=show_values, colorscale=colorscale,
+        zmin=-bound, zmax=bound, zmid=0.0, value_name="difference",
+    )  # fmt: skip
+
+
+def heatmap_grid(
+    weights: object,
+    labels: Sequence[str] | None = None,
+    *,
+    title: str = "",
+    colorscale: str = SEQUENTIAL,
+    layer_names: Sequence[str] | None = None,
+) -> go.Figure:
+    """All heads of all layers, weights (L, H, T, T), as one figure of L rows x H columns.
+
+    One heatmap trace per (layer, head), sharing one colour axis (0..1); tokens are on the ticks
+    only when T <= 16 (hover gives positions and the weight), which keeps 6 x 12 x 128^2 light.
+    """
+    w = np.asarray(weights, dtype=np.float32)
+    if w.ndim != 4 or w.shape[2] != w.shape[3]:
+        raise ValueError(f"weights must have shape (L, H, T, T), got {w.shape}")
+    if not np.all(np.isfinite(w)):
+        raise ValueError("weights contain NaN or infinite values")
+    n_layers, n_heads, T, _ = w.shape
+    tokens = check_labels(labels, T, f"labels vs {T} tokens")
+    rows = check_labels(layer_names, n_layers, f"layer names vs {n_layers} layers")
+    fig = make_subplots(
+        rows=n_layers, cols=n_heads, horizontal_spacing=0.004, vertical_spacing=0.01,
+        column_titles=[f"head {h + 1}" for h in range(n_heads)],
+        row_titles=[f"layer {name}" for name in rows],
+    )  # fmt: skip
+    positions = np.arange(T)
+    for layer in range(n_layers):
+        for head in range(n_heads):
+            fig.add_trace(_grid_trace(w[layer, head], positions, layer, head), layer + 1, head + 1)
+    fig.update_layout(coloraxis={"colorscale": colorscale, "cmin": 0.0, "cmax": 1.0})
+    fig.update_layout(title={"text": title}, margin={"l": 10, "r": 10, "t": 60, "b": 10})
+    fig.update_yaxes(autorange="reversed")
+    fig.update_xaxes(showticklabels=False)
+    fig.update_yaxes(showticklabels=False)
+    if T <= 16:
+        _label_grid_edges(fig, escape(tokens), n_layers, n_heads)
+    return fig
+
+
+def _grid_trace(z: np.ndarray, positions: np.ndarray, layer: int, head: int) -> go.Heatmap:
+    """One head's (T, T) weights for the grid."""
+    return go.Heatmap(
+        z=z, x=positions, y=positions, coloraxis="coloraxis",
+        hovertemplate=(
+            f"layer {layer + 1}, head {head + 1}<br>query #%{{y}}, key #%{{x}}<br>"
+            "weight: %{z:.3f}<extra></extra>"
+        ),
+    )  # fmt: skip
+
+
+def _label_grid_edges(fig: go.Figure, tokens: list[str], n_layers: int, n_heads: int) -> None:
+    """Token tick labels on the left column and the bottom row of the grid."""
+    ticks = {"tickmode": "array", "tickvals": list(range(len(tokens))), "ticktext": tokens}
+    for layer in range(1, n_layers + 1):
+        fig.update_yaxes(showticklabels=True, **ticks, row=layer, col=1)
+    for head in range(1, n_heads + 1):
+        fig.update_xaxes(showticklabels=True, **ticks, row=n_layers, col=head)
