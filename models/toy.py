@@ -126,3 +126,9 @@ def permutation_demo(
     return PermutationResult(
         tokens, shuffled_tokens, perm, weights.numpy(), shuffled.numpy(), unpermuted, diff
     )
+
+
+def position_similarity(n_positions: int, d_model: int) -> np.ndarray:
+    """PE · PE^T: (n_positions, n_positions); entry (i, j) depends only on i - j (for even d)."""
+    pe = sinusoidal_encoding(n_positions, d_model).double()  # (P, d)
+    return (pe @ pe.T).numpy()  # (P, P)

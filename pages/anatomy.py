@@ -1,0 +1,228 @@
+"""Attention anatomy: soft addressing in three stages on 2-D vectors the user edits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from models.toy import ADDITIVE_V, AnatomyResult, anatomy, hard_pick
+from ui.charts import plotly_chart
+from ui.downloads import download_csv, download_json
+from ui.url_state import format_matrix, parse_int, parse_matrix, read_param, write_params
+from viz import vector_diagram, weights_bar
+
+COLUMNS = ["key x", "key y", "value x", "value y"]
+LIMIT = 100.0  # entries of the vectors are kept within [-LIMIT, LIMIT]
+ALIGNED = [
+    [2.0, 1.0, 1.0, 0.0],
+    [-1.0, 1.0, 0.0, 1.0],
+    [0.0, -2.0, -1.0, 0.0],
+    [1.0, -1.0, 0.0, -1.0],
+]
+EQUAL = [[1.0, 1.0, 1.0, 0.0], [1.0, 1.0, 0.0, 1.0], [1.0, 1.0, -1.0, 0.0], [1.0, 1.0, 0.0, -1.0]]
+PRESETS = {  # name -> (query, items, temperature)
+    "One key aligned with the query": ((2.0, 1.0), ALIGNED, 1.0),
+    "All keys equal": ((2.0, 1.0), EQUAL, 1.0),
+    "A huge temperature": ((2.0, 1.0), ALIGNED, 1e6),
+    "A tiny temperature": ((2.0, 1.0), ALIGNED, 1e-6),
+}
+SCORES = {
+    "dot": "dot",
+    "scaled_dot": "scaled dot",
+    "general": "general (W)",
+    "additive": "additive",
+}
+FORMULAS = {
+    "dot": r"e_s = q^\top k_s",
+    "scaled_dot": r"e_s = \frac{q^\top k_s}{\sqrt{d_k}},\quad d_k = 2",
+    "general": r"e_s = q^\top W\, k_s",
+    "additive": r"e_s = v^\top \tanh(W_q\, q + W_k\, k_s),\quad W_q = W_k = I,\ v = (1, 1)",
+}
+ABOUT = """
+Think of attention as a lookup in a soft dictionary. Each item has a **key** (what it can be
+found by) and a **value** (what it hands back). A **query** asks a question. Instead of
+returning the one item whose key matches, attention returns a blend of *all* values, mixed by how
+well each key answers the query. Edit the vectors and watch the three stages respond.
+"""
+
+
+def _letters(n: int) -> list[str]:
+    """Item names A, B, C, ..."""
+    return [chr(ord("A") + i) for i in range(n)]
+
+
+def _apply_preset() -> None:
+    """Callback: load the chosen preset into the query, the table and the temperature."""
+    query, items, temperature = PRESETS[st.session_state["preset"]]
+    st.session_state["qx"], st.session_state["qy"] = query
+    st.session_state["temp"] = temperature
+    st.session_state["anat_items"] = [list(row) for row in items]
+    st.session_state["anat_version"] = st.session_state.get("anat_version", 0) + 1
+
+
+def _init_state() -> None:
+    """First run of the session: the table, W and the seed come from the URL or the defaults."""
+    if "anat_items" not in st.session_state:
+        st.session_state["anat_items"] = read_param("items", parse_matrix, ALIGNED, None, 4)
+        st.session_state["anat_W"] = read_param("W", parse_matrix, [[1.0, 0.0], [0.0, 1.0]], 2, 2)
+        st.session_state["anat_seed"] = read_param("seed", parse_int, 0, 0, 2**31 - 1)
+        st.session_state["anat_version"] = 0
+
+
+def _number_columns(names: list[str]) -> dict:
+    """Column config: bounded numbers for each named column."""
+    return {n: st.column_config.NumberColumn(n, min_value=-LIMIT, max_value=LIMIT, format="%.2f")
+            for n in names}  # fmt: skip
+
+
+def items_ui() -> np.ndarray | None:
+    """The key/value table (3 to 8 rows); returns items (n, 4) or None with a message."""
+    base = pd.DataFrame(
+        st.session_state["anat_items"],
+        columns=COLUMNS,
+        index=_letters(len(st.session_state["anat_items"])),
+    )
+    edited = st.data_editor(
+        base, num_rows="dynamic", column_config=_number_columns(COLUMNS),
+        key=f"anat_editor_{st.session_state['anat_version']}",
+    )  # fmt: skip
+    items = edited.to_numpy(dtype=float)  # (n, 4)
+    complete = items[np.isfinite(items).all(axis=1)]
+    if len(complete) < len(items):
+        st.caption("Rows with an empty cell are ignored until you fill them in.")
+    if not 3 <= len(complete) <= 8:
+        st.warning(f"Use between 3 and 8 complete items; the table has {len(complete)}.")
+        return None
+    write_params(items=format_matrix(complete))
+    return complete
+
+
+def w_ui() -> np.ndarray:
+    """The editable 2x2 matrix W of the general score."""
+    base = pd.DataFrame(st.session_state["anat_W"], columns=["k x", "k y"], index=["q x", "q y"])
+    edited = st.data_editor(
+        base, column_config=_number_columns(["k x", "k y"]), key="anat_W_editor"
+    )
+    W = edited.to_numpy(dtype=float)  # (2, 2)
+    W = np.where(np.isfinite(W), W, 0.0)
+    write_params(W=format_matrix(W))
+    return W
+
+
+def _resample() -> None:
+    """Callback: draw a new seed for the hard pick."""
+    st.session_state["anat_seed"] = (st.session_state["anat_seed"] + 1) % (2**31 - 1)
+
+
+def controls_ui() -> dict | None:
+    """All inputs of the page; returns them as a dict, or None when the table is unusable."""
+    st.selectbox(
+        "Preset", list(PRESETS), key="preset", on_change=_apply_preset, bind="query-params"
+    )
+    c1, c2 = st.columns(2)
+    qx = c1.number_input("query x", -LIMIT, LIMIT, 2.0, 0.5, key="qx", bind="query-params")
+    qy = c2.number_input("query y", -LIMIT, LIMIT, 1.0, 0.5, key="qy", bind="query-params")
+    st.markdown("**Keys and values** (one row per item; add or delete rows)")
+    items = items_ui()
+    kind = st.selectbox("Score function", list(SCORES), format_func=SCORES.get, key="score",
+                        bind="query-params")  # fmt: skip
+    W = w_ui() if kind == "general" else None
+    temperature = st.number_input(
+        "Temperature T", min_value=1e-6, max_value=1e6, value=1.0, step=0.1, format="%g",
+        key="temp", bind="query-params", help="Divides the scores before the softmax.",
+    )  # fmt: skip
+    hard = st.toggle("Hard attention (sample one item)", key="hard", bind="query-params")
+    if items is None:
+        return None
+    return {"query": np.array([qx, qy]), "items": items, "kind": kind, "W": W,
+            "temperature": float(temperature), "hard": hard}  # fmt: skip
+
+
+def stage_scores(result: AnatomyResult, names: list[str], kind: str, W: np.ndarray | None) -> None:
+    """Stage 1: how well each key matches the query."""
+    st.subheader("Stage 1 · scores")
+    st.latex(FORMULAS[kind])
+    if kind == "general" and W is not None:
+        st.latex(r"W = \begin{pmatrix}%g & %g\\ %g & %g\end{pmatrix}" % tuple(W.ravel()))  # noqa: UP031
+    if kind == "additive":
+        st.caption(f"v = {ADDITIVE_V}; the tanh squashes each match into (-2, 2) here.")
+    plotly_chart(weights_bar(result.scores, names, title="Scores e_s", y_title="score"),
+                 key="anat_scores")  # fmt: skip
+
+
+def stage_weights(result: AnatomyResult, names: list[str], temperature: float) -> None:
+    """Stage 2: the softmax turns scores into weights that sum to 1."""
+    st.subheader("Stage 2 · softmax weights")
+    st.latex(r"a_s = \frac{\exp(e_s / T)}{\sum_{s'} \exp(e_{s'} / T)},\quad T = %g" % temperature)  # noqa: UP031
+    if np.ptp(result.scores) == 0:
+        st.info(
+            "All scores are equal (identical keys, or a zero query), so every item gets the same weight."
+        )
+    elif temperature >= 1e3:
+        st.info("A huge temperature flattens the scores: the weights are almost uniform.")
+    elif temperature <= 1e-3:
+        st.info(
+            "A tiny temperature sharpens the softmax into a hard maximum: the best key takes (almost) all."
+        )
+    title = f"Weights a_s (T = {temperature:g})"
+    plotly_chart(weights_bar(result.weights, names, title=title), key="anat_weights")
+
+
+def stage_context(result: AnatomyResult, controls: dict, names: list[str]) -> None:
+    """Stage 3: the context vector is the weighted average of the values."""
+    st.subheader("Stage 3 · weighted sum")
+    st.latex(r"c = \sum_s a_s\, v_s = (%.3f,\ %.3f)" % tuple(result.context))  # noqa: UP031
+    items = controls["items"]
+    extra = {}
+    if controls["hard"]:
+        pick = hard_pick(result.weights, st.session_state["anat_seed"])
+        extra = {f"hard pick ({names[pick]})": items[pick, 2:]}
+        gap = float(np.linalg.norm(items[pick, 2:] - result.context))
+        st.markdown(f"Hard attention sampled item **{names[pick]}** (seed {st.session_state['anat_seed']}); "
+                    f"it lies {gap:.3f} from the soft context. On average over many samples, the hard pick "
+                    "equals the soft context; any single pick is one value, not a blend.")  # fmt: skip
+        st.button("Re-sample", on_click=_resample, icon=":material/casino:")
+        write_params(seed=st.session_state["anat_seed"])
+    fig = vector_diagram(controls["query"], items[:, :2], items[:, 2:], result.context, names,
+                         title="Query, keys, values and the context", extra=extra)  # fmt: skip
+    plotly_chart(fig, key="anat_vectors")
+
+
+def downloads_ui(result: AnatomyResult, controls: dict, names: list[str]) -> None:
+    """CSV of the scores and weights; JSON of the whole view."""
+    table = np.stack([result.scores, result.weights], axis=1)  # (n, 2)
+    c1, c2 = st.columns(2)
+    with c1:
+        download_csv(table, names, ["score", "weight"], "anatomy_weights.csv", key="anat_csv")
+    with c2:
+        data = {"query": controls["query"], "items": controls["items"], "score": controls["kind"],
+                "temperature": controls["temperature"], "scores": result.scores,
+                "weights": result.weights, "context": result.context}  # fmt: skip
+        download_json(data, "anatomy.json", key="anat_json")
+
+
+def main() -> None:
+    """The page."""
+    st.title("Attention anatomy")
+    st.markdown(ABOUT)
+    _init_state()
+    left, right = st.columns([2, 3], gap="large")
+    with left:
+        controls = controls_ui()
+    if controls is None:
+        return
+    result = anatomy(controls["query"], controls["items"][:, :2], controls["items"][:, 2:],
+                     kind=controls["kind"], temperature=controls["temperature"], W=controls["W"])  # fmt: skip
+    if not all(np.all(np.isfinite(a)) for a in (result.scores, result.weights, result.context)):
+        right.error("These numbers overflow. Use smaller vectors or a larger temperature.")
+        return
+    names = _letters(len(controls["items"]))
+    with right:
+        stage_scores(result, names, controls["kind"], controls["W"])
+        stage_weights(result, names, controls["temperature"])
+        stage_context(result, controls, names)
+        downloads_ui(result, controls, names)
+
+
+main()

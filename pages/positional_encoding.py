@@ -1,0 +1,143 @@
+"""Positional encoding: the sinusoidal matrix, its curves, position similarity, and why
+self-attention needs positions at all (the permutation demo)."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from models.positional import sinusoidal_encoding
+from models.toy import PermutationResult, permutation_demo, position_similarity
+from ui.charts import plotly_chart
+from ui.downloads import download_csv
+from ui.text import sanitize_text, tokenize, user_text
+from viz import attention_heatmap, matrix_heatmap, pe_curves, pe_heatmap
+
+MAX_CHARS = 300
+MAX_TOKENS = 40
+ABOUT = """
+Self-attention looks at a set of vectors, not a sequence: nothing in `softmax(QKᵀ/√d)V` knows
+which word came first. The Transformer fixes this by adding a **positional encoding** to each
+word's embedding: a vector of sines and cosines whose frequencies fall geometrically from one
+dimension pair to the next, so that every position gets its own pattern and nearby positions get
+similar patterns.
+"""
+
+
+def parse_dims(text: str, d_model: int) -> tuple[list[int], str | None]:
+    """'0, 1, 4' -> [0, 1, 4] within 0..d_model-1; returns (dims, notice about dropped entries)."""
+    dims, dropped = [], []
+    for part in text.replace(";", ",").split(","):
+        part = part.strip()
+        if part.isdigit() and int(part) < d_model:
+            dims.append(int(part))
+        elif part:
+            dropped.append(part)
+    notice = (
+        f"Ignored {', '.join(dropped[:5])}: use numbers 0 to {d_model - 1}." if dropped else None
+    )
+    return list(dict.fromkeys(dims))[:12], notice
+
+
+def matrix_section() -> tuple[int, int]:
+    """The PE heatmap and the curves; returns (n_positions, d_model)."""
+    c1, c2 = st.columns(2)
+    n = c1.slider("Positions", 1, 512, 64, key="pe_n", bind="query-params")
+    d = c2.slider("d_model", 2, 512, 64, key="pe_d", bind="query-params")
+    pe = sinusoidal_encoding(n, d).numpy()  # (n, d)
+    st.latex(r"PE_{(pos,\,2i)} = \sin\!\left(pos / 10000^{2i/d}\right),\quad "
+             r"PE_{(pos,\,2i+1)} = \cos\!\left(pos / 10000^{2i/d}\right)")  # fmt: skip
+    plotly_chart(pe_heatmap(pe, title=f"PE matrix ({n} positions × {d} dimensions)"), key="pe_map")
+    download_csv(pe, [str(i) for i in range(n)], [str(j) for j in range(d)], "pe.csv", key="pe_csv")
+    text = st.text_input("Dimensions to plot (comma-separated)", "0, 1, 4, 5", key="pe_dims",
+                         bind="query-params")  # fmt: skip
+    dims, notice = parse_dims(text, d)
+    if notice:
+        st.warning(notice)
+    if dims:
+        plotly_chart(pe_curves(pe, dims, title="Chosen dimensions over position"), key="pe_curves")
+        st.caption(
+            "Low dimensions turn fast, high ones slowly: together they act like the hands of a clock."
+        )
+    return n, d
+
+
+def similarity_section(n: int, d: int) -> None:
+    """PE · PE^T and what it shows."""
+    st.subheader("How similar are two positions?")
+    sim = position_similarity(n, d)  # (n, n)
+    fig = matrix_heatmap(sim, None, None, title="PE · PEᵀ", colorscale="Viridis",
+                         axis_names=("position", "position"), value_name="PE·PE")  # fmt: skip
+    plotly_chart(fig, key="pe_sim")
+    st.markdown(
+        "Each product is a sum of cosines of *(i − j)* times each frequency, so it depends only on "
+        "the distance between the positions: the bands run parallel to the diagonal, and the "
+        "diagonal (distance 0) is the largest value, d/2."
+    )
+
+
+def _demo_column(result: PermutationResult, label: str, key: str) -> None:
+    """One side of the permutation demo: original map, shuffled map, and the check."""
+    st.markdown(f"**{label}**")
+    plotly_chart(attention_heatmap(result.weights, result.tokens, result.tokens,
+                                   title="original order"), key=f"{key}_orig")  # fmt: skip
+    plotly_chart(attention_heatmap(result.shuffled_weights, result.shuffled_tokens,
+                                   result.shuffled_tokens, title="shuffled order"),
+                 key=f"{key}_shuf")  # fmt: skip
+    st.metric("max |difference| after un-shuffling", f"{result.max_diff:.2e}")
+    download_csv(
+        result.weights, result.tokens, result.tokens, f"{key}_weights.csv", key=f"{key}_csv"
+    )
+
+
+def permutation_section() -> None:
+    """A typed sentence through one self-attention layer, in order and shuffled."""
+    st.subheader("Shuffle the words")
+    st.markdown("Each word gets a random but fixed embedding; one self-attention layer with fixed "
+                "random projections reads the sentence in its order and in a shuffled order.")  # fmt: skip
+    raw = st.text_input(
+        "Sentence", "the cat sat on the mat", key="pe_sentence", bind="query-params"
+    )
+    seed = st.number_input("Shuffle seed", 0, 10_000, 1, key="pe_shuffle", bind="query-params")
+    text, notice = sanitize_text(raw, MAX_CHARS)
+    tokens, cut = tokenize(text, MAX_TOKENS)
+    for message in (notice, cut):
+        if message:
+            st.warning(message)
+    if len(tokens) < 2:
+        st.info("Type a sentence of at least two words to shuffle.")
+        return
+    user_text(" ".join(tokens), label="Tokens:")
+    left, right = st.columns(2)
+    plain = permutation_demo(tokens, with_pe=False, shuffle_seed=int(seed))
+    with_pe = permutation_demo(tokens, with_pe=True, shuffle_seed=int(seed))
+    user_text(" ".join(plain.shuffled_tokens), label="Shuffled:")
+    with left:
+        _demo_column(plain, "Without positional encoding", "perm_nope")
+    with right:
+        _demo_column(with_pe, "With positional encoding", "perm_pe")
+    _verdict(plain, with_pe)
+
+
+def _verdict(plain: PermutationResult, with_pe: PermutationResult) -> None:
+    """State what the two numbers mean."""
+    if np.array_equal(plain.perm, np.arange(len(plain.perm))):
+        st.info("This seed leaves the words in place; try another seed.")
+        return
+    st.success(
+        f"Without PE the shuffled map is the original map with rows and columns moved: after "
+        f"moving them back, the largest difference is {plain.max_diff:.1e} (rounding). With PE the "
+        f"same words at new places attend differently: the largest difference is {with_pe.max_diff:.3f}."
+    )
+
+
+def main() -> None:
+    """The page."""
+    st.title("Positional encoding")
+    st.markdown(ABOUT)
+    n, d = matrix_section()
+    similarity_section(n, d)
+    permutation_section()
+
+
+main()
