@@ -1,0 +1,49 @@
+"""Subword tokenizer (SentencePiece BPE with byte fallback; Sennrich et al. 2016, Kudo & Richardson 2018).
+
+Byte fallback means any typed text (any script, emoji) is representable: characters the vocabulary
+lacks become their UTF-8 bytes (pieces like ``<0xF0>``) instead of ``<unk>``.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from pathlib import Path
+
+import sentencepiece as spm
+
+PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
+WORD_START = "\u2581"  # SentencePiece's word-boundary mark
+
+
+def clean_text(text: str) -> str:
+    """NFC-normalize, turn control and format characters into spaces, collapse whitespace."""
+    text = unicodedata.normalize("NFC", text)
+    chars = [" " if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") else c for c in text]
+    return " ".join("".join(chars).split())
+
+
+class SubwordTokenizer:
+    """Wraps one SentencePiece model; ids 0..3 are <pad>, <unk>, <s>, </s>."""
+
+    def __init__(self, model_file: str | Path):
+        self.model_file = Path(model_file)
+        self.sp = spm.SentencePieceProcessor(model_file=str(self.model_file))
+
+    @property
+    def vocab_size(self) -> int:
+        return self.sp.get_piece_size()
+
+    def encode(self, text: str) -> list[int]:
+        """Text -> piece ids (no <s>/</s>)."""
+        return list(self.sp.encode(clean_text(text)))
+
+    def pieces(self, ids: list[int]) -> list[str]:
+        """Ids -> piece strings for display (special ids as <s>, </s>, <pad>)."""
+        return [self.sp.id_to_piece(int(i)) for i in ids]
+
+    def decode(self, ids: list[int]) -> str:
+        """Piece ids -> detokenized text (special ids dropped)."""
+        return self.sp.decode([int(i) for i in ids if int(i) > EOS_ID])
+
+    def id_of(self, piece: str) -> int:
+        return self.sp.piece_to_id(piece)

@@ -1,0 +1,211 @@
+"""The user-facing inference API of the RNN translators: typed results, never bare tuples.
+
+``Translator.translate`` (greedy or beam search), ``Translator.force`` (the alignment of a given
+sentence pair), ``Translator.encoder_gradients`` (how much the encoder's last state depends on each
+input position: the vanishing-gradient picture). See :mod:`models.seq2seq` for the papers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from models.checkpoint import load_seq2seq
+from models.decoding import Decoded, beam_search, forced_decode, greedy_decode
+from models.seq2seq import Seq2Seq
+from models.tokenizer import EOS_ID, SubwordTokenizer, clean_text
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """One beam-search hypothesis: its pieces, text, length-normalised log-probability, and
+    weights (T_out, T_src) (None for the model without attention)."""
+
+    target_tokens: list[str]
+    text: str
+    score: float
+    weights: np.ndarray | None
+
+
+@dataclass(frozen=True)
+class Translation:
+    """One translated (or force-decoded) sentence and the attention that produced it.
+
+    source_tokens: the T_src subword pieces the encoder read (ending with ``</s>``).
+    target_tokens: the T_out pieces emitted (ending with ``</s>`` unless cut at the length limit).
+    weights: (T_out, T_src); row t is the distribution over source pieces used to emit
+        target_tokens[t], so each row sums to 1. None for ``attention == "none"``.
+    token_probs: (T_out,) probability the model gave each emitted (or forced) piece.
+    top_k: per step, the k most likely next pieces with their probabilities.
+    queries: (T_out, H) the decoder vector the scores came from (s_{i-1} for Bahdanau, h_t for Luong;
+        the fixed context c for ``none``); keys: (T_src, H) the encoder outputs h_s.
+    For local attention (else None): p_t (T_out,) the window centre, window (T_out, 2) its
+    [p_t - D, p_t + D] bounds clipped to the sentence, gaussian (T_out, T_src) the factor
+    exp(-(s - p_t)^2 / (2 sigma^2)) (0 outside the window), raw_weights (T_out, T_src) the softmax
+    inside the window before the Gaussian, and D the half-width used.
+    hypotheses: beam search's finished hypotheses, best first ([] for greedy and forced decoding).
+    truncated: the source was longer than the model's limit and was cut; n_source_pieces counts
+    the pieces before the cut.
+    """
+
+    attention: str
+    source_tokens: list[str]
+    target_tokens: list[str]
+    text: str
+    weights: np.ndarray | None
+    token_probs: np.ndarray
+    top_k: list[list[tuple[str, float]]]
+    queries: np.ndarray
+    keys: np.ndarray
+    p_t: np.ndarray | None = None
+    window: np.ndarray | None = None
+    gaussian: np.ndarray | None = None
+    raw_weights: np.ndarray | None = None
+    D: int | None = None
+    hypotheses: list[Hypothesis] = field(default_factory=list)
+    truncated: bool = False
+    n_source_pieces: int = 0
+    forced: bool = False
+
+
+@dataclass(frozen=True)
+class EncoderGradients:
+    """norms (T_src,): Frobenius norm of d h_T / d x_j, the Jacobian of the forward encoder's last
+    state with respect to the embedding of source position j (Pascanu et al. 2013)."""
+
+    source_tokens: list[str]
+    norms: np.ndarray
+
+
+def _stack(rows: list[torch.Tensor | None]) -> np.ndarray | None:
+    if not rows or rows[0] is None:
+        return None
+    return torch.stack(rows).numpy()
+
+
+class Translator:
+    """A loaded translator (model in eval mode plus its tokenizers) and its inference API."""
+
+    def __init__(
+        self, model: Seq2Seq, src_tok: SubwordTokenizer, tgt_tok: SubwordTokenizer, name: str = ""
+    ):
+        self.model, self.src_tok, self.tgt_tok = model.eval(), src_tok, tgt_tok
+        self.name = name or f"seq2seq-{model.cfg.attention}"
+
+    @classmethod
+    def load(cls, name_or_folder: str | Path, device: str | torch.device = "cpu") -> Translator:
+        model, src_tok, tgt_tok = load_seq2seq(name_or_folder, device)
+        return cls(model, src_tok, tgt_tok, Path(name_or_folder).name)
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.model.parameters()).device
+
+    def _source(self, text: str) -> tuple[torch.Tensor, torch.Tensor, list[int], int]:
+        """-> (src (1, S), lengths (1,), ids, pieces before truncation); ValueError on empty text."""
+        if not clean_text(text):
+            raise ValueError("the sentence is empty: type an English sentence to translate")
+        pieces = self.src_tok.encode(text)
+        ids = pieces[: self.model.cfg.max_src_len] + [EOS_ID]
+        src = torch.tensor([ids], device=self.device)
+        return src, torch.tensor([len(ids)], device=self.device), ids, len(pieces)
+
+    def _result(
+        self,
+        dec: Decoded,
+        ids: list[int],
+        memory_keys: np.ndarray,
+        n: int,
+        window: int | None,
+        **extra,
+    ) -> Translation:
+        steps = dec.steps
+        cfg = self.model.cfg
+        local = cfg.attention.startswith("local")
+        D = (window or cfg.window) if local else None
+        p_t = np.array([s.p_t for s in steps], dtype=np.float32) if local else None
+        bounds = None
+        if local:
+            bounds = np.stack(
+                [np.clip(p_t - D, 0, len(ids) - 1), np.clip(p_t + D, 0, len(ids) - 1)], 1
+            )
+        return Translation(
+            attention=cfg.attention,
+            source_tokens=self.src_tok.pieces(ids),
+            target_tokens=self.tgt_tok.pieces(dec.tokens),
+            text=self.tgt_tok.decode(dec.tokens),
+            weights=_stack([s.weights for s in steps]),
+            token_probs=np.exp(np.array([s.log_prob for s in steps], dtype=np.float32)),
+            top_k=[
+                [
+                    (self.tgt_tok.pieces([i])[0], p)
+                    for i, p in zip(s.top_ids, s.top_probs, strict=True)
+                ]
+                for s in steps
+            ],
+            queries=_stack([s.query for s in steps]),
+            keys=memory_keys,
+            p_t=p_t,
+            window=bounds,
+            gaussian=_stack([s.gaussian for s in steps]),
+            raw_weights=_stack([s.raw_weights for s in steps]),
+            D=D,
+            truncated=n > cfg.max_src_len,
+            n_source_pieces=n,
+            **extra,
+        )
+
+    @torch.inference_mode()
+    def _keys(self, src: torch.Tensor, lengths: torch.Tensor) -> np.ndarray:
+        memory, _ = self.model.encode(src, lengths)
+        return memory.values[0].float().cpu().numpy()  # (T_src, H)
+
+    def translate(
+        self, text: str, *, beam: int = 1, top_k: int = 5, window: int | None = None
+    ) -> Translation:
+        """Translate one sentence greedily (beam=1) or with beam search (beam 2-10)."""
+        src, lengths, ids, n = self._source(text)
+        keys = self._keys(src, lengths)
+        if beam <= 1:
+            dec = greedy_decode(self.model, src, lengths, top_k=top_k, window=window)[0]
+            return self._result(dec, ids, keys, n, window)
+        found = beam_search(self.model, src, lengths, beam=beam, top_k=top_k, window=window)
+        hyps = [
+            Hypothesis(
+                self.tgt_tok.pieces(h.tokens),
+                self.tgt_tok.decode(h.tokens),
+                h.score,
+                _stack([s.weights for s in h.steps]),
+            )
+            for h in found
+        ]
+        return self._result(found[0], ids, keys, n, window, hypotheses=hyps)
+
+    def force(
+        self, text: str, target: str, *, top_k: int = 5, window: int | None = None
+    ) -> Translation:
+        """Force the decoder through the given French ``target``: that pair's alignment and each
+        target piece's probability."""
+        src, lengths, ids, n = self._source(text)
+        if not clean_text(target):
+            raise ValueError("the reference translation is empty: type a French sentence")
+        target_ids = self.tgt_tok.encode(target)[: self.model.cfg.max_tgt_len - 1] + [EOS_ID]
+        dec = forced_decode(self.model, src, lengths, target_ids, top_k=top_k, window=window)
+        return self._result(dec, ids, self._keys(src, lengths), n, window, forced=True)
+
+    def encoder_gradients(self, text: str) -> EncoderGradients:
+        """Jacobian norms ||d h_T / d x_j||_F of the forward encoder's last state, per position j."""
+        src, lengths, ids, _ = self._source(text)
+        enc = self.model.encoder
+        H = enc.rnn.hidden_size
+        with torch.enable_grad():
+            x = enc.embedding(src).detach().repeat(H, 1, 1).requires_grad_(True)  # (H, S, E)
+            _, h_n = enc.rnn(x)
+            h_n = h_n[0] if isinstance(h_n, tuple) else h_n  # (layers * n_dir, H, H_e)
+            h_T = h_n[-enc.n_dir]  # forward direction, last layer: (H, H_e), row i = copy i
+            h_T.diagonal().sum().backward()  # copy i carries d h_T[i] / d x
+        norms = x.grad.pow(2).sum(dim=(0, 2)).sqrt()  # (S,)
+        return EncoderGradients(self.src_tok.pieces(ids), norms.cpu().numpy())
