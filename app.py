@@ -11,7 +11,6 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages.home import render_home
 from ui.sidebar import sidebar_ui
 
 ROOT = Path(__file__).resolve().parent
@@ -72,10 +71,9 @@ def build_navigation() -> st.navigation:
                                      url_path=entry.url_path)
              for entry in PAGES if entry.exists()}  # fmt: skip
 
-    def home() -> None:
-        render_home(STORY, [(entry, pages.get(entry.url_path)) for entry in PAGES])
-
-    home_page = st.Page(home, title="Home", icon=":material/home:", url_path="home", default=True)
+    home_page = st.Page(
+        "pages/home.py", title="Home", icon=":material/home:", url_path="home", default=True
+    )
     return st.navigation([home_page, *pages.values()])
 
 
@@ -84,9 +82,10 @@ def main() -> None:
     st.set_page_config(
         page_title="Attention atlas", page_icon=":material/visibility:", layout="wide"
     )
-    navigation = build_navigation()
     sidebar_ui()
+    navigation = build_navigation()
     navigation.run()
 
 
-main()
+if __name__ == "__main__":  # importing app (pages/home.py reads PAGES) must not run it
+    main()

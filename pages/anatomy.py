@@ -27,10 +27,10 @@ PRESETS = {  # name -> (query, items, temperature)
     "A huge temperature": ((2.0, 1.0), ALIGNED, 1e6),
     "A tiny temperature": ((2.0, 1.0), ALIGNED, 1e-6),
 }
-SCORES = {
+SCORES = {  # label (also its URL value) -> score kind
     "dot": "dot",
-    "scaled_dot": "scaled dot",
-    "general": "general (W)",
+    "scaled dot": "scaled_dot",
+    "general": "general",
     "additive": "additive",
 }
 FORMULAS = {
@@ -125,8 +125,8 @@ def controls_ui() -> dict | None:
     qy = c2.number_input("query y", -LIMIT, LIMIT, 1.0, 0.5, key="qy", bind="query-params")
     st.markdown("**Keys and values** (one row per item; add or delete rows)")
     items = items_ui()
-    kind = st.selectbox("Score function", list(SCORES), format_func=SCORES.get, key="score",
-                        bind="query-params")  # fmt: skip
+    label = st.selectbox("Score function", list(SCORES), key="score", bind="query-params")
+    kind = SCORES[label]
     W = w_ui() if kind == "general" else None
     temperature = st.number_input(
         "Temperature T", min_value=1e-6, max_value=1e6, value=1.0, step=0.1, format="%g",

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 import streamlit as st
 
+from app import PAGES, STORY, PageEntry
 from ui.sidebar import current_device
 
 INTRO = """
@@ -17,21 +15,21 @@ sentence into one vector, to the Transformer, where attention is all there is.
 """
 
 
-def _stage_pages(stage: str, entries: Sequence[tuple[Any, Any]]) -> None:
+def _stage_pages(stage: str, entries: list[PageEntry]) -> None:
     """Links to the pages of one stage; pages not written yet are listed as coming soon."""
-    members = [(entry, page) for entry, page in entries if entry.stage == stage]
+    members = [entry for entry in entries if entry.stage == stage]
     if not members:
         st.caption("No page yet.")
-    for entry, page in members:
-        if page is not None:
-            st.page_link(page, label=entry.title, icon=entry.icon)
+    for entry in members:
+        if entry.exists():
+            st.page_link(entry.file, label=entry.title, icon=entry.icon)
             st.caption(entry.description)
         else:
             st.markdown(f"{entry.title} · *coming soon*")
             st.caption(entry.description)
 
 
-def render_home(story: Sequence[tuple[str, str]], entries: Sequence[tuple[Any, Any]]) -> None:
+def render_home(story: list[tuple[str, str]], entries: list[PageEntry]) -> None:
     """Draw the home page: intro, the device in use, and one card per stage of the story."""
     st.title("Attention atlas")
     st.markdown(INTRO)
@@ -44,3 +42,6 @@ def render_home(story: Sequence[tuple[str, str]], entries: Sequence[tuple[Any, A
         with st.container(border=True):
             st.markdown(f"**{number}. {stage}** — {blurb}")
             _stage_pages(stage, entries)
+
+
+render_home(STORY, PAGES)

@@ -41,8 +41,8 @@ def escape_markdown(text: str) -> str:
 
 
 def user_text(text: str, *, label: str | None = None) -> None:
-    """Show user-supplied text literally (escaped markdown, never unsafe HTML)."""
-    prefix = f"**{escape_markdown(label)}** " if label else ""
+    """Show user-supplied ``text`` literally (escaped markdown, never unsafe HTML) after our ``label``."""
+    prefix = f"**{label}** " if label else ""  # the label is ours, not the user's
     st.markdown(prefix + escape_markdown(text))
 
 

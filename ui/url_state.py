@@ -49,7 +49,9 @@ def parse_choice(raw: str | None, default: str, choices: Sequence[str]) -> str:
     return raw if raw in choices else default
 
 
-def parse_matrix(raw: str | None, rows: int | None, cols: int, default: list[list[float]]):
+def parse_matrix(
+    raw: str | None, default: list[list[float]], rows: int | None, cols: int
+) -> list[list[float]]:
     """A matrix written 'a,b;c,d' (rows by ';', columns by ','), finite, with ``cols`` columns
     and ``rows`` rows (any number when None); else ``default``."""
     try:

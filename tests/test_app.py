@@ -1,0 +1,165 @@
+"""AppTest: the app shell, the home map and the two model-free pages, including bad input."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+ANATOMY = "pages/anatomy.py"
+PE = "pages/positional_encoding.py"
+
+
+def _app(
+    params: dict[str, str] | None = None, page: str | None = None, first: dict | None = None
+) -> AppTest:
+    """Run the app (home, with the ``first`` URL params), then open ``page`` with ``params``."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    for name, value in (first or {}).items():
+        at.query_params[name] = value
+    at.run()
+    if page:
+        at.switch_page(page)  # navigating clears the URL params, as in the browser
+        for name, value in (params or {}).items():
+            at.query_params[name] = value
+        at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _figures(at: AppTest) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def _array(data: object) -> list:
+    """A plotly JSON array: a plain list or a base64 typed array."""
+    if isinstance(data, dict) and "bdata" in data:
+        return np.frombuffer(base64.b64decode(data["bdata"]), dtype=data["dtype"]).tolist()
+    return list(data)
+
+
+def _bar_values(at: AppTest, title_part: str) -> list[float]:
+    for fig in _figures(at):
+        if title_part in fig["layout"].get("title", {}).get("text", ""):
+            return _array(fig["data"][0]["y"])
+    raise AssertionError(f"no chart titled {title_part!r}")
+
+
+def test_home_map_and_sidebar():
+    at = _app()
+    assert at.title[0].value == "Attention atlas"
+    text = " ".join(m.value for m in at.markdown)
+    for stage in ["RNN & the fixed-length bottleneck", "Bahdanau 2015", "Luong 2015",
+                  "Show, Attend and Tell 2015", "Transformer 2017"]:  # fmt: skip
+        assert stage in text
+    assert "CPU" in at.info[0].value or "CUDA" in at.info[0].value
+    assert at.sidebar.selectbox(key="device").value in {"cpu", "cuda"}
+    assert at.sidebar.toggle(key="classroom").value is False
+
+
+def test_home_lists_missing_pages_as_coming_soon():
+    from app import PAGES  # noqa: PLC0415 - the registry; importing runs no page
+
+    at = _app()
+    text = " ".join(m.value for m in at.markdown)
+    for entry in PAGES:
+        assert (f"{entry.title} · *coming soon*" in text) != entry.exists()
+
+
+def test_anatomy_defaults():
+    at = _app(page=ANATOMY)
+    assert len(at.get("plotly_chart")) == 3
+    weights = _bar_values(at, "Weights")
+    assert abs(sum(weights) - 1) < 1e-9 and weights[0] == max(weights)  # the aligned key wins
+
+
+@pytest.mark.parametrize(
+    ("temp", "check"),
+    [("1e-06", lambda w: w[0] > 0.999), ("1000000", lambda w: max(w) - min(w) < 1e-5)],
+)
+def test_anatomy_extreme_temperatures(temp, check):
+    at = _app({"temp": temp}, ANATOMY)
+    assert check(_bar_values(at, "Weights"))
+    assert at.info  # the page explains what the temperature did
+
+
+def test_anatomy_identical_keys_and_zero_vectors():
+    at = _app({"items": "1,1,1,0;1,1,0,1;1,1,-1,0", "qx": "0", "qy": "0"}, ANATOMY)
+    assert _bar_values(at, "Weights") == pytest.approx([1 / 3] * 3)
+    assert "same weight" in at.info[0].value
+
+
+def test_anatomy_url_reproduces_view():
+    params = {"score": "general", "W": "0,1;1,0", "temp": "0.5", "items": "1,0,1,0;0,1,0,1;1,1,2,2"}
+    at = _app(params, ANATOMY)
+    assert at.selectbox(key="score").value == "general"
+    assert at.number_input(key="temp").value == 0.5
+    # q = (2, 1), W swaps the axes: scores are q^T W k = (1, 2, 3)
+    assert _bar_values(at, "Scores") == pytest.approx([1.0, 2.0, 3.0])
+
+
+def test_anatomy_too_few_items_is_a_message():
+    at = _app({"items": "1,0,1,0;0,1,0,1"}, ANATOMY)
+    assert "between 3 and 8" in at.warning[0].value
+    assert not at.get("plotly_chart")
+
+
+def test_anatomy_presets_and_hard_pick():
+    at = _app(page=ANATOMY)
+    at.selectbox(key="preset").set_value("A huge temperature").run()
+    assert at.number_input(key="temp").value == 1e6
+    at.toggle(key="hard").set_value(True).run()
+    first = [m.value for m in at.markdown if "Hard attention sampled" in m.value][0]
+    assert "seed 0" in first
+    at.button[0].click().run()
+    second = [m.value for m in at.markdown if "Hard attention sampled" in m.value][0]
+    assert "seed 1" in second
+    assert len(at.get("plotly_chart")) == 3 and not at.exception
+
+
+def test_classroom_mode_from_url_styles_charts():
+    at = _app(page=ANATOMY, first={"classroom": "true"})
+    assert at.session_state["classroom"] is True
+    assert all(fig["layout"]["font"]["size"] == 20 for fig in _figures(at))
+
+
+def test_positional_defaults_and_numbers():
+    at = _app(page=PE)
+    titles = [f["layout"]["title"]["text"] for f in _figures(at)]
+    assert "PE matrix (64 positions × 64 dimensions)" in titles
+    plain, with_pe = (float(m.value) for m in at.metric)
+    assert plain < 1e-12 and with_pe > 1e-3
+
+
+@pytest.mark.parametrize(
+    ("sentence", "message"),
+    [("", "at least two words"), ("x" * 5000, "5,000 characters"), ("ok", "at least two words")],
+)
+def test_positional_bad_sentences(sentence, message):
+    at = _app({"pe_sentence": sentence} if sentence else None, PE)
+    if not sentence:
+        at.text_input(key="pe_sentence").set_value("").run()
+    shown = " ".join(e.value for e in [*at.warning, *at.info])
+    assert message in shown
+    assert not at.exception
+
+
+def test_positional_any_script_and_large_matrix():
+    at = _app(
+        {"pe_sentence": "猫が 座った مرحبا بالعالم 🙂 <b>x</b>", "pe_n": "512", "pe_d": "512"}, PE
+    )
+    assert float(at.metric[0].value) < 1e-12
+    titles = [f["layout"]["title"]["text"] for f in _figures(at)]
+    assert "PE matrix (512 positions × 512 dimensions)" in titles
+    tokens = [m.value for m in at.markdown if m.value.startswith("**Tokens:**")][0]
+    assert r"\<b\>x\<\/b\>".replace(r"\/", "/") in tokens
+
+
+def test_positional_bad_dimension_text():
+    at = _app({"pe_dims": "0, 999, abc"}, PE)
+    assert "Ignored 999, abc" in at.warning[0].value

@@ -1,0 +1,47 @@
+"""Imports flow one way: pages -> ui -> {models, viz}. Checked on the source text."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+STREAMLIT_ALLOWED = ("app.py", "pages/", "ui/")
+
+
+def _imports(path: Path) -> set[str]:
+    """Top-level package names a module imports."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def _sources() -> list[Path]:
+    skip = {".venv", "tests", ".git", "bench"}
+    return [p for p in ROOT.rglob("*.py") if not skip & set(p.relative_to(ROOT).parts)]
+
+
+@pytest.mark.parametrize("path", _sources(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_import_direction(path: Path):
+    rel = path.relative_to(ROOT).as_posix()
+    imported = _imports(path)
+    if "streamlit" in imported:
+        assert rel.startswith(STREAMLIT_ALLOWED), f"{rel} imports streamlit"
+    if rel.startswith("viz/"):
+        assert "torch" not in imported, f"{rel} imports torch"
+        assert not imported & {"ui", "pages", "models"}, f"{rel} imports app layers"
+    if rel.startswith("models/"):
+        assert not imported & {"streamlit", "plotly", "altair", "ui", "pages", "viz"}, rel
+    if rel.startswith("ui/"):
+        assert "pages" not in imported, f"{rel} imports pages"
+
+
+def test_no_unsafe_html_anywhere():
+    for path in _sources():
+        assert "unsafe_allow_html=True" not in path.read_text(encoding="utf-8"), path

@@ -1,0 +1,92 @@
+"""Pure helpers of ui/: URL parsing, sanitizers, CSV, classroom styling."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.colors
+import pytest
+
+from ui.charts import CLASSROOM_FONT, apply_classroom
+from ui.downloads import matrix_csv
+from ui.text import escape_markdown, sanitize_text, strip_control, tokenize
+from ui.url_state import (
+    format_matrix,
+    parse_bool,
+    parse_choice,
+    parse_float,
+    parse_int,
+    parse_matrix,
+)
+from viz import attention_heatmap, diff_heatmap
+
+
+def test_parse_float_validates():
+    assert parse_float("2.5", 1.0) == 2.5
+    assert parse_float("nan", 1.0) == 1.0
+    assert parse_float("inf", 1.0) == 1.0
+    assert parse_float("abc", 1.0) == 1.0
+    assert parse_float(None, 1.0) == 1.0
+    assert parse_float("5", 1.0, 0, 2) == 1.0
+
+
+def test_parse_int_bool_choice():
+    assert parse_int("7", 0) == 7 and parse_int("7.5", 0) == 0 and parse_int("99", 0, 0, 10) == 0
+    assert parse_bool("true", False) and not parse_bool("0", True) and parse_bool("?", True)
+    assert parse_choice("dot", "x", ["dot"]) == "dot" and parse_choice("evil", "x", ["dot"]) == "x"
+
+
+def test_matrix_round_trip_and_validation():
+    m = [[1.0, -2.5], [0.0, 3.0]]
+    assert parse_matrix(format_matrix(m), [], 2, 2) == m
+    assert parse_matrix("1,2;3", [[0.0]], 2, 2) == [[0.0]]
+    assert parse_matrix("1,nan", [[0.0]], 1, 2) == [[0.0]]
+    assert parse_matrix(None, [[9.0]], None, 2) == [[9.0]]
+
+
+def test_sanitize_strips_controls_and_truncates():
+    clean, notice = sanitize_text("a\x00b\tc\u202e", 100)
+    assert clean == "ab c" and notice is None
+    clean, notice = sanitize_text("x" * 5000, 300)
+    assert len(clean) == 300 and "5,000" in notice
+    assert sanitize_text(None, 10) == ("", None)
+    assert strip_control("日本語 ok") == "日本語 ok"
+
+
+def test_escape_markdown_neutralises_markup():
+    assert escape_markdown("<b>*x*</b>") == r"\<b\>\*x\*\<\/b\>".replace(r"\/", "/")
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("the cat  sat", ["the", "cat", "sat"]),
+        ("我爱你", ["我", "爱", "你"]),
+        ("", []),
+        ("a", ["a"]),
+    ],
+)
+def test_tokenize(text, tokens):
+    assert tokenize(text, 10)[0] == tokens
+
+
+def test_tokenize_caps():
+    tokens, notice = tokenize(" ".join(["w"] * 50), 40)
+    assert len(tokens) == 40 and "50" in notice
+
+
+def test_matrix_csv_labels_and_shape_check():
+    csv = matrix_csv(np.array([[0.5, 0.5]]), ["q"], ["a", "a"])
+    assert csv.splitlines() == [",a,a", "q,0.5,0.5"]
+    with pytest.raises(ValueError, match="1 row and 3 column"):
+        matrix_csv(np.zeros((1, 2)), ["q"], ["a", "b", "c"])
+
+
+def test_apply_classroom_changes_fonts_and_scales():
+    fig = apply_classroom(attention_heatmap(np.eye(2), None, None))
+    assert fig.layout.font.size == CLASSROOM_FONT
+    cividis = plotly.colors.get_colorscale("Cividis")
+    assert [c for _, c in fig.data[0].colorscale] == [c for _, c in cividis]
+    div = apply_classroom(diff_heatmap(np.eye(2) - 0.5, None, None))
+    assert div.data[0].zmid == 0 and not math.isnan(div.data[0].zmax)

@@ -1,0 +1,147 @@
+"""The figure builders, checked on their data: matrices, tick labels, hover text."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from viz import (
+    attention_heatmap,
+    diff_heatmap,
+    gaussian_window_plot,
+    heatmap_grid,
+    pe_curves,
+    pe_heatmap,
+    vector_diagram,
+    weights_bar,
+)
+
+
+def test_heatmap_keeps_matrix_and_reading_order():
+    w = np.array([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8]])  # (T_q=2, T_k=3)
+    fig = attention_heatmap(w, ["le", "chat", "le"], ["the", "cat"], title="t")
+    trace = fig.data[0]
+    np.testing.assert_allclose(np.asarray(trace.z), w)
+    assert list(fig.layout.xaxis.ticktext) == ["le", "chat", "le"]  # duplicates kept apart
+    assert list(fig.layout.xaxis.tickvals) == [0, 1, 2]
+    assert list(fig.layout.yaxis.ticktext) == ["the", "cat"]
+    assert fig.layout.yaxis.autorange == "reversed"  # first query at the top
+    assert trace.zmin == 0.0
+
+
+def test_heatmap_hover_names_both_tokens_and_weight():
+    w = np.array([[0.12345, 0.87655]])
+    fig = attention_heatmap(w, ["a", "b"], ["q"])
+    assert fig.data[0].customdata[0][1] == "query: q<br>key: b<br>weight: 0.877"
+    assert "%{customdata}" in fig.data[0].hovertemplate
+
+
+def test_heatmap_escapes_html_in_labels():
+    fig = attention_heatmap([[1.0]], ["<b>x</b>"], ["<script>"])
+    assert fig.layout.xaxis.ticktext[0] == "&lt;b&gt;x&lt;/b&gt;"
+    assert "<script>" not in fig.data[0].customdata[0][0]
+
+
+def test_heatmap_values_only_for_small_matrices():
+    assert attention_heatmap(np.eye(3), None, None).data[0].texttemplate
+    assert not attention_heatmap(np.eye(20), None, None).data[0].texttemplate
+    assert attention_heatmap(np.eye(20), None, None, show_values=True).data[0].texttemplate
+
+
+@pytest.mark.parametrize(
+    ("x_labels", "y_labels", "numbers"),
+    [(["a", "b"], ["q", "r"], ("2", "3")), (["a", "b", "c"], ["q"], ("1", "2"))],
+)
+def test_heatmap_label_mismatch_names_both_sizes(x_labels, y_labels, numbers):
+    with pytest.raises(ValueError) as err:
+        attention_heatmap(np.ones((2, 3)) / 3, x_labels, y_labels)
+    assert all(n in str(err.value) for n in numbers)
+
+
+def test_heatmap_rejects_nan():
+    with pytest.raises(ValueError, match="NaN"):
+        attention_heatmap([[np.nan]], ["a"], ["b"])
+
+
+def test_large_heatmap_hover_uses_positions():
+    fig = attention_heatmap(np.full((300, 300), 1 / 300), None, None)
+    assert fig.data[0].customdata is None
+    assert "#%{y}" in fig.data[0].hovertemplate
+    assert len(fig.layout.xaxis.ticktext) <= 100
+
+
+def test_diff_heatmap_is_centred():
+    fig = diff_heatmap([[0.5, -0.25]], ["a", "b"], ["q"])
+    assert fig.data[0].zmid == 0 and fig.data[0].zmin == -0.5 and fig.data[0].zmax == 0.5
+
+
+def test_heatmap_grid_layers_by_heads():
+    rng = np.random.default_rng(0)
+    w = rng.random((2, 3, 4, 4))
+    fig = heatmap_grid(w, ["a", "b", "c", "a"])
+    assert len(fig.data) == 6
+    np.testing.assert_allclose(np.asarray(fig.data[5].z), w[1, 2], rtol=1e-6)
+    assert "layer 2, head 3" in fig.data[5].hovertemplate
+    assert list(fig.layout.yaxis.ticktext) == ["a", "b", "c", "a"]
+
+
+def test_heatmap_grid_large_is_built():
+    fig = heatmap_grid(np.zeros((6, 12, 128, 128), dtype=np.float32))
+    assert len(fig.data) == 72
+
+
+def test_heatmap_grid_shape_errors():
+    with pytest.raises(ValueError, match=r"\(L, H, T, T\)"):
+        heatmap_grid(np.zeros((2, 3, 4)))
+    with pytest.raises(ValueError, match="3 labels for 4"):
+        heatmap_grid(np.zeros((1, 1, 4, 4)), ["a", "b", "c"])
+
+
+def test_weights_bar_series_and_labels():
+    fig = weights_bar({"raw": [0.2, 0.8], "final": [0.0, 1.0]}, ["x", "y"])
+    assert [t.name for t in fig.data] == ["raw", "final"]
+    assert list(fig.data[1].y) == [0.0, 1.0]
+    assert list(fig.layout.xaxis.ticktext) == ["x", "y"]
+    with pytest.raises(ValueError, match="3 labels for 2"):
+        weights_bar([0.5, 0.5], ["a", "b", "c"])
+    with pytest.raises(ValueError, match="different lengths"):
+        weights_bar({"a": [1, 2], "b": [1]})
+
+
+def test_vector_diagram_arrows():
+    fig = vector_diagram([1, 0], [[1, 0], [0, 1]], [[2, 0], [0, 2]], [1.5, 0.5], ["A", "B"])
+    lines = {t.name: t for t in fig.data if t.mode == "lines"}
+    assert set(lines) == {"keys", "values", "query", "context"}
+    assert list(lines["values"].x) == [0.0, 2.0, None, 0.0, 0.0, None]
+    assert list(lines["context"].y) == [0.0, 0.5, None]
+    assert len(fig.layout.annotations) == 6  # one arrow head per vector
+    with pytest.raises(ValueError, match="2 keys but 3 values"):
+        vector_diagram([1, 0], [[1, 0], [0, 1]], [[1, 0]] * 3, [0, 0])
+
+
+def test_pe_figures():
+    pe = np.array([[0.0, 1.0, 0.0], [0.84, 0.54, 0.01]])  # (2 positions, 3 dims)
+    fig = pe_heatmap(pe)
+    np.testing.assert_allclose(np.asarray(fig.data[0].z), pe)
+    assert fig.data[0].zmid == 0
+    curves = pe_curves(pe, [0, 1])
+    assert [t.name for t in curves.data] == ["dim 0 (sin)", "dim 1 (cos)"]
+    np.testing.assert_allclose(np.asarray(curves.data[1].y), pe[:, 1])
+    with pytest.raises(ValueError, match="d_model = 3"):
+        pe_curves(pe, [3])
+
+
+def test_gaussian_window_plot():
+    s = np.arange(10)
+    raw = np.full(10, 0.1)
+    final = np.where(np.abs(s - 4.5) <= 2, raw, 0.0)
+    fig = gaussian_window_plot(s, 4.5, 2, raw, final)
+    rect = [sh for sh in fig.layout.shapes if sh.type == "rect"][0]
+    assert (rect.x0, rect.x1) == (2.5, 6.5)
+    names = [t.name for t in fig.data]
+    assert names[:2] == ["raw weights (global softmax)", "final weights (x Gaussian)"]
+    gauss = fig.data[2]
+    peak = int(np.argmax(np.asarray(gauss.y)))
+    assert abs(gauss.x[peak] - 4.5) < 0.1
+    with pytest.raises(ValueError, match="10 positions but 9 raw"):
+        gaussian_window_plot(s, 4.5, 2, raw[:9], final)
