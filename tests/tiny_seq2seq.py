@@ -1,0 +1,48 @@
+"""Tiny random-weight translators for the tests of the translation pages.
+
+``build_tiny_checkpoints(root)`` writes one checkpoint folder per attention kind under ``root``
+(``seq2seq-<kind>/``: fp16 weights, config, SentencePiece tokenizers), laid out like the shipped
+ones, so that pages pointed at ``root`` (env ``ATLAS_CHECKPOINTS``) run without trained models.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+from pathlib import Path
+
+import torch
+
+from models.checkpoint import save_seq2seq
+from models.seq2seq import Seq2Seq, Seq2SeqConfig
+from training.tokenizer import train_tokenizer
+
+KINDS = ("none", "bahdanau", "luong-dot", "luong-general", "luong-concat", "local-m", "local-p")
+EN = "a the black white red dog cat man woman child runs sits jumps on in with grass street ball".split()
+FR = "un une le la noir blanc rouge chien chat homme femme enfant court assis saute sur dans avec herbe rue balle".split()
+
+
+def _sentences(words: list[str], n: int, seed: int) -> list[str]:
+    """``n`` random sentences of 3-12 words (plus accents and digits for piece variety)."""
+    rng = random.Random(seed)
+    extra = ["été", "élève", "garçon", "2", "17", "ça", "où", "naïve"]
+    pool = words + extra
+    return [" ".join(rng.choice(pool) for _ in range(rng.randint(3, 12))) + " ." for _ in range(n)]
+
+
+def build_tiny_checkpoints(root: Path, kinds: tuple[str, ...] = KINDS, window: int = 3) -> Path:
+    """Write tiny random-weight checkpoints for ``kinds`` under ``root``; returns ``root``."""
+    tok_dir = root / "_tokenizers"
+    src = train_tokenizer(_sentences(EN, 400, 0), tok_dir / "src", 300)
+    tgt = train_tokenizer(_sentences(FR, 400, 1), tok_dir / "tgt", 300)
+    for i, kind in enumerate(kinds):
+        torch.manual_seed(i)
+        cfg = Seq2SeqConfig(
+            attention=kind, src_vocab=src.vocab_size, tgt_vocab=tgt.vocab_size, hidden=16,
+            emb_dim=16, enc_hidden=16, attn_dim=16, window=window, max_src_len=100, max_tgt_len=30,
+        )  # fmt: skip
+        folder = root / f"seq2seq-{kind}"
+        save_seq2seq(Seq2Seq(cfg), folder)
+        for side in ("src", "tgt"):
+            shutil.copy(tok_dir / f"{side}.model", folder / f"{side}.model")
+    return root

@@ -1,0 +1,217 @@
+"""Figures for the translation pages (pure plotly, no streamlit, no torch).
+
+Alignment lines between two sentences (Bahdanau et al. 2015, Fig. 3; Seq2Seq-Vis), per-row entropy,
+token probabilities, the local-attention step (window, Gaussian, raw and final weights) as an
+animation, the local heatmap with its p_t path, BLEU against sentence length (Bahdanau et al. 2015,
+Fig. 2) and the encoder's gradient norms over positions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from viz._checks import as_matrix, check_labels, escape
+from viz.heatmaps import matrix_heatmap
+
+LINE_BINS = 8  # alignment lines are grouped into this many opacity/width classes (one trace each)
+INK = "#0072B2"
+ACCENT = "#D55E00"
+_MARGIN = {"l": 10, "r": 10, "t": 50, "b": 10}
+
+
+def alignment_heatmap(
+    weights: object,
+    source_tokens: Sequence[str],
+    target_tokens: Sequence[str],
+    *,
+    title: str = "",
+    show_values: bool | None = None,
+) -> go.Figure:
+    """Weights (T_out, T_src) as a heatmap: target tokens as rows (top to bottom), source tokens as
+    columns (left to right), colour scale from 0; hover shows both tokens and the weight."""
+    z = as_matrix(weights)
+    zmax = max(1e-12, float(z.max())) if z.size else 1.0
+    fig = matrix_heatmap(
+        z, source_tokens, target_tokens, title=title, show_values=show_values, zmin=0.0,
+        zmax=zmax, axis_names=("target", "source"),
+    )  # fmt: skip
+    fig.update_layout(height=max(360, 26 * z.shape[0] + 160))
+    return fig
+
+
+def _checked(weights: object, src: Sequence[str], tgt: Sequence[str]) -> tuple:
+    """(matrix, escaped source labels, escaped target labels) with the shapes checked."""
+    z = as_matrix(weights)
+    xs = escape(check_labels(src, z.shape[1], f"source labels vs {z.shape[1]} columns"))
+    ys = escape(check_labels(tgt, z.shape[0], f"target labels vs {z.shape[0]} rows"))
+    return z, xs, ys
+
+
+def _line_bins(z: np.ndarray, threshold: float) -> list[list[tuple[int, int, float]]]:
+    """Cells with weight >= threshold, grouped by weight into LINE_BINS classes (light to dark)."""
+    bins: list[list[tuple[int, int, float]]] = [[] for _ in range(LINE_BINS)]
+    for i, j in zip(*np.nonzero(z >= max(threshold, 1e-9)), strict=True):
+        w = float(z[i, j])
+        bins[min(LINE_BINS - 1, int(w * LINE_BINS))].append((int(i), int(j), w))
+    return bins
+
+
+def alignment_lines(
+    weights: object,
+    source_tokens: Sequence[str],
+    target_tokens: Sequence[str],
+    *,
+    threshold: float = 0.1,
+    title: str = "",
+) -> go.Figure:
+    """The alignment as lines from each source token (left column) to each target token (right
+    column), both read top to bottom; line width and opacity grow with the weight. Weights below
+    ``threshold`` are not drawn. Hover on a line's midpoint shows both tokens and the weight."""
+    z, xs, ys = _checked(weights, source_tokens, target_tokens)
+    n_src, n_tgt = len(xs), len(ys)
+    span = max(n_src, n_tgt, 2) - 1
+    y_src = [j * span / max(n_src - 1, 1) for j in range(n_src)]
+    y_tgt = [i * span / max(n_tgt - 1, 1) for i in range(n_tgt)]
+    fig = go.Figure()
+    mids: tuple[list[float], list[float], list[str]] = ([], [], [])
+    for b, cells in enumerate(_line_bins(z, threshold)):
+        if not cells:
+            continue
+        lx: list[float | None] = []
+        ly: list[float | None] = []
+        for i, j, w in cells:
+            lx += [0.0, 1.0, None]
+            ly += [y_src[j], y_tgt[i], None]
+            mids[0].append(0.5)
+            mids[1].append((y_src[j] + y_tgt[i]) / 2)
+            mids[2].append(f"source: {xs[j]}<br>target: {ys[i]}<br>weight: {w:.3f}")
+        level = (b + 1) / LINE_BINS
+        fig.add_scatter(
+            x=lx, y=ly, mode="lines", hoverinfo="skip", showlegend=False,
+            line={"color": INK, "width": 0.5 + 6 * level}, opacity=0.15 + 0.85 * level,
+        )  # fmt: skip
+    fig.add_scatter(
+        x=mids[0], y=mids[1], mode="markers", marker={"size": 6, "opacity": 0}, showlegend=False,
+        customdata=mids[2], hovertemplate="%{customdata}<extra></extra>", name="weights",
+    )  # fmt: skip
+    _token_column(fig, 0.0, y_src, xs, "right", "source")
+    _token_column(fig, 1.0, y_tgt, ys, "left", "target")
+    fig.update_xaxes(visible=False, range=[-0.6, 1.6])
+    fig.update_yaxes(visible=False, autorange="reversed")
+    fig.update_layout(title={"text": title}, margin=_MARGIN, height=max(320, 22 * span + 100))
+    return fig
+
+
+def _token_column(
+    fig: go.Figure, x: float, ys: list[float], labels: list[str], side: str, name: str
+):
+    """One sentence as a column of dots with its tokens written beside them."""
+    fig.add_scatter(
+        x=[x] * len(ys), y=ys, mode="markers+text", text=labels, textposition=f"middle {side}",
+        marker={"size": 7, "color": ACCENT if name == "target" else INK}, name=name,
+        showlegend=False, hovertemplate=f"{name}: %{{text}}<extra></extra>",
+    )  # fmt: skip
+
+
+def row_entropy(weights: object) -> np.ndarray:
+    """Entropy in bits of each row of (T_out, T_src) weights: 0 = all on one token, log2 T_src = flat."""
+    z = np.clip(as_matrix(weights), 0.0, None)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(z > 0, -z * np.log2(z), 0.0)
+    return terms.sum(axis=1)
+
+
+def entropy_bars(
+    weights_by_name: Mapping[str, object], target_tokens: Sequence[str], *, title: str = ""
+) -> go.Figure:
+    """Per-row entropy (bits) of each named weight matrix, grouped bars over the target tokens,
+    with the maximum log2(T_src) (a flat row) as a dashed line."""
+    entropies = {name: row_entropy(w) for name, w in weights_by_name.items()}
+    n_src = {as_matrix(w).shape[1] for w in weights_by_name.values()}
+    ticks = escape(check_labels(target_tokens, len(target_tokens), "target tokens"))
+    fig = go.Figure()
+    for name, h in entropies.items():
+        if h.size != len(ticks):
+            raise ValueError(f"{name}: {h.size} rows but {len(ticks)} target tokens")
+        fig.add_bar(
+            x=list(range(h.size)), y=h, name=name, customdata=ticks,
+            hovertemplate="%{customdata}: %{y:.2f} bits<extra>" + escape([name])[0] + "</extra>",
+        )  # fmt: skip
+    if n_src:
+        fig.add_hline(y=float(np.log2(max(n_src))), line_dash="dash", line_color="#555",
+                      annotation_text="flat (log2 T_src)")  # fmt: skip
+    fig.update_xaxes(tickmode="array", tickvals=list(range(len(ticks))), ticktext=ticks)
+    fig.update_layout(title={"text": title}, yaxis_title="entropy (bits)", barmode="group")
+    fig.update_layout(margin=_MARGIN)
+    return fig
+
+
+def token_prob_bars(
+    probs: object, target_tokens: Sequence[str], *, low: float = 0.1, title: str = ""
+) -> go.Figure:
+    """The probability the model gave each target token; those below ``low`` in orange."""
+    p = np.asarray(probs, dtype=float).ravel()
+    ticks = escape(check_labels(target_tokens, p.size, f"target tokens vs {p.size} probabilities"))
+    colours = [ACCENT if v < low else INK for v in p]
+    fig = go.Figure(
+        go.Bar(
+            x=list(range(p.size)), y=p, marker_color=colours, customdata=ticks,
+            text=[f"{v:.2f}" for v in p], textposition="auto",
+            hovertemplate="%{customdata}: p = %{y:.3f}<extra></extra>",
+        )
+    )  # fmt: skip
+    fig.add_hline(y=low, line_dash="dash", line_color=ACCENT, annotation_text=f"low (< {low:g})")
+    fig.update_xaxes(tickmode="array", tickvals=list(range(p.size)), ticktext=ticks)
+    fig.update_yaxes(range=[0, 1.05], title={"text": "probability"})
+    fig.update_layout(title={"text": title}, margin=_MARGIN)
+    return fig
+
+
+def topk_bars(candidates: Sequence[tuple[str, float]], *, title: str = "") -> go.Figure:
+    """Horizontal bars of the top-k next-token candidates (most likely on top)."""
+    labels = escape([str(tok) for tok, _ in candidates])
+    probs = [float(p) for _, p in candidates]
+    fig = go.Figure(
+        go.Bar(
+            x=probs, y=list(range(len(probs))), orientation="h", marker_color=INK,
+            text=[f"{p:.3f}" for p in probs], textposition="auto", customdata=labels,
+            hovertemplate="%{customdata}: %{x:.3f}<extra></extra>",
+        )
+    )  # fmt: skip
+    fig.update_yaxes(tickmode="array", tickvals=list(range(len(labels))), ticktext=labels,
+                     autorange="reversed")  # fmt: skip
+    fig.update_xaxes(range=[0, 1], title={"text": "probability"})
+    fig.update_layout(title={"text": title}, margin=_MARGIN)
+    return fig
+
+
+def local_heatmap(
+    weights: object,
+    source_tokens: Sequence[str],
+    target_tokens: Sequence[str],
+    p_t: object,
+    window: object,
+    *,
+    title: str = "",
+) -> go.Figure:
+    """Local attention weights (T_out, T_src) with the predicted centres p_t drawn over them as a
+    path and the window bounds (T_out, 2) as dotted lines."""
+    z = as_matrix(weights)
+    centres = np.asarray(p_t, dtype=float).ravel()
+    bounds = np.asarray(window, dtype=float).reshape(-1, 2)
+    if centres.size != z.shape[0] or bounds.shape[0] != z.shape[0]:
+        raise ValueError(f"{z.shape[0]} rows but {centres.size} p_t and {bounds.shape[0]} windows")
+    fig = alignment_heatmap(z, source_tokens, target_tokens, title=title)
+    rows = list(range(z.shape[0]))
+    for k, name in ((0, "p_t - D"), (1, "p_t + D")):
+        fig.add_scatter(x=bounds[:, k], y=rows, mode="lines", name=name,
+                        line={"color": "#555", "dash": "dot", "width": 1})  # fmt: skip
+    fig.add_scatter(
+        x=centres, y=rows, mode="lines+markers", name="p_t", line={"color": ACCENT, "width": 3},
+        marker={"size": 7}, hovertemplate="step %{y}: p_t = %{x:.2f}<extra></extra>",
+    )  # fmt: skip
+    fig.update_layout(legend={"orientation": "h", "y": -0.15})
+    return fig

@@ -1,0 +1,101 @@
+"""The fixed-length bottleneck made visible (pure plotly, no streamlit, no torch).
+
+``bleu_by_length_chart``: BLEU against source sentence length for several models, in the manner of
+Bahdanau et al. 2015, Fig. 2, from the models' cards (test set by length bucket, plus the long sets
+made by concatenating consecutive test pairs). ``gradient_norm_plot``: how strongly the encoder's
+last state depends on each input position (Pascanu et al. 2013's vanishing gradient).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from viz._checks import check_labels, escape
+
+BUCKET_ORDER = ("1-10", "11-15", "16-20", "21-30", "31-45", "46+")
+MIN_SENTENCES = 5  # buckets with fewer sentences are left out (their BLEU is noise)
+MODEL_STYLE = {  # name -> (colour, marker, dash); `none` is black and dashed like RNNencdec in Fig. 2
+    "none": ("#000000", "x", "dash"),
+    "bahdanau": ("#0072B2", "circle", "solid"),
+    "luong-dot": ("#D55E00", "square", "solid"),
+    "luong-general": ("#009E73", "diamond", "solid"),
+    "luong-concat": ("#CC79A7", "triangle-up", "solid"),
+    "local-m": ("#E69F00", "triangle-down", "solid"),
+    "local-p": ("#56B4E9", "star", "solid"),
+}
+
+
+def bucket_points(card: Mapping, min_n: int = MIN_SENTENCES) -> list[tuple[int, float, int, str]]:
+    """(bucket index, BLEU, n, set name) per length bucket: the test set's buckets, and for the
+    longer buckets the concatenated set (concat2/concat3) that has the most sentences in it."""
+    points: dict[int, tuple[int, float, int, str]] = {}
+    sets = [("test", card.get("bleu_by_length") or {})]
+    sets += [(name, (entry or {}).get("bleu_by_length") or {})
+             for name, entry in sorted((card.get("long_sets") or {}).items())]  # fmt: skip
+    for set_name, buckets in sets:
+        for bucket, row in buckets.items():
+            if bucket not in BUCKET_ORDER or not isinstance(row, Mapping):
+                continue
+            n, bleu = int(row.get("n", 0)), row.get("bleu")
+            k = BUCKET_ORDER.index(bucket)
+            if bleu is None or n < min_n or (k in points and points[k][2] >= n):
+                continue
+            points[k] = (k, float(bleu), n, set_name)
+    return [points[k] for k in sorted(points)]
+
+
+def bleu_by_length_chart(cards: Mapping[str, Mapping], *, title: str = "") -> go.Figure:
+    """One line per model: BLEU (y) over source-length buckets (x); hover names the set and n."""
+    fig = go.Figure()
+    for name, card in cards.items():
+        pts = bucket_points(card)
+        if not pts:
+            continue
+        colour, marker, dash = MODEL_STYLE.get(name, ("#555555", "circle", "solid"))
+        fig.add_scatter(
+            x=[p[0] for p in pts], y=[p[1] for p in pts], mode="lines+markers", name=escape([name])[0],
+            line={"color": colour, "dash": dash, "width": 2.5}, marker={"symbol": marker, "size": 9},
+            customdata=[[p[2], p[3]] for p in pts],
+            hovertemplate=f"{escape([name])[0]}<br>BLEU %{{y:.1f}}<br>n = %{{customdata[0]}} "
+            "sentences (%{customdata[1]})<extra></extra>",
+        )  # fmt: skip
+    fig.update_xaxes(
+        tickmode="array", tickvals=list(range(len(BUCKET_ORDER))),
+        ticktext=[f"{b} words" for b in BUCKET_ORDER], title={"text": "Source sentence length"},
+        range=[-0.3, len(BUCKET_ORDER) - 0.7], showgrid=True,
+    )  # fmt: skip
+    fig.update_yaxes(title={"text": "BLEU score"}, rangemode="tozero", showgrid=True)
+    fig.update_layout(
+        title={"text": title}, margin={"l": 10, "r": 10, "t": 50, "b": 10}, plot_bgcolor="white",
+        legend={"title": {"text": "model"}}, height=460,
+    )  # fmt: skip
+    fig.update_xaxes(gridcolor="#ddd", linecolor="#333", mirror=True)
+    fig.update_yaxes(gridcolor="#ddd", linecolor="#333", mirror=True)
+    return fig
+
+
+def gradient_norm_plot(
+    norms_by_name: Mapping[str, object], source_tokens: Sequence[str], *, title: str = ""
+) -> go.Figure:
+    """||d h_T / d x_j|| over source positions j (log scale), one line per named encoder."""
+    n = len(source_tokens)
+    ticks = escape(check_labels(source_tokens, n, "source tokens"))
+    fig = go.Figure()
+    for name, norms in norms_by_name.items():
+        y = np.asarray(norms, dtype=float).ravel()
+        if y.size != n:
+            raise ValueError(f"{name}: {y.size} norms but {n} source tokens")
+        colour, marker, _ = MODEL_STYLE.get(name, ("#0072B2", "circle", "solid"))
+        fig.add_scatter(
+            x=list(range(n)), y=np.maximum(y, 1e-12), mode="lines+markers", name=escape([name])[0],
+            line={"color": colour}, marker={"symbol": marker}, customdata=ticks,
+            hovertemplate="%{customdata}: %{y:.2e}<extra>" + escape([name])[0] + "</extra>",
+        )  # fmt: skip
+    fig.update_xaxes(tickmode="array", tickvals=list(range(n)), ticktext=ticks,
+                     title={"text": "source position j (h_T is read after the last one)"})  # fmt: skip
+    fig.update_yaxes(type="log", title={"text": "||d h_T / d x_j||"})
+    fig.update_layout(title={"text": title}, margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    return fig

@@ -1,0 +1,157 @@
+"""Luong local attention step by step, as a plotly animation (pure plotly, no streamlit, no torch).
+
+Three stacked panels share the source axis: the Gaussian exp(-(s - p_t)^2 / (2 sigma^2)) with
+sigma = D/2 and the marker at p_t, the raw weights (softmax inside the window), and the final
+weights = raw x Gaussian (Luong et al. 2015, eq. 10). The shaded band is the window [p_t - D, p_t + D].
+A play button and a slider inside the figure step through the target tokens without a server trip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from viz._checks import as_matrix, check_labels, escape
+
+WINDOW_FILL = "#F0E442"
+RAW = "#56B4E9"
+FINAL = "#0072B2"
+GAUSS = "#D55E00"
+FRAME_MS = 900
+
+
+def _step_traces(
+    t: int, p_t: np.ndarray, D: float, raw: np.ndarray, final: np.ndarray, factor: np.ndarray
+) -> list[go.BaseTraceType]:
+    """The five traces of step t: Gaussian curve, p_t marker, factor dots, raw bars, final bars."""
+    n = raw.shape[1]
+    s = np.arange(n)
+    dense = np.linspace(-0.5, n - 0.5, 240)
+    sigma = D / 2
+    curve = np.exp(-((dense - p_t[t]) ** 2) / (2 * sigma**2))
+    return [
+        go.Scatter(x=dense, y=curve, mode="lines", name="Gaussian, sigma = D/2",
+                   line={"color": GAUSS}, hoverinfo="skip"),
+        go.Scatter(x=[p_t[t], p_t[t]], y=[0, 1.08], mode="lines+markers", name="p_t",
+                   line={"color": GAUSS, "dash": "dash"}, marker={"symbol": "triangle-down", "size": 11},
+                   hovertemplate=f"p_t = {p_t[t]:.2f}<extra></extra>"),
+        go.Scatter(x=s, y=factor[t], mode="markers", name="Gaussian factor at s",
+                   marker={"color": GAUSS, "size": 7}, hovertemplate="s=%{x}: %{y:.3f}<extra></extra>"),
+        go.Bar(x=s, y=raw[t], name="raw weights", marker_color=RAW,
+               hovertemplate="s=%{x}: %{y:.3f}<extra>raw</extra>"),
+        go.Bar(x=s, y=final[t], name="final weights = raw x Gaussian", marker_color=FINAL,
+               hovertemplate="s=%{x}: %{y:.3f}<extra>final</extra>"),
+    ]  # fmt: skip
+
+
+def _window_shapes(lo: float, hi: float) -> list[dict]:
+    """The shaded window [lo, hi] in each of the three panels."""
+    return [
+        {"type": "rect", "xref": f"x{k}" if k > 1 else "x", "yref": f"y{k} domain" if k > 1 else "y domain",
+         "x0": lo - 0.5, "x1": hi + 0.5, "y0": 0, "y1": 1, "fillcolor": WINDOW_FILL,
+         "opacity": 0.3, "line": {"width": 0}, "layer": "below", "name": "window"}
+        for k in (1, 2, 3)
+    ]  # fmt: skip
+
+
+def _step_title(t: int, tokens: list[str], p_t: np.ndarray, lo: float, hi: float) -> str:
+    return f"step {t}: {tokens[t]} · p_t = {p_t[t]:.2f} · window [{lo:.1f}, {hi:.1f}]"
+
+
+def _check(raw: object, final: object, factor: object, p_t: object, window: object, n_tgt: int):
+    """Validated (raw, final, factor, p_t, window) arrays of matching shapes."""
+    raw_, final_, factor_ = (
+        as_matrix(raw, "raw"),
+        as_matrix(final, "final"),
+        as_matrix(factor, "gaussian"),
+    )
+    p = np.asarray(p_t, dtype=float).ravel()
+    w = np.asarray(window, dtype=float).reshape(-1, 2)
+    shapes = {raw_.shape, final_.shape, factor_.shape}
+    if len(shapes) != 1 or p.size != raw_.shape[0] or w.shape[0] != raw_.shape[0]:
+        raise ValueError(f"shapes differ: weights {shapes}, p_t {p.size}, window {w.shape}")
+    if raw_.shape[0] != n_tgt or not np.all(np.isfinite(p)):
+        raise ValueError(f"{raw_.shape[0]} steps but {n_tgt} target tokens (or p_t not finite)")
+    return raw_, final_, factor_, p, w
+
+
+def local_steps_figure(
+    raw_weights: object,
+    final_weights: object,
+    gaussian: object,
+    p_t: object,
+    window: object,
+    D: float,
+    source_tokens: Sequence[str],
+    target_tokens: Sequence[str],
+    *,
+    step: int = 0,
+) -> go.Figure:
+    """An animation over target steps of the local window, the Gaussian, raw and final weights.
+
+    raw_weights, final_weights, gaussian: (T_out, T_src); p_t: (T_out,); window: (T_out, 2).
+    ``step`` is the frame shown first. Raises ValueError when shapes or labels disagree.
+    """
+    tgt = check_labels(target_tokens, len(target_tokens), "target tokens")
+    raw, final, factor, p, w = _check(raw_weights, final_weights, gaussian, p_t, window, len(tgt))
+    src = escape(
+        check_labels(source_tokens, raw.shape[1], f"source labels vs {raw.shape[1]} columns")
+    )
+    tgt = escape(tgt)
+    if D <= 0:
+        raise ValueError(f"D must be positive, got {D}")
+    step = int(np.clip(step, 0, raw.shape[0] - 1))
+    fig = make_subplots(
+        rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.07, row_heights=[0.3, 0.35, 0.35],
+        subplot_titles=("Gaussian around p_t (sigma = D/2)", "raw weights (softmax in the window)",
+                        "final weights = raw x Gaussian"),
+    )  # fmt: skip
+    for trace, row in zip(
+        _step_traces(step, p, D, raw, final, factor), (1, 1, 1, 2, 3), strict=True
+    ):
+        fig.add_trace(trace, row=row, col=1)
+    fig.frames = [
+        go.Frame(
+            data=_step_traces(t, p, D, raw, final, factor), traces=[0, 1, 2, 3, 4], name=str(t),
+            layout={"shapes": _window_shapes(*w[t]), "title": {"text": _step_title(t, tgt, p, *w[t])}},
+        )
+        for t in range(raw.shape[0])
+    ]  # fmt: skip
+    fig.update_layout(
+        shapes=_window_shapes(*w[step]), title={"text": _step_title(step, tgt, p, *w[step])}
+    )
+    _animation_controls(fig, tgt, step)
+    ticks = {"tickmode": "array", "tickvals": list(range(len(src))), "ticktext": src}
+    fig.update_xaxes(**ticks, range=[-0.6, len(src) - 0.4])
+    fig.update_xaxes(title={"text": "source position s"}, row=3, col=1)
+    fig.update_yaxes(range=[0, 1.12], row=1, col=1)
+    fig.update_yaxes(range=[0, 1.02], row=2, col=1)
+    fig.update_yaxes(range=[0, 1.02], row=3, col=1)
+    fig.update_layout(margin={"l": 10, "r": 10, "t": 70, "b": 110}, height=680,
+                      legend={"orientation": "h", "y": 1.12, "x": 0})  # fmt: skip
+    return fig
+
+
+def _animation_controls(fig: go.Figure, target_labels: list[str], step: int) -> None:
+    """Play/pause buttons and a step slider that drive the frames in the browser."""
+    play = {"frame": {"duration": FRAME_MS, "redraw": True}, "fromcurrent": True,
+            "transition": {"duration": 0}}  # fmt: skip
+    pause = {"frame": {"duration": 0, "redraw": False}, "mode": "immediate"}
+    fig.update_layout(
+        updatemenus=[{
+            "type": "buttons", "direction": "left", "x": 0, "y": -0.06, "xanchor": "left",
+            "yanchor": "top", "showactive": False,
+            "buttons": [{"label": "▶ Play", "method": "animate", "args": [None, play]},
+                        {"label": "❚❚ Pause", "method": "animate", "args": [[None], pause]}],
+        }],
+        sliders=[{
+            "active": step, "x": 0.18, "len": 0.82, "y": -0.02, "yanchor": "top",
+            "currentvalue": {"prefix": "step: "},
+            "steps": [{"label": f"{t}:{tok}", "method": "animate",
+                       "args": [[str(t)], {"frame": {"duration": 0, "redraw": True}, "mode": "immediate"}]}
+                      for t, tok in enumerate(target_labels)],
+        }],
+    )  # fmt: skip
