@@ -47,6 +47,15 @@ well each key answers the query. Edit the vectors and watch the three stages res
 """
 
 
+def _latex_number(x: float) -> str:
+    """1e+06 -> '1 \\times 10^{6}'; ordinary numbers as %g."""
+    text = f"{x:g}"
+    if "e" not in text:
+        return text
+    mantissa, exponent = text.split("e")
+    return rf"{mantissa} \times 10^{{{int(exponent)}}}"
+
+
 def _letters(n: int) -> list[str]:
     """Item names A, B, C, ..."""
     return [chr(ord("A") + i) for i in range(n)]
@@ -72,7 +81,8 @@ def _init_state() -> None:
 
 def _number_columns(names: list[str]) -> dict:
     """Column config: bounded numbers for each named column."""
-    return {n: st.column_config.NumberColumn(n, min_value=-LIMIT, max_value=LIMIT, format="%.2f")
+    return {n: st.column_config.NumberColumn(n, min_value=-LIMIT, max_value=LIMIT, format="%.2f",
+                                             width="small")
             for n in names}  # fmt: skip
 
 
@@ -154,7 +164,8 @@ def stage_scores(result: AnatomyResult, names: list[str], kind: str, W: np.ndarr
 def stage_weights(result: AnatomyResult, names: list[str], temperature: float) -> None:
     """Stage 2: the softmax turns scores into weights that sum to 1."""
     st.subheader("Stage 2 · softmax weights")
-    st.latex(r"a_s = \frac{\exp(e_s / T)}{\sum_{s'} \exp(e_{s'} / T)},\quad T = %g" % temperature)  # noqa: UP031
+    formula = r"a_s = \frac{\exp(e_s / T)}{\sum_{s'} \exp(e_{s'} / T)},\quad T = "
+    st.latex(formula + _latex_number(temperature))
     if np.ptp(result.scores) == 0:
         st.info(
             "All scores are equal (identical keys, or a zero query), so every item gets the same weight."
@@ -207,7 +218,7 @@ def main() -> None:
     st.title("Attention anatomy")
     st.markdown(ABOUT)
     _init_state()
-    left, right = st.columns([2, 3], gap="large")
+    left, right = st.columns([1, 1], gap="large")
     with left:
         controls = controls_ui()
     if controls is None:

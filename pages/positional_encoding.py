@@ -108,10 +108,10 @@ def permutation_section() -> None:
         st.info("Type a sentence of at least two words to shuffle.")
         return
     user_text(" ".join(tokens), label="Tokens:")
-    left, right = st.columns(2)
     plain = permutation_demo(tokens, with_pe=False, shuffle_seed=int(seed))
     with_pe = permutation_demo(tokens, with_pe=True, shuffle_seed=int(seed))
     user_text(" ".join(plain.shuffled_tokens), label="Shuffled:")
+    left, right = st.columns(2)
     with left:
         _demo_column(plain, "Without positional encoding", "perm_nope")
     with right:

@@ -67,7 +67,7 @@ def test_large_heatmap_hover_uses_positions():
     fig = attention_heatmap(np.full((300, 300), 1 / 300), None, None)
     assert fig.data[0].customdata is None
     assert "#%{y}" in fig.data[0].hovertemplate
-    assert len(fig.layout.xaxis.ticktext) <= 100
+    assert fig.layout.xaxis.ticktext is None  # positions: plotly picks the ticks
 
 
 def test_diff_heatmap_is_centred():

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 # Plotly renders a small HTML subset in tick labels and hover text, so labels are escaped.
+MARGIN = {"l": 50, "r": 20, "t": 60, "b": 50}  # room for tick labels and titles
 HOVER_CELL_LIMIT = 65_536  # above this many cells, hover shows positions instead of per-cell text
 
 

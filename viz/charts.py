@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from viz._checks import check_labels, escape
+from viz._checks import MARGIN, check_labels, escape
 
 COLOURS = {"query": "#D55E00", "keys": "#0072B2", "values": "#009E73", "context": "#000000"}
 
@@ -39,7 +39,7 @@ def weights_bar(
         )  # fmt: skip
     fig.update_xaxes(tickmode="array", tickvals=list(range(n)), ticktext=ticks)
     fig.update_layout(title={"text": title}, yaxis_title=y_title, barmode="group")
-    fig.update_layout(margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    fig.update_layout(margin=MARGIN)
     return fig
 
 
@@ -102,5 +102,5 @@ def vector_diagram(
         _arrows(fig, _as_points(vec, name)[:1], [name], name, "dash")
     fig.update_yaxes(scaleanchor="x", scaleratio=1, zeroline=True)
     fig.update_xaxes(zeroline=True)
-    fig.update_layout(title={"text": title}, margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    fig.update_layout(title={"text": title}, margin=MARGIN)
     return fig

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from viz._checks import HOVER_CELL_LIMIT, as_matrix, check_labels, escape
+from viz._checks import HOVER_CELL_LIMIT, MARGIN, as_matrix, check_labels, escape
 
 SEQUENTIAL = "Blues"
 DIVERGING = "RdBu"
@@ -69,22 +69,27 @@ def matrix_heatmap(
     if show_values:
         trace.texttemplate = "%{z:.2f}"
     fig = go.Figure(trace)
-    _set_token_axes(fig, xs, ys, axis_names)
-    fig.update_layout(title={"text": title}, margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    _set_token_axes(fig, xs, ys, axis_names, numeric=(x_labels is None, y_labels is None))
+    fig.update_layout(title={"text": title}, margin=MARGIN)
     return fig
 
 
-def _set_token_axes(fig: go.Figure, xs: list[str], ys: list[str], names: tuple[str, str]) -> None:
-    """Put tokens on the ticks (every one up to 64, else thinned); first query at the top."""
-    x_step, y_step = max(1, len(xs) // 64), max(1, len(ys) // 64)
-    fig.update_xaxes(
-        tickmode="array", tickvals=list(range(0, len(xs), x_step)),
-        ticktext=escape(xs[::x_step]), title={"text": names[1]}, side="bottom",
-    )  # fmt: skip
-    fig.update_yaxes(
-        tickmode="array", tickvals=list(range(0, len(ys), y_step)),
-        ticktext=escape(ys[::y_step]), title={"text": names[0]}, autorange="reversed",
-    )  # fmt: skip
+def _set_token_axes(
+    fig: go.Figure, xs: list[str], ys: list[str], names: tuple[str, str], numeric: tuple[bool, bool]
+) -> None:
+    """Tokens on the ticks (every one up to 64, else thinned), plain numbers for positions;
+    the first query (row) at the top."""
+    for axis, labels, name, plain in (
+        (fig.layout.xaxis, xs, names[1], numeric[0]),
+        (fig.layout.yaxis, ys, names[0], numeric[1]),
+    ):
+        axis.title = {"text": name}
+        if not plain:
+            step = max(1, len(labels) // 64)
+            axis.tickmode = "array"
+            axis.tickvals = list(range(0, len(labels), step))
+            axis.ticktext = escape(labels[::step])
+    fig.layout.yaxis.autorange = "reversed"
 
 
 def attention_heatmap(
@@ -157,7 +162,7 @@ def heatmap_grid(
         for head in range(n_heads):
             fig.add_trace(_grid_trace(w[layer, head], positions, layer, head), layer + 1, head + 1)
     fig.update_layout(coloraxis={"colorscale": colorscale, "cmin": 0.0, "cmax": 1.0})
-    fig.update_layout(title={"text": title}, margin={"l": 10, "r": 10, "t": 60, "b": 10})
+    fig.update_layout(title={"text": title}, margin=MARGIN)
     fig.update_yaxes(autorange="reversed")
     fig.update_xaxes(showticklabels=False)
     fig.update_yaxes(showticklabels=False)

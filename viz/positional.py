@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from viz._checks import as_matrix, check_labels, escape
+from viz._checks import MARGIN, as_matrix, check_labels, escape
 from viz.heatmaps import DIVERGING, matrix_heatmap
 
 
@@ -32,7 +32,7 @@ def pe_curves(pe: object, dims: Sequence[int], *, title: str = "") -> go.Figure:
         kind = "sin" if int(d) % 2 == 0 else "cos"
         fig.add_scatter(x=positions, y=z[:, int(d)], mode="lines", name=f"dim {int(d)} ({kind})")
     fig.update_layout(title={"text": title}, xaxis_title="position", yaxis_title="PE value")
-    fig.update_layout(margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    fig.update_layout(margin=MARGIN)
     return fig
 
 
@@ -70,5 +70,5 @@ def gaussian_window_plot(
     fig.add_vline(x=p_t, line_dash="dash", line_color="#D55E00", annotation_text=f"p_t = {p_t:.2f}")
     fig.update_xaxes(tickmode="array", tickvals=list(s), ticktext=ticks, title={"text": "source"})
     fig.update_layout(title={"text": title}, barmode="group", yaxis_title="weight")
-    fig.update_layout(margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    fig.update_layout(margin=MARGIN)
     return fig

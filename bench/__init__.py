@@ -1,0 +1,1 @@
+"""Benchmarks (``make bench``): start-up, first render and interaction latency in Chromium."""

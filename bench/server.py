@@ -1,0 +1,76 @@
+"""Start a Streamlit server and a headless Chromium; shared by the browser tests and the bench."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+
+
+def free_port() -> int:
+    """An unused TCP port on 127.0.0.1."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 90.0) -> None:
+    """Poll ``url/_stcore/health`` until it answers 'ok'; raise if the server dies or times out."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with code {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                if resp.read().strip() == b"ok":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise TimeoutError(f"{url} not healthy after {timeout:.0f} s")
+
+
+@contextmanager
+def streamlit_server(
+    script: str = "app.py", log: Path | None = None
+) -> Iterator[tuple[str, float]]:
+    """Run ``streamlit run script`` on a free port; yields (base_url, seconds to healthy)."""
+    port = free_port()
+    cmd = [
+        sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
+        "--server.address", "127.0.0.1", "--server.headless", "true",
+        "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false",
+    ]  # fmt: skip
+    out = open(log, "w") if log else subprocess.DEVNULL  # noqa: SIM115 - closed below
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        wait_healthy(url, proc)
+        yield url, time.monotonic() - start
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        if log:
+            out.close()
+
+
+def launch_chromium(playwright):  # noqa: ANN001, ANN201 - playwright types are optional
+    """Launch the system Chromium headless (never a downloaded browser)."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

@@ -1,0 +1,115 @@
+"""What a person does, in real Chromium: open each page, type, press Enter, read the charts."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytestmark = pytest.mark.browser
+CHART = '[data-testid="stPlotlyChart"]'
+
+
+def _wait_for_app(page, n_charts: int = 1) -> None:
+    """Wait until the script has finished and at least ``n_charts`` plotly charts are drawn."""
+    page.wait_for_selector(f"{CHART} .main-svg")
+    page.wait_for_function(f"document.querySelectorAll('{CHART} .main-svg').length >= {n_charts}")
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+
+
+def _ticks(page, chart: int, axis: str = "x") -> list[str]:
+    """Tick labels of one chart, read from the DOM."""
+    return page.locator(CHART).nth(chart).locator(f".{axis}tick text").all_text_contents()
+
+
+def _shoot(page, path, height: int) -> None:
+    """Screenshot the whole app: Streamlit scrolls inside its own container, so grow the viewport."""
+    page.set_viewport_size({"width": 1400, "height": height})
+    page.wait_for_timeout(1500)  # let plotly re-layout to the new size
+    page.screenshot(path=str(path))
+    page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+def _chart_titles(page) -> list[str]:
+    return page.locator(f"{CHART} .gtitle").all_text_contents()
+
+
+def test_home(page, app_url, screenshots):
+    page.goto(app_url)
+    page.get_by_role("heading", name="Attention atlas").wait_for()
+    page.get_by_text("6. Transformer 2017").wait_for()
+    for stage in ["Bahdanau 2015", "Luong 2015", "Show, Attend and Tell 2015", "Transformer 2017"]:
+        assert page.get_by_text(stage, exact=False).count() >= 1
+    page.locator('[data-testid="stSidebar"]').get_by_text("Device").wait_for()
+    page.get_by_role("link", name="Attention anatomy").first.click()
+    page.wait_for_url(re.compile(r"/anatomy"))
+    _wait_for_app(page, 3)
+    page.goto(app_url)
+    page.get_by_text("6. Transformer 2017").wait_for()
+    _shoot(page, screenshots / "home.png", 1500)
+
+
+def test_anatomy_temperature_and_url(page, app_url, screenshots):
+    page.goto(f"{app_url}/anatomy")
+    _wait_for_app(page, 3)
+    assert _ticks(page, 0) == ["A", "B", "C", "D"]
+    temperature = page.get_by_role("spinbutton", name="Temperature T")
+    temperature.fill("1000000")
+    temperature.press("Enter")
+    page.wait_for_function(
+        "[...document.querySelectorAll('.gtitle')].some(t => t.textContent.includes('T = 1e+06'))"
+    )
+    page.wait_for_url(re.compile(r"temp=1"))
+    assert "almost uniform" in page.locator("body").inner_text()
+    _shoot(page, screenshots / "anatomy.png", 2600)
+    url = page.url
+    page.goto(url)  # a copied link reproduces the view
+    _wait_for_app(page, 3)
+    assert any("T = 1e+06" in t for t in _chart_titles(page))
+
+
+def test_anatomy_general_score_from_url(page, app_url):
+    page.goto(f"{app_url}/anatomy?score=general&hard=true")
+    _wait_for_app(page, 3)
+    body = page.locator("body").inner_text()
+    assert "Hard attention sampled item" in body
+    page.get_by_role("button", name="Re-sample").click()
+    page.get_by_text("(seed 1)").wait_for()
+    assert page.get_by_text("k x").count() >= 1  # the editable W
+
+
+def test_classroom_mode_survives_interaction(page, app_url):
+    page.goto(f"{app_url}/anatomy")
+    _wait_for_app(page, 3)
+    page.locator('[data-testid="stSidebar"]').get_by_text("Classroom mode").click()
+    page.wait_for_url(re.compile(r"classroom=true"))
+    page.wait_for_function(
+        "[...document.querySelectorAll('.gtitle')].some(t => parseFloat(t.style.fontSize) >= 20)"
+    )
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    assert sidebar.get_by_text("Device").count() == 1
+
+
+def test_positional_encoding_sentence(page, app_url, screenshots):
+    page.goto(f"{app_url}/positional-encoding")
+    _wait_for_app(page, 7)
+    assert any("64 positions" in t for t in _chart_titles(page))
+    sentence = page.get_by_role("textbox", name="Sentence")
+    sentence.fill("le chat noir dort ici")
+    sentence.press("Enter")
+    page.wait_for_function(
+        "[...document.querySelectorAll('.xtick text')].some(t => t.textContent === 'noir')"
+    )
+    _wait_for_app(page, 7)
+    metrics = page.locator('[data-testid="stMetricValue"]').all_text_contents()
+    assert float(metrics[0]) < 1e-12 and float(metrics[1]) > 1e-3
+    xticks = [tick for i in range(page.locator(CHART).count()) for tick in _ticks(page, i)]
+    assert {"le", "chat", "noir", "dort", "ici"} <= set(xticks)
+    _shoot(page, screenshots / "positional_encoding.png", 4200)
+
+
+def test_positional_encoding_bad_sentence(page, app_url):
+    page.goto(f"{app_url}/positional-encoding?pe_sentence=" + "x" * 2000)
+    _wait_for_app(page, 3)
+    assert "only the first 300 are used" in page.locator("body").inner_text()
+    assert page.locator('[data-testid="stException"]').count() == 0
