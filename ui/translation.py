@@ -42,7 +42,7 @@ GLOBAL_MODELS = {
     "luong-general": "Luong global · general",
     "luong-concat": "Luong global · concat",
 }
-LOCAL_MODELS = {"local-m": "Luong local-m (p_t = t)", "local-p": "Luong local-p (predicted p_t)"}
+LOCAL_MODELS = {"local-p": "Luong local-p (predicted p_t)", "local-m": "Luong local-m (p_t = t)"}
 EMPTY_HINT = "Type an English sentence in the box above and press Enter (or pick an example)."
 # From Multi30k test_2016_flickr (lines 113, 43, 126, 2, 114, 6): short, reordering, long.
 EXAMPLE_PAIRS = {

@@ -1,0 +1,132 @@
+"""Local attention: Luong local-m and local-p step by step — the predicted position p_t, the window
+[p_t - D, p_t + D], the Gaussian with sigma = D/2, raw and final weights — next to global attention."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from models.translator import Translation, Translator
+from ui.charts import plotly_chart
+from ui.downloads import download_csv, download_json
+from ui.text import user_text
+from ui.translation import (
+    LOCAL_MODELS,
+    Result,
+    compute_local,
+    load_translator,
+    sentence_ui,
+    show_notices,
+    step_slider,
+    trained_window,
+)
+from viz.alignment import alignment_heatmap, local_heatmap
+from viz.local_steps import local_steps_figure
+
+GLOBAL_KIND = "luong-general"
+MAX_D = 15
+ABOUT = """
+Global attention lets every French token look at every English token. **Local** attention
+first picks a centre p_t in the source and only looks inside the window [p_t - D, p_t + D].
+**local-m** simply assumes the sentences run in parallel (p_t = t, the step number);
+**local-p** *predicts* p_t from the decoder state: p_t = S · sigmoid(v_p^T tanh(W_p h_t)).
+Inside the window the weights come from a softmax, and are then multiplied by a Gaussian
+centred at p_t with sigma = D/2, so tokens near the centre count most.
+"""
+
+
+def controls_ui() -> dict:
+    """Sentence, local model and window half-width D; returns them with the loaded model."""
+    raw = sentence_ui("loc_")
+    c1, c2 = st.columns([2, 3])
+    kind = c1.selectbox("Local model", list(LOCAL_MODELS), key="loc_model", bind="query-params",
+                        help=" · ".join(LOCAL_MODELS.values()))  # fmt: skip
+    translator = load_translator(kind)
+    trained = trained_window(translator) if translator is not None else 5
+    D = c2.slider("Window half-width D (at inference time)", 1, MAX_D, trained, key="loc_D",
+                  bind="query-params")  # fmt: skip
+    return {"raw": raw, "kind": kind, "D": int(D), "trained": trained, "translator": translator}
+
+
+def window_note(settings: dict) -> None:
+    """What D the model was trained with, and what changing it does."""
+    D, trained = settings["D"], settings["trained"]
+    text = f"The model was trained with **D = {trained}**"
+    if D == trained:
+        st.caption(text + "; that is the D in use now.")
+        return
+    change = "wider: more tokens enter the softmax and the Gaussian is flatter" if D > trained \
+        else "narrower: fewer tokens enter the softmax and the Gaussian is sharper"  # fmt: skip
+    st.info(f"{text}; you are using D = {D}. The window is {change}. The model never saw this "
+            "window in training, so its weights (and sometimes its translation) change.",
+            icon=":material/tune:")  # fmt: skip
+
+
+def steps_ui(tr: Translation) -> None:
+    """The step slider, the animated step figure with its play button, and the step's numbers."""
+    st.subheader("Step by step")
+    step = step_slider("Target step", "loc_step", len(tr.target_tokens))
+    fig = local_steps_figure(tr.raw_weights, tr.weights, tr.gaussian, tr.p_t, tr.window, tr.D,
+                             tr.source_tokens, tr.target_tokens, step=step)  # fmt: skip
+    plotly_chart(fig, key="loc_steps")
+    lo, hi = tr.window[step]
+    st.caption(f"Press **▶ Play** under the chart to run through all {len(tr.target_tokens)} "
+               f"steps. Step {step}: p_t = {tr.p_t[step]:.2f}, window [{lo:.1f}, {hi:.1f}]; the "
+               f"final weights sum to {tr.weights[step].sum():.2f} (the Gaussian takes some "
+               "weight away, it is not renormalised).")  # fmt: skip
+
+
+def heatmaps_ui(result: Result, settings: dict) -> None:
+    """The full local heatmap with p_t as a path, next to the global model's heatmap."""
+    tr, glob = result.translation, result.extra["global"]
+    left, right = st.columns(2)
+    with left:
+        fig = local_heatmap(tr.weights, tr.source_tokens, tr.target_tokens, tr.p_t, tr.window,
+                            title=f"{settings['kind']}, D = {tr.D}: weights and p_t")  # fmt: skip
+        plotly_chart(fig, key="loc_heatmap")
+    with right:
+        if glob is None:
+            st.info(f"The global model ({GLOBAL_KIND}) is not available for comparison.")
+            return
+        fig = alignment_heatmap(glob.weights, glob.source_tokens, glob.target_tokens,
+                                title=f"{GLOBAL_KIND} (global), same translation")  # fmt: skip
+        plotly_chart(fig, key="loc_global")
+        st.caption("The global model is forced through the local model's translation, so the "
+                   "two heatmaps have the same rows.")  # fmt: skip
+
+
+def downloads_ui(result: Result, settings: dict) -> None:
+    """The local weights as CSV and the whole step-by-step result as JSON."""
+    tr = result.translation
+    c1, c2 = st.columns(2)
+    with c1:
+        download_csv(tr.weights, tr.target_tokens, tr.source_tokens, "local-attention.csv",
+                     key="loc_csv")  # fmt: skip
+    data = {"model": settings["kind"], "D": tr.D, "trained_D": settings["trained"],
+            "source": result.sentence.text, "translation": tr.text,
+            "source_tokens": tr.source_tokens, "target_tokens": tr.target_tokens,
+            "p_t": tr.p_t, "window": tr.window, "gaussian": tr.gaussian,
+            "raw_weights": tr.raw_weights, "weights": tr.weights}  # fmt: skip
+    with c2:
+        download_json(data, "local-attention.json", key="loc_json")
+
+
+def main() -> None:
+    """The page."""
+    st.title("Local attention")
+    st.markdown(ABOUT)
+    settings = controls_ui()
+    translator: Translator | None = settings["translator"]
+    if translator is None:
+        return
+    window_note(settings)
+    global_model = load_translator(GLOBAL_KIND, quiet=True)
+    result = compute_local(translator, global_model, settings["raw"], window=settings["D"])
+    if not show_notices(result, translator):
+        return
+    user_text(result.translation.text, label="Translation:")
+    steps_ui(result.translation)
+    heatmaps_ui(result, settings)
+    downloads_ui(result, settings)
+
+
+main()
