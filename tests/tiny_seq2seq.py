@@ -7,6 +7,7 @@ ones, so that pages pointed at ``root`` (env ``ATLAS_CHECKPOINTS``) run without 
 
 from __future__ import annotations
 
+import json
 import random
 import shutil
 from pathlib import Path
@@ -30,8 +31,26 @@ def _sentences(words: list[str], n: int, seed: int) -> list[str]:
     return [" ".join(rng.choice(pool) for _ in range(rng.randint(3, 12))) + " ." for _ in range(n)]
 
 
-def build_tiny_checkpoints(root: Path, kinds: tuple[str, ...] = KINDS, window: int = 3) -> Path:
-    """Write tiny random-weight checkpoints for ``kinds`` under ``root``; returns ``root``."""
+def fake_card(kind: str) -> dict:
+    """A card with made-up BLEU numbers in the shipped layout (``none`` falls off with length)."""
+    slope = 6.0 if kind == "none" else 1.5
+    buckets = {b: {"bleu": round(40 - slope * i, 2), "n": 50} for i, b in
+               enumerate(["1-10", "11-15", "16-20", "21-30"])}  # fmt: skip
+    long = {b: {"bleu": round(40 - slope * (i + 3), 2), "n": 40} for i, b in
+            enumerate(["21-30", "31-45"])}  # fmt: skip
+    return {
+        "model": f"seq2seq-{kind}", "test_bleu_greedy": 38.0, "test_bleu_beam5": 39.0,
+        "bleu_by_length": buckets,
+        "long_sets": {"concat2": {"bleu": 30.0, "n": 500, "bleu_by_length": long},
+                      "concat3": {"bleu": 25.0, "n": 333, "bleu_by_length": long}},
+    }  # fmt: skip
+
+
+def build_tiny_checkpoints(
+    root: Path, kinds: tuple[str, ...] = KINDS, window: int = 3, cards: bool = True
+) -> Path:
+    """Write tiny random-weight checkpoints for ``kinds`` under ``root`` (with made-up cards when
+    ``cards``); returns ``root``."""
     tok_dir = root / "_tokenizers"
     src = train_tokenizer(_sentences(EN, 400, 0), tok_dir / "src", 300)
     tgt = train_tokenizer(_sentences(FR, 400, 1), tok_dir / "tgt", 300)
@@ -45,4 +64,6 @@ def build_tiny_checkpoints(root: Path, kinds: tuple[str, ...] = KINDS, window: i
         save_seq2seq(Seq2Seq(cfg), folder)
         for side in ("src", "tgt"):
             shutil.copy(tok_dir / f"{side}.model", folder / f"{side}.model")
+        if cards:
+            (folder / "card.json").write_text(json.dumps(fake_card(kind)))
     return root

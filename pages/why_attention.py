@@ -1,0 +1,157 @@
+"""Why attention: the same sentence through an encoder-decoder without attention (one fixed context
+vector) and with Bahdanau attention; BLEU against sentence length for all seven models (after
+Bahdanau et al. 2015, Fig. 2); and the vanishing gradient that makes one vector a poor memory."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from models.checkpoint import rebuild_command
+from ui.charts import plotly_chart
+from ui.downloads import download_json
+from ui.text import user_text
+from ui.translation import (
+    ALL_MODELS,
+    EXAMPLE_PAIRS,
+    EXAMPLES,
+    Result,
+    compute_gradients,
+    compute_why,
+    load_translator,
+    model_cards,
+    reference_ui,
+    sentence_ui,
+    show_notices,
+)
+from viz.bottleneck import BUCKET_ORDER, bleu_by_length_chart, gradient_norm_plot
+
+SIDE_BY_SIDE = {"none": "Without attention (`none`)", "bahdanau": "With attention (`bahdanau`)"}
+DEFAULT = EXAMPLES[3]
+ABOUT = """
+A plain encoder-decoder reads the whole English sentence into a single vector **c** and then
+writes the French from that vector alone. Whatever the sentence's length, c has the same size:
+the fifth word and the fiftieth must share it. With attention, the decoder keeps all of the
+encoder's states and, for each word it writes, takes a fresh weighted mix of them, so nothing has
+to survive a trip through one fixed-size bottleneck. Type a sentence (the longer, the clearer).
+"""
+EXPLANATION = """
+**What the chart shows.** Each line is one model, measured on the Multi30k test set grouped by the
+length of the English sentence. Multi30k sentences are short, so the longer groups come from
+*joined* test pairs (two or three consecutive sentences glued into one). The model without
+attention (black, dashed) starts close to the others on short sentences but falls away as
+sentences grow: a fixed vector runs out of room. The attention models lose much less, because
+every output step can look straight back at the words it needs. This is the picture of Bahdanau
+et al. (2015), Figure 2, reproduced with our own small models.
+"""
+GRADIENT_TEXT = """
+**Why one vector forgets.** A recurrent encoder updates its state token by token. How much the
+last state h_T still depends on the j-th input is the size of the gradient ∂h_T/∂x_j, a product of
+one Jacobian per step in between. When those factors are below 1 the product shrinks
+geometrically: early words barely move h_T (the *vanishing gradient*). The plot shows this norm
+for each position of your sentence, on a log scale, for the trained encoders.
+"""
+
+
+def translations_ui(result: Result, reference: str) -> None:
+    """The two translations side by side, with sentence BLEU when a reference is given."""
+    outputs, bleu = result.extra["translations"], result.extra["bleu"]
+    for col, (kind, title) in zip(st.columns(2), SIDE_BY_SIDE.items(), strict=True):
+        with col:
+            st.markdown(f"**{title}**")
+            if kind not in outputs:
+                continue
+            user_text(outputs[kind].text)
+            if kind in bleu:
+                st.metric("Sentence BLEU vs your reference", f"{bleu[kind]:.1f}")
+    if not reference:
+        st.caption("Give a French reference above to score both translations (sentence BLEU).")
+
+
+def side_by_side_ui() -> str:
+    """Sentence, reference and the two models' translations; returns the raw sentence."""
+    raw = sentence_ui("why_", default=DEFAULT, with_ref=True)
+    reference = reference_ui("why_", label="French reference (optional, for BLEU)",
+                             default=EXAMPLE_PAIRS[DEFAULT])  # fmt: skip
+    cols = st.columns(2)
+    translators = {}
+    for col, kind in zip(cols, SIDE_BY_SIDE, strict=True):
+        with col:
+            translators[kind] = load_translator(kind)
+    result = compute_why(translators, raw, reference=reference)
+    if show_notices(result, next((t for t in translators.values() if t), None)):
+        translations_ui(result, reference.strip())
+    return raw
+
+
+def _overall_rows(cards: dict[str, dict]) -> list[dict]:
+    """One table row per model: overall BLEU on the test set and on the joined long sets."""
+    rows = []
+    for kind, card in cards.items():
+        long_sets = card.get("long_sets") or {}
+        rows.append({
+            "model": kind, "test BLEU (greedy)": card.get("test_bleu_greedy"),
+            "test BLEU (beam 5)": card.get("test_bleu_beam5"),
+            "2 sentences joined": (long_sets.get("concat2") or {}).get("bleu"),
+            "3 sentences joined": (long_sets.get("concat3") or {}).get("bleu"),
+        })  # fmt: skip
+    return rows
+
+
+def bleu_by_length_ui() -> None:
+    """BLEU against source length for every model with a card; the missing ones and their commands."""
+    st.header("BLEU against sentence length")
+    cards = model_cards()
+    missing = [k for k in ALL_MODELS if k not in cards]
+    if cards:
+        fig = bleu_by_length_chart(cards, title="BLEU by source sentence length (test set)")
+        plotly_chart(fig, key="why_bleu_length")
+        st.markdown(EXPLANATION)
+        st.dataframe(_overall_rows(cards), hide_index=True, width="stretch")
+        download_json({k: {"bleu_by_length": c.get("bleu_by_length"),
+                           "long_sets": c.get("long_sets")} for k, c in cards.items()},
+                      "bleu-by-length.json", key="why_bleu_json")  # fmt: skip
+        st.caption(f"Length buckets: {', '.join(BUCKET_ORDER)} words; buckets with fewer than "
+                   "5 sentences are left out.")  # fmt: skip
+    else:
+        st.info("No model has a card yet, so there is no chart to draw.")
+    if missing:
+        st.warning("Not measured yet (no `card.json`): " + ", ".join(missing) +
+                   ". Each card is written when its training finishes.")  # fmt: skip
+        st.code("\n".join(rebuild_command(f"seq2seq-{k}") for k in missing), language="bash")
+
+
+def gradients_ui(raw: str) -> None:
+    """The encoders' gradient norms over the positions of the user's sentence."""
+    st.header("The vanishing gradient")
+    st.markdown(GRADIENT_TEXT)
+    norms, tokens = {}, None
+    for kind in SIDE_BY_SIDE:
+        translator = load_translator(kind, quiet=True)
+        if translator is None:
+            continue
+        result = compute_gradients(translator, raw)
+        if result.error or result.sentence.hint:
+            st.info(result.error or result.sentence.hint)
+            return
+        grads = result.extra["gradients"]
+        norms[kind], tokens = grads.norms, grads.source_tokens
+    if not norms:
+        st.info("No trained encoder is available yet.")
+        return
+    plotly_chart(gradient_norm_plot(norms, tokens, title="||∂h_T / ∂x_j|| by position"),
+                 key="why_gradients")  # fmt: skip
+    kind, first = next(iter(norms.items()))
+    st.caption(f"`{kind}` encoder: the norm is {first[0]:.2e} at the first piece and "
+               f"{first[-1]:.2e} at the last ({len(tokens)} pieces).")  # fmt: skip
+
+
+def main() -> None:
+    """The page."""
+    st.title("Why attention")
+    st.markdown(ABOUT)
+    raw = side_by_side_ui()
+    bleu_by_length_ui()
+    gradients_ui(raw)
+
+
+main()
