@@ -58,7 +58,7 @@ def build_tiny_checkpoints(
         torch.manual_seed(i)
         cfg = Seq2SeqConfig(
             attention=kind, src_vocab=src.vocab_size, tgt_vocab=tgt.vocab_size, hidden=16,
-            emb_dim=16, enc_hidden=16, attn_dim=16, window=window, max_src_len=100, max_tgt_len=30,
+            emb_dim=16, enc_hidden=16, attn_dim=16, window=window, max_src_len=100, max_tgt_len=12,
         )  # fmt: skip
         folder = root / f"seq2seq-{kind}"
         save_seq2seq(Seq2Seq(cfg), folder)
