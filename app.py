@@ -11,6 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from ui.runtime import configure_torch_threads
 from ui.sidebar import sidebar_ui
 
 ROOT = Path(__file__).resolve().parent
@@ -82,6 +83,7 @@ def main() -> None:
     st.set_page_config(
         page_title="Attention atlas", page_icon=":material/visibility:", layout="wide"
     )
+    configure_torch_threads()
     sidebar_ui()
     navigation = build_navigation()
     navigation.run()

@@ -213,11 +213,9 @@ def downloads_ui(result: AnatomyResult, controls: dict, names: list[str]) -> Non
         download_json(data, "anatomy.json", key="anat_json")
 
 
-def main() -> None:
-    """The page."""
-    st.title("Attention anatomy")
-    st.markdown(ABOUT)
-    _init_state()
+@st.fragment
+def body() -> None:
+    """Inputs and the three stages; a fragment, so an edit reruns only this part of the page."""
     left, right = st.columns([1, 1], gap="large")
     with left:
         controls = controls_ui()
@@ -234,6 +232,14 @@ def main() -> None:
         stage_weights(result, names, controls["temperature"])
         stage_context(result, controls, names)
         downloads_ui(result, controls, names)
+
+
+def main() -> None:
+    """The page."""
+    st.title("Attention anatomy")
+    st.markdown(ABOUT)
+    _init_state()
+    body()
 
 
 main()

@@ -11,7 +11,7 @@ from models.toy import PermutationResult, permutation_demo, position_similarity
 from ui.charts import plotly_chart
 from ui.downloads import download_csv
 from ui.text import sanitize_text, tokenize, user_text
-from viz import attention_heatmap, matrix_heatmap, pe_curves, pe_heatmap
+from viz import attention_panels, matrix_heatmap, pe_curves, pe_heatmap
 
 MAX_CHARS = 300
 MAX_TOKENS = 40
@@ -76,20 +76,28 @@ def similarity_section(n: int, d: int) -> None:
     )
 
 
-def _demo_column(result: PermutationResult, label: str, key: str) -> None:
-    """One side of the permutation demo: original map, shuffled map, and the check."""
-    st.markdown(f"**{label}**")
-    plotly_chart(attention_heatmap(result.weights, result.tokens, result.tokens,
-                                   title="original order"), key=f"{key}_orig")  # fmt: skip
-    plotly_chart(attention_heatmap(result.shuffled_weights, result.shuffled_tokens,
-                                   result.shuffled_tokens, title="shuffled order"),
-                 key=f"{key}_shuf")  # fmt: skip
-    st.metric("max |difference| after un-shuffling", f"{result.max_diff:.2e}")
-    download_csv(
-        result.weights, result.tokens, result.tokens, f"{key}_weights.csv", key=f"{key}_csv"
-    )
+def demo_maps(plain: PermutationResult, with_pe: PermutationResult) -> None:
+    """The four attention maps in one figure: columns without / with PE, rows original / shuffled."""
+    panels = [
+        (plain.weights, plain.tokens, plain.tokens, "without PE · original order"),
+        (with_pe.weights, with_pe.tokens, with_pe.tokens, "with PE · original order"),
+        (plain.shuffled_weights, plain.shuffled_tokens, plain.shuffled_tokens,
+         "without PE · shuffled order"),
+        (with_pe.shuffled_weights, with_pe.shuffled_tokens, with_pe.shuffled_tokens,
+         "with PE · shuffled order"),
+    ]  # fmt: skip
+    side = min(700, 260 + 22 * len(plain.tokens))  # px per row of maps
+    plotly_chart(attention_panels(panels), key="perm_maps", height=2 * side)
+    for column, result, key in zip(
+        st.columns(2), (plain, with_pe), ("perm_nope", "perm_pe"), strict=True
+    ):
+        with column:
+            st.metric("max |difference| after un-shuffling", f"{result.max_diff:.2e}")
+            download_csv(result.weights, result.tokens, result.tokens, f"{key}_weights.csv",
+                         key=f"{key}_csv")  # fmt: skip
 
 
+@st.fragment
 def permutation_section() -> None:
     """A typed sentence through one self-attention layer, in order and shuffled."""
     st.subheader("Shuffle the words")
@@ -111,11 +119,7 @@ def permutation_section() -> None:
     plain = permutation_demo(tokens, with_pe=False, shuffle_seed=int(seed))
     with_pe = permutation_demo(tokens, with_pe=True, shuffle_seed=int(seed))
     user_text(" ".join(plain.shuffled_tokens), label="Shuffled:")
-    left, right = st.columns(2)
-    with left:
-        _demo_column(plain, "Without positional encoding", "perm_nope")
-    with right:
-        _demo_column(with_pe, "With positional encoding", "perm_pe")
+    demo_maps(plain, with_pe)
     _verdict(plain, with_pe)
 
 
@@ -131,12 +135,18 @@ def _verdict(plain: PermutationResult, with_pe: PermutationResult) -> None:
     )
 
 
-def main() -> None:
-    """The page."""
-    st.title("Positional encoding")
-    st.markdown(ABOUT)
+@st.fragment
+def encoding_sections() -> None:
+    """The PE matrix, its curves and the similarity matrix (one fragment: they share n and d)."""
     n, d = matrix_section()
     similarity_section(n, d)
+
+
+def main() -> None:
+    """The page; each section is a fragment, so its inputs rerun only that section."""
+    st.title("Positional encoding")
+    st.markdown(ABOUT)
+    encoding_sections()
     permutation_section()
 
 

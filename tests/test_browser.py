@@ -75,7 +75,7 @@ def test_anatomy_general_score_from_url(page, app_url):
     assert "Hard attention sampled item" in body
     page.get_by_role("button", name="Re-sample").click()
     page.get_by_text("(seed 1)").wait_for()
-    assert page.get_by_text("k x").count() >= 1  # the editable W
+    page.wait_for_url(re.compile(r"W=1%2C0%3B0%2C1"))  # the editable W, written back to the URL
 
 
 def test_classroom_mode_survives_interaction(page, app_url):
@@ -92,7 +92,7 @@ def test_classroom_mode_survives_interaction(page, app_url):
 
 def test_positional_encoding_sentence(page, app_url, screenshots):
     page.goto(f"{app_url}/positional-encoding")
-    _wait_for_app(page, 7)
+    _wait_for_app(page, 4)
     assert any("64 positions" in t for t in _chart_titles(page))
     sentence = page.get_by_role("textbox", name="Sentence")
     sentence.fill("le chat noir dort ici")
@@ -100,7 +100,7 @@ def test_positional_encoding_sentence(page, app_url, screenshots):
     page.wait_for_function(
         "[...document.querySelectorAll('.xtick text')].some(t => t.textContent === 'noir')"
     )
-    _wait_for_app(page, 7)
+    _wait_for_app(page, 4)
     metrics = page.locator('[data-testid="stMetricValue"]').all_text_contents()
     assert float(metrics[0]) < 1e-12 and float(metrics[1]) > 1e-3
     xticks = [tick for i in range(page.locator(CHART).count()) for tick in _ticks(page, i)]

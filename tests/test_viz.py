@@ -7,6 +7,7 @@ import pytest
 
 from viz import (
     attention_heatmap,
+    attention_panels,
     diff_heatmap,
     gaussian_window_plot,
     heatmap_grid,
@@ -110,11 +111,12 @@ def test_weights_bar_series_and_labels():
 
 def test_vector_diagram_arrows():
     fig = vector_diagram([1, 0], [[1, 0], [0, 1]], [[2, 0], [0, 2]], [1.5, 0.5], ["A", "B"])
-    lines = {t.name: t for t in fig.data if t.mode == "lines"}
+    lines = {t.name: t for t in fig.data if t.mode == "lines+markers"}
     assert set(lines) == {"keys", "values", "query", "context"}
     assert list(lines["values"].x) == [0.0, 2.0, None, 0.0, 0.0, None]
     assert list(lines["context"].y) == [0.0, 0.5, None]
-    assert len(fig.layout.annotations) == 6  # one arrow head per vector
+    assert lines["keys"].marker.symbol == "arrow"  # arrow heads at the tips
+    assert list(lines["keys"].marker.size) == [0, 13, 0, 0, 13, 0]
     with pytest.raises(ValueError, match="2 keys but 3 values"):
         vector_diagram([1, 0], [[1, 0], [0, 1]], [[1, 0]] * 3, [0, 0])
 
@@ -145,3 +147,16 @@ def test_gaussian_window_plot():
     assert abs(gauss.x[peak] - 4.5) < 0.1
     with pytest.raises(ValueError, match="10 positions but 9 raw"):
         gaussian_window_plot(s, 4.5, 2, raw[:9], final)
+
+
+def test_attention_panels_keep_each_panels_tokens():
+    a, b = np.eye(2), np.full((3, 3), 1 / 3)
+    fig = attention_panels(
+        [(a, ["x", "y"], ["x", "y"], "first"), (b, list("pqr"), list("pqr"), "<i>")]
+    )
+    assert len(fig.data) == 2
+    np.testing.assert_allclose(np.asarray(fig.data[1].z), b)
+    assert list(fig.layout.xaxis2.ticktext) == ["p", "q", "r"]
+    assert fig.layout.yaxis.autorange == "reversed"
+    assert [a.text for a in fig.layout.annotations] == ["first", "&lt;i&gt;"]
+    assert fig.data[0].customdata[1][0] == "query: y<br>key: x<br>weight: 0.000"

@@ -34,7 +34,7 @@ def download_csv(
     """A download button for one labelled matrix as CSV."""
     st.download_button(
         label, matrix_csv(matrix, row_labels, col_labels), file_name=filename,
-        mime="text/csv", key=key, icon=":material/download:",
+        mime="text/csv", key=key, icon=":material/download:", on_click="ignore",
     )  # fmt: skip
 
 
@@ -54,5 +54,5 @@ def download_json(
     text = json.dumps(data, default=_jsonable, ensure_ascii=False, indent=1)
     st.download_button(
         label, text, file_name=filename, mime="application/json", key=key,
-        icon=":material/download:",
+        icon=":material/download:", on_click="ignore",
     )  # fmt: skip

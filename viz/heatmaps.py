@@ -189,3 +189,36 @@ def _label_grid_edges(fig: go.Figure, tokens: list[str], n_layers: int, n_heads:
         fig.update_yaxes(showticklabels=True, **ticks, row=layer, col=1)
     for head in range(1, n_heads + 1):
         fig.update_xaxes(showticklabels=True, **ticks, row=n_layers, col=head)
+
+
+def attention_panels(
+    panels: Sequence[tuple[object, Sequence[str], Sequence[str], str]],
+    *,
+    cols: int = 2,
+    title: str = "",
+    colorscale: str = SEQUENTIAL,
+) -> go.Figure:
+    """Several attention maps in one figure (one draw in the browser instead of several).
+
+    panels: (weights (T_q, T_k), key labels, query labels, panel title), filled row by row;
+    each panel keeps its own tokens on the ticks and the per-cell hover of ``attention_heatmap``.
+    """
+    singles = [attention_heatmap(w, xs, ys, colorscale=colorscale) for w, xs, ys, _ in panels]
+    rows = max(1, -(-len(panels) // cols))
+    fig = make_subplots(
+        rows=rows, cols=cols, subplot_titles=[escape([p[3]])[0] for p in panels],
+        horizontal_spacing=0.12, vertical_spacing=0.12,
+    )  # fmt: skip
+    for index, single in enumerate(singles):
+        row, col = index // cols + 1, index % cols + 1
+        trace = single.data[0]
+        trace.update(coloraxis="coloraxis")
+        fig.add_trace(trace, row, col)
+        for axis, source in (("x", single.layout.xaxis), ("y", single.layout.yaxis)):
+            update = fig.update_xaxes if axis == "x" else fig.update_yaxes
+            update(tickmode=source.tickmode, tickvals=source.tickvals, ticktext=source.ticktext,
+                   autorange=source.autorange, row=row, col=col)  # fmt: skip
+    fig.update_layout(coloraxis={"colorscale": colorscale, "cmin": 0.0, "cmax": 1.0})
+    fig.update_layout(coloraxis_colorbar={"title": {"text": "weight"}})
+    fig.update_layout(title={"text": title}, margin=MARGIN)
+    return fig

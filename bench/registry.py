@@ -1,0 +1,60 @@
+"""The bench registry: interaction scenarios (driven in Chromium) and plain timings.
+
+Add a module ``bench/scenarios_<name>.py`` that calls ``register(Scenario(...))`` or decorates a
+function with ``@timing``; ``python -m bench.run`` imports every such module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+# JS predicate: the script has finished and every plotly chart on the page has drawn.
+RENDERED = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.dataset.testScriptState !== 'notRunning') return false;
+  if (!document.querySelector('h1, [data-testid="stTextInput"]')) return false;
+  const charts = document.querySelectorAll('[data-testid="stPlotlyChart"]');
+  return [...charts].every(c => c.querySelector('.main-svg'));
+}"""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One warm-interaction measurement: change an input, wait for the chart to be redrawn.
+
+    interact(page, i) performs change number i (each change must differ from the last);
+    redrawn(i) returns a JS predicate (a function source) that is true once change i is on screen.
+    """
+
+    name: str
+    url_path: str  # relative to the server root, e.g. "anatomy"
+    interact: Callable[[object, int], None]
+    redrawn: Callable[[int], str]
+    script: str = "app.py"  # the Streamlit script the server runs
+    baseline: bool = False  # the empty-page reference the others are compared with
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the printed table."""
+
+    measure: str
+    value: str
+    note: str = ""
+
+
+SCENARIOS: list[Scenario] = []
+TIMINGS: list[Callable[[], list[Row]]] = []
+
+
+def register(scenario: Scenario) -> Scenario:
+    """Add an interaction scenario."""
+    SCENARIOS.append(scenario)
+    return scenario
+
+
+def timing(func: Callable[[], list[Row]]) -> Callable[[], list[Row]]:
+    """Decorator: add a function that measures something (e.g. model inference) and returns rows."""
+    TIMINGS.append(func)
+    return func

@@ -1,0 +1,52 @@
+"""Scenarios for the empty reference page and the two model-free pages."""
+
+from __future__ import annotations
+
+from bench.registry import Scenario, register
+
+
+def _type(page, name: str, role: str, text: str) -> None:  # noqa: ANN001 - a playwright Page
+    """Fill an input by its accessible name and press Enter."""
+    box = page.get_by_role(role, name=name)
+    box.fill(text)
+    box.press("Enter")
+
+
+def _title_has(text: str) -> str:
+    return f"() => [...document.querySelectorAll('.gtitle')].some(t => t.textContent.includes({text!r}))"
+
+
+def _tick_is(text: str) -> str:
+    return (
+        f"() => [...document.querySelectorAll('.xtick text')].some(t => t.textContent === {text!r})"
+    )
+
+
+register(
+    Scenario(
+        name="empty page (text input -> echo)",
+        url_path="",
+        script="bench/empty_app.py",
+        interact=lambda page, i: _type(page, "Text", "textbox", f"v{i}"),
+        redrawn=lambda i: f"() => document.body.innerText.includes('echo: v{i}')",
+        baseline=True,
+    )
+)
+
+register(
+    Scenario(
+        name="anatomy (temperature -> weights chart)",
+        url_path="anatomy",
+        interact=lambda page, i: _type(page, "Temperature T", "spinbutton", f"{2 + i / 100:g}"),
+        redrawn=lambda i: _title_has(f"T = {2 + i / 100:g})"),
+    )
+)
+
+register(
+    Scenario(
+        name="positional encoding (sentence -> attention maps)",
+        url_path="positional-encoding",
+        interact=lambda page, i: _type(page, "Sentence", "textbox", f"w{i} the cat sat"),
+        redrawn=lambda i: _tick_is(f"w{i}"),
+    )
+)
