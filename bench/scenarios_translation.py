@@ -1,0 +1,51 @@
+"""Scenarios for the translation pages: Enter in the sentence box -> heatmap redrawn (warm, greedy).
+
+The sentence has 15 words and changes with the try number; the heatmap's source tick labels, joined
+without the word-start mark, then contain ``with<i>dogs`` whatever the subword segmentation.
+"""
+
+from __future__ import annotations
+
+from bench.registry import Scenario, register
+
+WORDS = "A man in a blue shirt is playing with {i} dogs on the green grass."  # 15 words
+
+
+def _sentence(i: int) -> str:
+    return WORDS.format(i=i)
+
+
+def _enter_sentence(page, i: int) -> None:  # noqa: ANN001 - a playwright Page
+    """Type try i's sentence in the English sentence box and press Enter."""
+    box = page.get_by_role("textbox", name="English sentence")
+    box.fill(_sentence(i))
+    box.press("Enter")
+
+
+def _heatmap_shows(i: int) -> str:
+    """JS predicate: the first chart's x tick labels spell try i's sentence."""
+    return (
+        "() => { const c = document.querySelector('[data-testid=\"stPlotlyChart\"]');"
+        " if (!c) return false;"
+        " const t = [...c.querySelectorAll('.xtick text')].map(e => e.textContent).join('');"
+        f" return t.replaceAll('\u2581', '').includes('with{i}dogs'); }}"
+    )
+
+
+register(
+    Scenario(
+        name="alignment (Enter -> heatmap, 15 words, greedy)",
+        url_path="alignment?aln_beam=1",
+        interact=_enter_sentence,
+        redrawn=_heatmap_shows,
+    )
+)
+
+register(
+    Scenario(
+        name="local attention (Enter -> local heatmap, 15 words)",
+        url_path="local-attention",
+        interact=_enter_sentence,
+        redrawn=_heatmap_shows,
+    )
+)
