@@ -25,14 +25,14 @@ from ui.translation import (
     step_slider,
     tokens_view,
 )
-from viz import diff_heatmap, weights_bar
+from viz import diff_heatmap
 from viz.alignment import (
     alignment_heatmap,
     alignment_lines,
     entropy_bars,
     row_entropy,
+    step_figure,
     token_prob_bars,
-    topk_bars,
 )
 
 MODES = ["translate", "reference", "compare"]
@@ -94,15 +94,10 @@ def step_inspector_ui(tr: Translation) -> None:
     st.subheader("Step inspector")
     step = step_slider("Target step (subword pieces)", "aln_step", len(tr.target_tokens))
     token = html.escape(tr.target_tokens[step])
-    left, right = st.columns(2)
-    with left:
-        fig = weights_bar(tr.weights[step], tr.source_tokens,
-                          title=f"Step {step}: where “{token}” looked")  # fmt: skip
-        plotly_chart(fig, key="aln_step_bars")
-    with right:
-        fig = topk_bars(tr.top_k[step], title=f"Step {step}: the model's top candidates")
-        plotly_chart(fig, key="aln_topk")
-        st.caption(f"The emitted token had probability {tr.token_probs[step]:.3f}.")
+    fig = step_figure(tr.weights[step], tr.source_tokens, tr.top_k[step],
+                      title=f"Step {step}: where “{token}” looked, and what came next")  # fmt: skip
+    plotly_chart(fig, key="aln_step_fig")
+    st.caption(f"The emitted token had probability {tr.token_probs[step]:.3f}.")
 
 
 def hypotheses_ui(tr: Translation, level: str) -> None:
@@ -219,10 +214,9 @@ def difference_ui(result: Result, view_b: AlignmentView, names: tuple[str, str])
                   "alignment-compare.json", key="aln_cmp_json")  # fmt: skip
 
 
-def main() -> None:
-    """The page."""
-    st.title("Alignment")
-    st.markdown(ABOUT)
+@st.fragment
+def body() -> None:
+    """Inputs and results; a fragment, so pressing Enter reruns only this part of the page."""
     settings = controls_ui()
     translator = load_translator(settings["kind"])
     if translator is None:
@@ -233,6 +227,13 @@ def main() -> None:
         compare_ui(translator, settings)
     else:
         translate_ui(translator, settings)
+
+
+def main() -> None:
+    """The page."""
+    st.title("Alignment")
+    st.markdown(ABOUT)
+    body()
 
 
 main()

@@ -110,10 +110,9 @@ def downloads_ui(result: Result, settings: dict) -> None:
         download_json(data, "local-attention.json", key="loc_json")
 
 
-def main() -> None:
-    """The page."""
-    st.title("Local attention")
-    st.markdown(ABOUT)
+@st.fragment
+def body() -> None:
+    """Inputs and results; a fragment, so pressing Enter reruns only this part of the page."""
     settings = controls_ui()
     translator: Translator | None = settings["translator"]
     if translator is None:
@@ -127,6 +126,13 @@ def main() -> None:
     steps_ui(result.translation)
     heatmaps_ui(result, settings)
     downloads_ui(result, settings)
+
+
+def main() -> None:
+    """The page."""
+    st.title("Local attention")
+    st.markdown(ABOUT)
+    body()
 
 
 main()

@@ -145,13 +145,19 @@ def gradients_ui(raw: str) -> None:
                f"{first[-1]:.2e} at the last ({len(tokens)} pieces).")  # fmt: skip
 
 
+@st.fragment
+def body() -> None:
+    """Everything that depends on the sentence; a fragment, so Enter reruns only this part."""
+    raw = side_by_side_ui()
+    bleu_by_length_ui()
+    gradients_ui(raw)
+
+
 def main() -> None:
     """The page."""
     st.title("Why attention")
     st.markdown(ABOUT)
-    raw = side_by_side_ui()
-    bleu_by_length_ui()
-    gradients_ui(raw)
+    body()
 
 
 main()

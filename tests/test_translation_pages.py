@@ -103,7 +103,7 @@ def test_alignment_heatmap_axes_are_the_tokens(tiny: Path):
     assert fig["layout"]["yaxis"]["ticktext"] == [html.escape(t) for t in expected.target_tokens]
     z = _arr(fig["data"][0]["z"])
     assert np.allclose(z, expected.weights, atol=1e-6) and np.allclose(z.sum(1), 1, atol=1e-5)
-    assert _figure(at, "as lines") and _figure(at, "top candidates") and _figure(at, "looked")
+    assert _figure(at, "as lines") and _figure(at, "what came next")
     assert len(at.get("download_button")) == 2
 
 

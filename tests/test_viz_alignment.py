@@ -13,6 +13,7 @@ from viz.alignment import (
     entropy_bars,
     local_heatmap,
     row_entropy,
+    step_figure,
     token_prob_bars,
     topk_bars,
 )
@@ -145,3 +146,14 @@ def test_gradient_norm_plot_log_axis_and_checks():
     ]
     with pytest.raises(ValueError, match="2 norms but 3"):
         gradient_norm_plot({"none": [1, 2]}, ["a", "b", "c"])
+
+
+def test_step_figure_weights_and_candidates():
+    fig = step_figure(W[2], SRC, [("▁noir", 0.6), ("▁blanc", 0.3)], title="s")
+    assert np.allclose(fig.data[0].y, W[2]) and list(fig.layout.xaxis.ticktext) == ESC_SRC
+    assert list(fig.data[1].x) == [0.6, 0.3] and list(fig.layout.yaxis2.ticktext) == [
+        "▁noir",
+        "▁blanc",
+    ]
+    with pytest.raises(ValueError, match="3 labels for 4"):
+        step_figure(W[2], SRC[:3], [])
