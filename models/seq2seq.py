@@ -188,6 +188,7 @@ class LuongAttention(nn.Module):
         self.score = score
         if score == "general":
             self.W_a = nn.Linear(hidden, hidden, bias=False)
+            nn.init.eye_(self.W_a.weight)  # starts as the dot score
         elif score == "concat":
             self.W_1 = nn.Linear(hidden, attn_dim, bias=False)
             self.W_2 = nn.Linear(hidden, attn_dim)

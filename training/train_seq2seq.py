@@ -72,6 +72,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--threads", type=int, default=0, help="torch threads (0 = PyTorch's default)")
     p.add_argument("--resume", action="store_true")
     p.add_argument(
+        "--init-from",
+        help="warm start: copy every parameter with the same name and shape from this checkpoint "
+        "(name or folder) and reuse its tokenizers",
+    )
+    p.add_argument(
         "--skip-test", action="store_true", help="do not evaluate on the test set at the end"
     )
     return p.parse_args(argv)
@@ -154,6 +159,7 @@ def write_card(
         "evaluate_command": f"python -m training.evaluate --model {out.name} [--beam 5] [--concat 3] --json",
         "wall_time_seconds": round(wall, 1),
         "machine": "2-core CPU, torch threads = " + str(torch.get_num_threads()),
+        "init_from": args.init_from,
         "epochs_trained": len(history),
         "best_epoch": max(history, key=lambda h: h["val_bleu"])["epoch"],
         "parameters": n_params,
@@ -196,7 +202,10 @@ def main(argv: list[str] | None = None) -> None:
     run = args.run_dir or RUNS / name
     random.seed(tc.seed), torch.manual_seed(tc.seed)
     run.mkdir(parents=True, exist_ok=True)
-    if not (args.resume and (run / "tgt.model").is_file()):
+    if args.init_from:
+        for f in ("src.model", "tgt.model"):
+            shutil.copy(checkpoint_folder(args.init_from) / f, run / f)
+    elif not (args.resume and (run / "tgt.model").is_file()):
         train_pair(args.data, run, tc.vocab_size)
     src_tok, tgt_tok = SubwordTokenizer(run / "src.model"), SubwordTokenizer(run / "tgt.model")
     cfg = Seq2SeqConfig(
@@ -216,10 +225,13 @@ def main(argv: list[str] | None = None) -> None:
     train_data = encode_pairs(train_pairs, src_tok, tgt_tok, cfg)
     val_data = encode_pairs(val_pairs, src_tok, tgt_tok, cfg)
     model = Seq2Seq(cfg).to(device)
+    if args.init_from and not (args.resume and state_file_of(run).is_file()):
+        copied = warm_start(model, args.init_from)
+        print(f"warm start from {args.init_from}: {copied} tensors copied", flush=True)
     opt = torch.optim.Adam(model.parameters(), lr=tc.lr)
     loss_fn = nn.CrossEntropyLoss(ignore_index=PAD_ID, label_smoothing=tc.label_smoothing)
     history, best, wall, rng = [], -1.0, 0.0, random.Random(tc.seed)
-    state_file = run / "state.pt"
+    state_file = state_file_of(run)
     if args.resume and state_file.is_file():
         state = torch.load(state_file, map_location=device, weights_only=True)
         model.load_state_dict(state["model"]), opt.load_state_dict(state["optimizer"])
@@ -278,6 +290,24 @@ def main(argv: list[str] | None = None) -> None:
         f"wrote {out} ({json.dumps({k: v for k, v in test.items() if 'bleu' in k and not isinstance(v, dict)})})",
         flush=True,
     )
+
+
+def state_file_of(run: Path) -> Path:
+    return run / "state.pt"
+
+
+def checkpoint_folder(name_or_folder: str) -> Path:
+    folder = Path(name_or_folder)
+    return folder if folder.is_dir() else CHECKPOINT_ROOT / name_or_folder
+
+
+def warm_start(model: Seq2Seq, name_or_folder: str) -> int:
+    """Copy parameters with matching names and shapes from a trained checkpoint; returns the count."""
+    source, _, _ = load_seq2seq(checkpoint_folder(name_or_folder))
+    theirs, ours = source.state_dict(), model.state_dict()
+    shared = {k: v for k, v in theirs.items() if k in ours and ours[k].shape == v.shape}
+    model.load_state_dict(shared, strict=False)
+    return len(shared)
 
 
 def rng_to_json(rng: random.Random) -> str:
