@@ -12,7 +12,6 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from viz._checks import as_matrix, check_labels, escape
 from viz.heatmaps import matrix_heatmap
@@ -226,27 +225,29 @@ def step_figure(
     title: str = "",
 ) -> go.Figure:
     """One decoding step in one figure: its weights over the source tokens (bars, left) and the
-    top-k next-token candidates with their probabilities (horizontal bars, right)."""
+    top-k next-token candidates with their probabilities (horizontal bars, right). Two axes side
+    by side, laid out by hand (make_subplots costs ~30 ms per figure)."""
     w = np.asarray(weights_row, dtype=float).ravel()
     ticks = escape(check_labels(source_tokens, w.size, f"source labels vs {w.size} weights"))
     cand = escape([str(tok) for tok, _ in candidates])
     probs = [float(p) for _, p in candidates]
-    fig = make_subplots(rows=1, cols=2, column_widths=[0.62, 0.38], horizontal_spacing=0.12,
-                        subplot_titles=("attention weights", "top candidates"))  # fmt: skip
-    fig.add_bar(
+    weights = go.Bar(
         x=list(range(w.size)), y=w, marker_color=INK, customdata=ticks, name="weights",
-        text=[f"{v:.2f}" for v in w], textposition="auto",
-        hovertemplate="%{customdata}: %{y:.3f}<extra>weight</extra>", row=1, col=1,
+        hovertemplate="%{customdata}: %{y:.3f}<extra>weight</extra>",
     )  # fmt: skip
-    fig.add_bar(
+    top = go.Bar(
         x=probs, y=list(range(len(probs))), orientation="h", marker_color=ACCENT, name="top-k",
-        customdata=cand, text=[f"{p:.3f}" for p in probs], textposition="auto",
-        hovertemplate="%{customdata}: %{x:.3f}<extra>probability</extra>", row=1, col=2,
+        customdata=cand, text=[f"{p:.3f}" for p in probs], textposition="inside",
+        hovertemplate="%{customdata}: %{x:.3f}<extra>probability</extra>", xaxis="x2", yaxis="y2",
     )  # fmt: skip
-    fig.update_xaxes(tickmode="array", tickvals=list(range(w.size)), ticktext=ticks, row=1, col=1)
-    fig.update_yaxes(range=[0, 1.05], title={"text": "weight"}, row=1, col=1)
-    fig.update_yaxes(tickmode="array", tickvals=list(range(len(cand))), ticktext=cand,
-                     autorange="reversed", row=1, col=2)  # fmt: skip
-    fig.update_xaxes(range=[0, 1.05], title={"text": "probability"}, row=1, col=2)
-    fig.update_layout(title={"text": title}, margin=_MARGIN, showlegend=False, height=380)
-    return fig
+    layout = {
+        "title": {"text": title}, "margin": _MARGIN, "showlegend": False, "height": 380,
+        "xaxis": {"domain": [0, 0.6], "tickmode": "array", "tickvals": list(range(w.size)),
+                  "ticktext": ticks, "title": {"text": "attention weights over the source"}},
+        "yaxis": {"range": [0, 1.05], "title": {"text": "weight"}},
+        "xaxis2": {"domain": [0.72, 1], "anchor": "y2", "range": [0, 1.05],
+                   "title": {"text": "top candidates: probability"}},
+        "yaxis2": {"anchor": "x2", "tickmode": "array", "tickvals": list(range(len(cand))),
+                   "ticktext": cand, "autorange": "reversed"},
+    }  # fmt: skip
+    return go.Figure([weights, top], layout)

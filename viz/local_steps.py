@@ -12,7 +12,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from viz._checks import as_matrix, check_labels, escape
 
@@ -47,13 +46,36 @@ def _step_traces(
     ]  # fmt: skip
 
 
+PANEL_OF_TRACE = ("y3", "y3", "y3", "y2", "y")  # Gaussian panel on top, raw, final at the bottom
+PANELS = {"y3": [0.7, 1.0], "y2": [0.36, 0.64], "y": [0.0, 0.28]}
+PANEL_TITLES = {
+    "y3": "Gaussian around p_t (sigma = D/2)",
+    "y2": "raw weights (softmax in the window)",
+    "y": "final weights = raw x Gaussian",
+}
+
+
+def _panel_layout() -> dict:
+    """Three stacked y axes sharing one x axis, laid out by hand (make_subplots is slow)."""
+    layout: dict = {"xaxis": {"anchor": "y"}, "annotations": []}
+    for axis, domain in PANELS.items():
+        name = "yaxis" + axis[1:]
+        top = 1.12 if axis == "y3" else 1.02
+        layout[name] = {"domain": domain, "anchor": "x", "range": [0, top]}
+        layout["annotations"].append({
+            "text": PANEL_TITLES[axis], "xref": "paper", "yref": "paper", "x": 0.5,
+            "y": domain[1], "yanchor": "bottom", "showarrow": False, "font": {"size": 13},
+        })  # fmt: skip
+    return layout
+
+
 def _window_shapes(lo: float, hi: float) -> list[dict]:
     """The shaded window [lo, hi] in each of the three panels."""
     return [
-        {"type": "rect", "xref": f"x{k}" if k > 1 else "x", "yref": f"y{k} domain" if k > 1 else "y domain",
-         "x0": lo - 0.5, "x1": hi + 0.5, "y0": 0, "y1": 1, "fillcolor": WINDOW_FILL,
-         "opacity": 0.3, "line": {"width": 0}, "layer": "below", "name": "window"}
-        for k in (1, 2, 3)
+        {"type": "rect", "xref": "x", "yref": f"{axis} domain", "x0": lo - 0.5, "x1": hi + 0.5,
+         "y0": 0, "y1": 1, "fillcolor": WINDOW_FILL, "opacity": 0.3, "line": {"width": 0},
+         "layer": "below", "name": "window"}
+        for axis in PANELS
     ]  # fmt: skip
 
 
@@ -104,18 +126,16 @@ def local_steps_figure(
     if D <= 0:
         raise ValueError(f"D must be positive, got {D}")
     step = int(np.clip(step, 0, raw.shape[0] - 1))
-    fig = make_subplots(
-        rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.07, row_heights=[0.3, 0.35, 0.35],
-        subplot_titles=("Gaussian around p_t (sigma = D/2)", "raw weights (softmax in the window)",
-                        "final weights = raw x Gaussian"),
-    )  # fmt: skip
-    for trace, row in zip(
-        _step_traces(step, p, D, raw, final, factor), (1, 1, 1, 2, 3), strict=True
+    fig = go.Figure(layout=_panel_layout())
+    for trace, axis in zip(
+        _step_traces(step, p, D, raw, final, factor), PANEL_OF_TRACE, strict=True
     ):
-        fig.add_trace(trace, row=row, col=1)
+        fig.add_trace(trace.update(xaxis="x", yaxis=axis))
     fig.frames = [
         go.Frame(
-            data=_step_traces(t, p, D, raw, final, factor), traces=[0, 1, 2, 3, 4], name=str(t),
+            data=[trace.update(xaxis="x", yaxis=axis) for trace, axis in
+                  zip(_step_traces(t, p, D, raw, final, factor), PANEL_OF_TRACE, strict=True)],
+            traces=[0, 1, 2, 3, 4], name=str(t),
             layout={"shapes": _window_shapes(*w[t]), "title": {"text": _step_title(t, tgt, p, *w[t])}},
         )
         for t in range(raw.shape[0])
@@ -124,14 +144,10 @@ def local_steps_figure(
         shapes=_window_shapes(*w[step]), title={"text": _step_title(step, tgt, p, *w[step])}
     )
     _animation_controls(fig, tgt, step)
-    ticks = {"tickmode": "array", "tickvals": list(range(len(src))), "ticktext": src}
-    fig.update_xaxes(**ticks, range=[-0.6, len(src) - 0.4])
-    fig.update_xaxes(title={"text": "source position s"}, row=3, col=1)
-    fig.update_yaxes(range=[0, 1.12], row=1, col=1)
-    fig.update_yaxes(range=[0, 1.02], row=2, col=1)
-    fig.update_yaxes(range=[0, 1.02], row=3, col=1)
-    fig.update_layout(margin={"l": 10, "r": 10, "t": 70, "b": 110}, height=680,
-                      legend={"orientation": "h", "y": 1.12, "x": 0})  # fmt: skip
+    fig.update_xaxes(tickmode="array", tickvals=list(range(len(src))), ticktext=src,
+                     range=[-0.6, len(src) - 0.4], title={"text": "source position s"})  # fmt: skip
+    fig.update_layout(margin={"l": 10, "r": 10, "t": 90, "b": 110}, height=680,
+                      legend={"orientation": "h", "y": 1.16, "x": 0})  # fmt: skip
     return fig
 
 
