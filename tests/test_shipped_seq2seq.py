@@ -1,0 +1,137 @@
+"""The seven shipped translators: size, cards meeting the floors, a held-out slice, sensible alignments.
+
+Outside CI a missing checkpoint skips (with the command that builds it); in CI it fails.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from models.checkpoint import CHECKPOINT_ROOT, read_card
+from models.seq2seq import ATTENTION_NAMES
+from models.translator import Translator
+from models.wordview import merge_subwords
+from tests.requirements_env import need, need_data
+from training.data import load_pairs
+from training.evaluate import bleu, translate_corpus
+
+ATTENTIVE = [a for a in ATTENTION_NAMES if a != "none"]
+FLOOR = {
+    "bahdanau": 42,
+    "luong-dot": 42,
+    "luong-general": 42,
+    "luong-concat": 42,
+    "local-m": 40,
+    "local-p": 40,
+}
+
+# (English sentence, French word, the English word it must attend to most)
+ALIGNMENT_CASES = [
+    ("a black dog runs on the green grass .", "chien", "dog"),
+    ("a black dog runs on the green grass .", "noir", "black"),
+    ("a black dog runs on the green grass .", "herbe", "grass"),
+    ("a man in a red shirt is riding a bicycle .", "rouge", "red"),
+    ("a man in a red shirt is riding a bicycle .", "homme", "man"),
+    ("two young girls are playing in the water .", "filles", "girls"),
+]
+
+
+def folder(attention: str):
+    path = CHECKPOINT_ROOT / f"seq2seq-{attention}"
+    need(
+        (path / "card.json").is_file(),
+        f"{path} not built: python -m training.train_seq2seq --attention {attention}",
+    )
+    return path
+
+
+@pytest.fixture(scope="module")
+def loaded():
+    cache: dict[str, Translator] = {}
+
+    def get(attention: str) -> Translator:
+        if attention not in cache:
+            cache[attention] = Translator.load(folder(attention))
+        return cache[attention]
+
+    return get
+
+
+@pytest.mark.checkpoints
+@pytest.mark.parametrize("attention", ATTENTION_NAMES)
+def test_checkpoint_is_small_and_complete(attention):
+    path = folder(attention)
+    assert (path / "model.safetensors").stat().st_size < 12 * 2**20
+    card = read_card(path)
+    for key in (
+        "command",
+        "wall_time_seconds",
+        "epochs_trained",
+        "parameters",
+        "test_bleu_greedy",
+        "test_bleu_beam5",
+        "bleu_by_length",
+        "long_sets",
+    ):
+        assert key in card, f"{path}/card.json lacks {key}"
+
+
+@pytest.mark.checkpoints
+@pytest.mark.parametrize("attention", ATTENTIVE)
+def test_card_meets_bleu_floor(attention):
+    card = read_card(folder(attention))
+    assert card["test_bleu_greedy"] >= FLOOR[attention]
+    none = read_card(folder("none"))
+    assert card["test_bleu_greedy"] >= none["test_bleu_greedy"] + 5
+
+
+def _long_share(card: dict) -> float:
+    """BLEU on the concatenated (K = 3) long set as a share of BLEU on 1-10 word sentences."""
+    return card["long_sets"]["concat3"]["bleu"] / card["bleu_by_length"]["1-10"]["bleu"]
+
+
+@pytest.mark.checkpoints
+@pytest.mark.parametrize("attention", ATTENTIVE)
+def test_none_loses_more_on_long_sentences(attention):
+    """The shape of Bahdanau et al. 2015, Fig. 2: the fixed context suffers most on long input."""
+    assert _long_share(read_card(folder("none"))) < _long_share(read_card(folder(attention)))
+
+
+@pytest.mark.checkpoints
+def test_beam_is_not_worse_than_greedy_for_bahdanau():
+    card = read_card(folder("bahdanau"))
+    assert card["test_bleu_beam5"] >= card["test_bleu_greedy"]
+
+
+@pytest.mark.checkpoints
+@pytest.mark.data
+@pytest.mark.parametrize("attention", ["none", "bahdanau", "luong-general", "local-p"])
+def test_held_out_slice_bleu(attention, loaded):
+    pairs = load_pairs(need_data(), "test_2016_flickr")[:200]
+    tr = loaded(attention)
+    hyps = translate_corpus(tr.model, tr.src_tok, tr.tgt_tok, [s for s, _ in pairs])
+    score = bleu(hyps, [t for _, t in pairs])
+    assert score >= (25 if attention == "none" else FLOOR[attention] - 5)
+
+
+@pytest.mark.checkpoints
+@pytest.mark.parametrize("attention", ATTENTIVE)
+@pytest.mark.parametrize(("sentence", "french", "english"), ALIGNMENT_CASES)
+def test_alignment_peaks_on_the_translated_word(attention, sentence, french, english, loaded):
+    tr = loaded(attention)
+    result = tr.translate(sentence)
+    words = merge_subwords(result.weights, result.source_tokens, result.target_tokens)
+    lowered = [w.lower() for w in words.target_words]
+    if french not in lowered:  # the model chose another word: force the expected one instead
+        target = {"chien": "Un chien noir court sur l'herbe verte.", "noir": "Un chien noir court sur l'herbe verte.",
+                  "herbe": "Un chien noir court sur l'herbe verte.", "rouge": "Un homme en chemise rouge fait du vélo.",
+                  "homme": "Un homme en chemise rouge fait du vélo.", "filles": "Deux jeunes filles jouent dans l'eau."}[french]  # fmt: skip
+        result = tr.force(sentence, target)
+        words = merge_subwords(result.weights, result.source_tokens, result.target_tokens)
+        lowered = [w.lower() for w in words.target_words]
+    row = words.weights[lowered.index(french)]
+    assert words.source_words[int(np.argmax(row))].lower() == english, (
+        words.source_words,
+        np.round(row, 2),
+    )
