@@ -121,28 +121,30 @@ def bleu_by_length_ui() -> None:
 
 
 def gradients_ui(raw: str) -> None:
-    """The encoders' gradient norms over the positions of the user's sentence."""
+    """The chosen encoders' gradient norms over the positions of the user's sentence."""
     st.header("The vanishing gradient")
     st.markdown(GRADIENT_TEXT)
-    norms, tokens = {}, None
-    for kind in SIDE_BY_SIDE:
+    kinds = st.multiselect("Encoders", list(SIDE_BY_SIDE), default=["none"], key="why_encoders",
+                           help="Each encoder takes a few seconds on the CPU (one backward pass "
+                           "per hidden unit).")  # fmt: skip
+    curves: dict[tuple[str, ...], dict] = {}  # one chart per tokenization
+    for kind in kinds:
         translator = load_translator(kind, quiet=True)
         if translator is None:
+            st.info(f"The `{kind}` encoder is not trained yet.")
             continue
         result = compute_gradients(translator, raw)
         if result.error or result.sentence.hint:
             st.info(result.error or result.sentence.hint)
             return
         grads = result.extra["gradients"]
-        norms[kind], tokens = grads.norms, grads.source_tokens
-    if not norms:
-        st.info("No trained encoder is available yet.")
-        return
-    plotly_chart(gradient_norm_plot(norms, tokens, title="||∂h_T / ∂x_j|| by position"),
-                 key="why_gradients")  # fmt: skip
-    kind, first = next(iter(norms.items()))
-    st.caption(f"`{kind}` encoder: the norm is {first[0]:.2e} at the first piece and "
-               f"{first[-1]:.2e} at the last ({len(tokens)} pieces).")  # fmt: skip
+        curves.setdefault(tuple(grads.source_tokens), {})[kind] = grads.norms
+    for i, (tokens, norms) in enumerate(curves.items()):
+        fig = gradient_norm_plot(norms, list(tokens), title="||∂h_T / ∂x_j|| by position")
+        plotly_chart(fig, key=f"why_gradients_{i}")
+        kind, first = next(iter(norms.items()))
+        st.caption(f"`{kind}` encoder: the norm is {first[0]:.2e} at the first piece and "
+                   f"{first[-1]:.2e} at the last ({len(tokens)} pieces).")  # fmt: skip
 
 
 @st.fragment

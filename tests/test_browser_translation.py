@@ -1,8 +1,8 @@
 """The translation pages in real Chromium: type a sentence, press Enter, wait for the charts, read
 their tick labels, check the local window is drawn, and save the README screenshots.
 
-The server uses the shipped checkpoints when the ones these pages need are there, else tiny
-random-weight ones (``ATLAS_CHECKPOINTS``) so that the interaction is still tested.
+The server reads the shipped checkpoints where they exist and tiny random-weight ones for the
+others (``ATLAS_CHECKPOINTS``); screenshots are only saved from pages that showed trained models.
 """
 
 from __future__ import annotations
@@ -22,22 +22,37 @@ from ui.translation import CHECKPOINTS_ENV
 
 pytestmark = pytest.mark.browser
 CHART = '[data-testid="stPlotlyChart"]'
-NEEDED = ("none", "bahdanau", "luong-general", "local-p")
+KINDS = ("none", "bahdanau", "luong-dot", "luong-general", "luong-concat", "local-m", "local-p")
 SENTENCE = "A black dog is running on the green grass."
 
 
-def _real_available() -> bool:
-    return all((CHECKPOINT_ROOT / f"seq2seq-{k}" / "model.safetensors").is_file() for k in NEEDED)
+def _is_real(kind: str) -> bool:
+    return (CHECKPOINT_ROOT / f"seq2seq-{kind}" / "model.safetensors").is_file()
 
 
 @pytest.fixture(scope="module")
 def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The checkpoint root the server reads: the shipped one, or tiny models."""
-    if _real_available():
-        return CHECKPOINT_ROOT
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"shipped checkpoints missing: {NEEDED}")
-    return build_tiny_checkpoints(tmp_path_factory.mktemp("tiny_checkpoints"))
+    """The root the server reads: each shipped checkpoint that exists (linked), tiny random-weight
+    ones for the others, so the interaction is tested while training is still going."""
+    missing = [k for k in KINDS if not _is_real(k)]
+    if missing and os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"shipped checkpoints missing: {missing}")
+    root = tmp_path_factory.mktemp("mixed_checkpoints")
+    tiny = (
+        build_tiny_checkpoints(tmp_path_factory.mktemp("tiny"), kinds=tuple(missing))
+        if missing
+        else None
+    )
+    for kind in KINDS:
+        name = f"seq2seq-{kind}"
+        (root / name).symlink_to(CHECKPOINT_ROOT / name if _is_real(kind) else tiny / name)
+    return root
+
+
+def _shoot_if_real(page, path: Path, height: int, kinds: tuple[str, ...]) -> None:  # noqa: ANN001
+    """Save the README screenshot only when the page showed trained models."""
+    if all(_is_real(k) for k in kinds):
+        _shoot(page, path, height)
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +125,7 @@ def test_alignment_enter_draws_the_heatmap_with_the_tokens(tab, url, checkpoints
     assert _ticks(tab, 0, "x") == expected.source_tokens
     assert _ticks(tab, 0, "y") == expected.target_tokens
     tab.wait_for_url(re.compile("aln_text=" + re.escape(urllib.parse.quote_plus("A black"))))
-    _shoot(tab, screenshots / "alignment.png", 2400)
+    _shoot_if_real(tab, screenshots / "alignment.png", 2400, ("bahdanau",))
 
 
 def test_local_attention_window_and_play(tab, url, screenshots):
@@ -130,7 +145,7 @@ def test_local_attention_window_and_play(tab, url, screenshots):
     heat_titles = tab.locator(f"{CHART} .gtitle").all_text_contents()
     assert any("weights and p_t" in t for t in heat_titles)
     assert any("(global)" in t for t in heat_titles)
-    _shoot(tab, screenshots / "local_attention.png", 2000)
+    _shoot_if_real(tab, screenshots / "local_attention.png", 2000, ("local-p", "luong-general"))
 
 
 def test_why_attention_side_by_side_and_charts(tab, url, screenshots):
@@ -142,4 +157,4 @@ def test_why_attention_side_by_side_and_charts(tab, url, screenshots):
     assert tab.locator('[data-testid="stMetricValue"]').count() == 2  # BLEU vs the reference
     titles = tab.locator(f"{CHART} .gtitle").all_text_contents()
     assert any("h_T" in t for t in titles)
-    _shoot(tab, screenshots / "why_attention.png", 2600)
+    _shoot_if_real(tab, screenshots / "why_attention.png", 2600, ("none", "bahdanau"))

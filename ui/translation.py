@@ -129,7 +129,7 @@ def _cache_id(translator: Translator) -> tuple[str, str, int]:
     return translator.name, str(translator.device), id(translator.model)
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
+@st.cache_data(max_entries=256, show_spinner="Translating…")
 def _decode(
     _translator: Translator,
     cache_id: tuple,
@@ -158,7 +158,7 @@ def decode(
     return _decode(translator, _cache_id(translator), text, beam, window, reference)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=64, show_spinner="Computing the gradients…")
 def _gradients(_translator: Translator, cache_id: tuple, text: str) -> EncoderGradients:
     """encoder_gradients needs autograd, so it runs outside inference mode."""
     return _translator.encoder_gradients(text)
