@@ -249,7 +249,9 @@ def test_why_page_side_by_side_bleu_chart_and_gradients(tiny: Path):
         none["line"]["dash"] == "dash" and len(_arr(none["x"])) == 5
     )  # 4 test buckets + 31-45 long
     grads = _figure(at, "h_T")
-    assert grads["layout"]["yaxis"]["type"] == "log" and len(grads["data"]) == 2
+    assert grads["layout"]["yaxis"]["type"] == "log" and len(grads["data"]) == 1  # `none` only
+    at.multiselect(key="why_encoders").select("bahdanau").run()
+    assert len(_figure(at, "h_T")["data"]) == 2  # same tokenizer: one chart, two encoders
 
 
 def test_why_page_without_reference_has_no_bleu(tiny: Path):
