@@ -19,7 +19,6 @@ from pathlib import Path
 import sacrebleu
 import torch
 
-from models.checkpoint import load_seq2seq
 from models.decoding import beam_search, greedy_decode
 from models.seq2seq import Seq2Seq
 from models.tokenizer import EOS_ID, SubwordTokenizer
@@ -59,6 +58,12 @@ def translate_corpus(
     device: str | torch.device = "cpu",
 ) -> list[str]:
     """Detokenized translations in input order (greedy is batched, sorted by length)."""
+    if not isinstance(model, Seq2Seq):  # a Transformer checkpoint
+        from training.transformer_eval import translate_corpus_transformer  # noqa: PLC0415
+
+        return translate_corpus_transformer(
+            model, src_tok, tgt_tok, sentences, beam=beam, batch_size=batch_size, device=device
+        )
     encoded = encode_sources(sentences, src_tok, model.cfg.max_src_len)
     out: list[str] = [""] * len(sentences)
     if beam > 1:
@@ -134,7 +139,9 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(max(1, torch.get_num_threads()))
     device = "cuda" if args.device == "auto" and torch.cuda.is_available() else args.device
     device = "cpu" if device == "auto" else device
-    model, src_tok, tgt_tok = load_seq2seq(args.model, device)
+    from training.transformer_eval import load_translator_parts  # noqa: PLC0415 - RNN or Transformer
+
+    model, src_tok, tgt_tok = load_translator_parts(args.model, device)
     if args.src or args.ref:
         if not (args.src and args.ref):
             parser.error("--src and --ref go together")

@@ -1,0 +1,37 @@
+"""Tiny random-weight Transformer translators for fast tests (no training data needed)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import torch
+
+from models.transformer import Transformer, TransformerConfig
+from models.transformer_checkpoint import save_transformer
+from tests.helpers_seq2seq import tiny_tokenizers
+
+
+def tiny_transformer_config(positional: str = "sinusoidal", **kw) -> TransformerConfig:
+    """2 + 2 layers, d_model 16, 4 heads: milliseconds per sentence."""
+    base = dict(positional=positional, src_vocab=300, tgt_vocab=300, d_model=16, n_heads=4,
+                d_ff=32, enc_layers=2, dec_layers=2, dropout=0.1, max_len=64, max_src_len=40,
+                max_tgt_len=12)  # fmt: skip
+    return TransformerConfig(**(base | kw))
+
+
+def build_tiny_transformers(root: Path, cards: bool = True) -> Path:
+    """Write ``transformer-sinusoidal`` and ``transformer-learned`` tiny checkpoints under ``root``."""
+    tok_dir = root / "_transformer_tokenizers"
+    tiny_tokenizers(tok_dir)
+    for i, positional in enumerate(("sinusoidal", "learned")):
+        torch.manual_seed(i)
+        folder = root / f"transformer-{positional}"
+        save_transformer(Transformer(tiny_transformer_config(positional)).eval(), folder)
+        for side in ("src", "tgt"):
+            shutil.copy(tok_dir / f"{side}.model", folder / f"{side}.model")
+        if cards:
+            card = {"model": folder.name, "test_bleu_greedy": 40.0, "test_bleu_beam5": 41.0}
+            (folder / "card.json").write_text(json.dumps(card))
+    return root
