@@ -24,13 +24,22 @@ class PageEntry:
     title: str
     file: str  # relative to the project root
     icon: str  # a Material icon, ":material/<name>:"
-    url_path: str  # the page's path in the URL
+    url_path: str  # the page's path in the URL: the file's stem (see ``check_registry``)
     description: str  # one line for the home map
     stage: str  # one of STORY's stage names
 
     def exists(self) -> bool:
         """True when the page's file is present (pages still being written are skipped)."""
         return (ROOT / self.file).is_file()
+
+
+def check_registry(entries: list[PageEntry]) -> None:
+    """Each url_path must equal its file's stem: a fresh session that opens a deep link is matched
+    against the files in pages/ before st.navigation has run, and a different path there shows
+    "Page not found" (seen with Streamlit 1.67)."""
+    for entry in entries:
+        if entry.url_path != Path(entry.file).stem:
+            raise ValueError(f"{entry.file}: url_path {entry.url_path!r} must be its file stem")
 
 
 STORY: list[tuple[str, str]] = [
@@ -45,29 +54,30 @@ STORY: list[tuple[str, str]] = [
 PAGES: list[PageEntry] = [
     PageEntry("Attention anatomy", "pages/anatomy.py", ":material/hub:", "anatomy",
               "Scores, softmax, weighted sum on vectors you can drag around.", "The core idea"),
-    PageEntry("Why attention", "pages/why_attention.py", ":material/compress:", "why-attention",
+    PageEntry("Why attention", "pages/why_attention.py", ":material/compress:", "why_attention",
               "An encoder-decoder with and without attention, and BLEU by sentence length.",
               "RNN & the fixed-length bottleneck"),
     PageEntry("Alignment", "pages/alignment.py", ":material/grid_on:", "alignment",
               "English to French with Bahdanau or Luong attention: the alignment heatmap.",
               "Bahdanau 2015"),
     PageEntry("Local attention", "pages/local_attention.py", ":material/center_focus_weak:",
-              "local-attention", "Luong local-m and local-p: the window and its Gaussian.",
+              "local_attention", "Luong local-m and local-p: the window and its Gaussian.",
               "Luong 2015"),
     PageEntry("Image captions", "pages/captions.py", ":material/image:", "captions",
               "Soft and hard attention of a captioning model over an image.",
               "Show, Attend and Tell 2015"),
     PageEntry("Multi-head attention", "pages/multi_head.py", ":material/view_module:",
-              "multi-head", "Every layer and head of a small Transformer and of MiniLM.",
+              "multi_head", "Every layer and head of a small Transformer and of MiniLM.",
               "Transformer 2017"),
     PageEntry("Positional encoding", "pages/positional_encoding.py", ":material/waves:",
-              "positional-encoding", "Sinusoids, position similarity, and a shuffled sentence.",
+              "positional_encoding", "Sinusoids, position similarity, and a shuffled sentence.",
               "Transformer 2017"),
 ]  # fmt: skip
 
 
 def build_navigation() -> st.navigation:
     """Home plus every registered page whose file exists, in story order."""
+    check_registry(PAGES)
     pages = {entry.url_path: st.Page(entry.file, title=entry.title, icon=entry.icon,
                                      url_path=entry.url_path)
              for entry in PAGES if entry.exists()}  # fmt: skip

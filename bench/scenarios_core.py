@@ -45,7 +45,7 @@ register(
 register(
     Scenario(
         name="positional encoding (sentence -> attention maps)",
-        url_path="positional-encoding",
+        url_path="positional_encoding",
         interact=lambda page, i: _type(page, "Sentence", "textbox", f"w{i} the cat sat"),
         redrawn=lambda i: _tick_is(f"w{i}"),
     )

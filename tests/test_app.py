@@ -71,6 +71,13 @@ def test_home_lists_missing_pages_as_coming_soon():
         assert (f"{entry.title} · *coming soon*" in text) != entry.exists()
 
 
+def test_registry_paths_are_file_stems():
+    from app import PAGES, check_registry  # noqa: PLC0415
+
+    check_registry(PAGES)
+    assert len({entry.url_path for entry in PAGES}) == len(PAGES)
+
+
 def test_anatomy_defaults():
     at = _app(page=ANATOMY)
     assert len(at.get("plotly_chart")) == 3

@@ -91,7 +91,7 @@ def test_classroom_mode_survives_interaction(page, app_url):
 
 
 def test_positional_encoding_sentence(page, app_url, screenshots):
-    page.goto(f"{app_url}/positional-encoding")
+    page.goto(f"{app_url}/positional_encoding")
     _wait_for_app(page, 4)
     assert any("64 positions" in t for t in _chart_titles(page))
     sentence = page.get_by_role("textbox", name="Sentence")
@@ -109,7 +109,7 @@ def test_positional_encoding_sentence(page, app_url, screenshots):
 
 
 def test_positional_encoding_bad_sentence(page, app_url):
-    page.goto(f"{app_url}/positional-encoding?pe_sentence=" + "x" * 2000)
+    page.goto(f"{app_url}/positional_encoding?pe_sentence=" + "x" * 2000)
     _wait_for_app(page, 3)
     assert "only the first 300 are used" in page.locator("body").inner_text()
     assert page.locator('[data-testid="stException"]').count() == 0

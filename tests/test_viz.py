@@ -160,3 +160,12 @@ def test_attention_panels_keep_each_panels_tokens():
     assert fig.layout.yaxis.autorange == "reversed"
     assert [a.text for a in fig.layout.annotations] == ["first", "&lt;i&gt;"]
     assert fig.data[0].customdata[1][0] == "query: y<br>key: x<br>weight: 0.000"
+
+
+def test_attention_panels_grid_of_four():
+    w = np.full((3, 3), 1 / 3)
+    fig = attention_panels([(w, list("abc"), list("abc"), str(i)) for i in range(4)])
+    assert [t.xaxis for t in fig.data] == ["x", "x2", "x3", "x4"]
+    assert fig.layout.yaxis.domain[1] == 1.0 and fig.layout.yaxis3.domain[0] == 0.0
+    with pytest.raises(ValueError, match="panel 2: x labels"):
+        attention_panels([(w, list("abc"), list("abc"), "ok"), (w, list("ab"), list("abc"), "bad")])

@@ -191,6 +191,19 @@ def _label_grid_edges(fig: go.Figure, tokens: list[str], n_layers: int, n_heads:
         fig.update_xaxes(showticklabels=True, **ticks, row=n_layers, col=head)
 
 
+def _panel_domains(index: int, rows: int, cols: int, gap: float = 0.12) -> tuple[list, list]:
+    """x and y domains of panel ``index`` in a rows x cols grid filled row by row from the top."""
+    row, col = divmod(index, cols)
+    width, height = (1 - gap * (cols - 1)) / cols, (1 - gap * (rows - 1)) / rows
+    x0 = col * (width + gap)
+    y1 = 1 - row * (height + gap)
+
+    def clamp(v: float) -> float:
+        return min(1.0, max(0.0, round(v, 6)))
+
+    return [clamp(x0), clamp(x0 + width)], [clamp(y1 - height), clamp(y1)]
+
+
 def attention_panels(
     panels: Sequence[tuple[object, Sequence[str], Sequence[str], str]],
     *,
@@ -202,23 +215,36 @@ def attention_panels(
 
     panels: (weights (T_q, T_k), key labels, query labels, panel title), filled row by row;
     each panel keeps its own tokens on the ticks and the per-cell hover of ``attention_heatmap``.
+    Built as plain dicts and validated once: this runs on every edit of the sentence.
     """
-    singles = [attention_heatmap(w, xs, ys, colorscale=colorscale) for w, xs, ys, _ in panels]
     rows = max(1, -(-len(panels) // cols))
-    fig = make_subplots(
-        rows=rows, cols=cols, subplot_titles=[escape([p[3]])[0] for p in panels],
-        horizontal_spacing=0.12, vertical_spacing=0.12,
+    traces, layout, titles = [], {}, []
+    for index, (weights, x_labels, y_labels, panel_title) in enumerate(panels):
+        z = as_matrix(weights)
+        ys = check_labels(y_labels, z.shape[0], f"panel {index + 1}: y labels vs {z.shape[0]} rows")
+        xs = check_labels(
+            x_labels, z.shape[1], f"panel {index + 1}: x labels vs {z.shape[1]} columns"
+        )
+        suffix = "" if index == 0 else str(index + 1)
+        traces.append({
+            "type": "heatmap", "z": z, "x": list(range(z.shape[1])), "y": list(range(z.shape[0])),
+            "xaxis": f"x{suffix}", "yaxis": f"y{suffix}", "coloraxis": "coloraxis",
+            "customdata": _hover_text(ys, xs, z, ("query", "key"), "weight"),
+            "hovertemplate": "%{customdata}<extra></extra>",
+            "texttemplate": "%{z:.2f}" if z.size <= SMALL_MATRIX_CELLS else None,
+        })  # fmt: skip
+        x_domain, y_domain = _panel_domains(index, rows, cols)
+        layout[f"xaxis{suffix}"] = {"domain": x_domain, "anchor": f"y{suffix}", "tickmode": "array",
+                                    "tickvals": list(range(len(xs))), "ticktext": escape(xs)}  # fmt: skip
+        layout[f"yaxis{suffix}"] = {"domain": y_domain, "anchor": f"x{suffix}", "tickmode": "array",
+                                    "tickvals": list(range(len(ys))), "ticktext": escape(ys),
+                                    "autorange": "reversed"}  # fmt: skip
+        titles.append({"text": escape([panel_title])[0], "x": sum(x_domain) / 2, "y": y_domain[1],
+                       "xref": "paper", "yref": "paper", "showarrow": False,
+                       "xanchor": "center", "yanchor": "bottom"})  # fmt: skip
+    layout.update(
+        annotations=titles, title={"text": title}, margin=MARGIN,
+        coloraxis={"colorscale": colorscale, "cmin": 0.0, "cmax": 1.0,
+                   "colorbar": {"title": {"text": "weight"}}},
     )  # fmt: skip
-    for index, single in enumerate(singles):
-        row, col = index // cols + 1, index % cols + 1
-        trace = single.data[0]
-        trace.update(coloraxis="coloraxis")
-        fig.add_trace(trace, row, col)
-        for axis, source in (("x", single.layout.xaxis), ("y", single.layout.yaxis)):
-            update = fig.update_xaxes if axis == "x" else fig.update_yaxes
-            update(tickmode=source.tickmode, tickvals=source.tickvals, ticktext=source.ticktext,
-                   autorange=source.autorange, row=row, col=col)  # fmt: skip
-    fig.update_layout(coloraxis={"colorscale": colorscale, "cmin": 0.0, "cmax": 1.0})
-    fig.update_layout(coloraxis_colorbar={"title": {"text": "weight"}})
-    fig.update_layout(title={"text": title}, margin=MARGIN)
-    return fig
+    return go.Figure({"data": traces, "layout": layout})
