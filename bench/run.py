@@ -53,19 +53,36 @@ def _interact(page, scenario: Scenario, i: int) -> float:  # noqa: ANN001
     return time.perf_counter() - start
 
 
-def interaction_latencies(browser, urls: dict[str, str]) -> dict[str, list[float]]:  # noqa: ANN001
+def interaction_latencies(
+    browser,  # noqa: ANN001
+    urls: dict[str, str],
+) -> tuple[dict[str, list[float]], dict[str, str]]:
     """TRIES warm interactions per scenario (after one warm-up each), taken round-robin so that
-    the machine's background load affects every scenario, the empty reference included, alike."""
-    pages = {s.name: _open(browser, f"{urls[s.script]}/{s.url_path}") for s in SCENARIOS}
-    times: dict[str, list[float]] = {s.name: [] for s in SCENARIOS}
+    the machine's background load affects every scenario, the empty reference included, alike.
+
+    Returns (seconds per scenario, error per failed scenario); one failure does not stop the rest.
+    """
+    pages, errors = {}, {}
+    for s in SCENARIOS:
+        try:
+            pages[s.name] = _open(browser, f"{urls[s.script]}/{s.url_path}")
+        except Exception as err:  # noqa: BLE001 - reported in the table
+            errors[s.name] = f"page did not render: {type(err).__name__}"
+    times: dict[str, list[float]] = {name: [] for name in pages}
     for i in range(TRIES + 1):
         for scenario in SCENARIOS:
-            elapsed = _interact(pages[scenario.name], scenario, i)
+            if scenario.name in errors:
+                continue
+            try:
+                elapsed = _interact(pages[scenario.name], scenario, i)
+            except Exception as err:  # noqa: BLE001 - reported in the table
+                errors[scenario.name] = f"try {i} failed: {type(err).__name__}"
+                continue
             if i:  # try 0 is the warm-up
                 times[scenario.name].append(elapsed)
     for page in pages.values():
         page.context.close()
-    return times
+    return times, errors
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -86,17 +103,19 @@ def page_rows(browser, url: str) -> list[Row]:  # noqa: ANN001
 
 def scenario_rows(browser, urls: dict[str, str]) -> list[Row]:  # noqa: ANN001
     """Warm interaction p50/p95 per scenario and the ratio of p50s to the empty page."""
-    latencies = interaction_latencies(browser, urls)
-    results = {s.name: (s, latencies[s.name]) for s in SCENARIOS}
-    base = [times for s, times in results.values() if s.baseline]
+    latencies, errors = interaction_latencies(browser, urls)
+    base = [latencies[s.name] for s in SCENARIOS if s.baseline and s.name not in errors]
     base_p50 = statistics.median(base[0]) if base else float("nan")
     rows = []
-    for name, (scenario, times) in results.items():
+    for scenario in SCENARIOS:
+        name = f"interaction: {scenario.name}"
+        if scenario.name in errors:
+            rows.append(Row(name, "FAILED", errors[scenario.name]))
+            continue
+        times = latencies[scenario.name]
         p50, p95 = statistics.median(times), _percentile(times, 95)
         ratio = "reference" if scenario.baseline else f"{p50 / base_p50:.2f}x empty p50"
-        rows.append(
-            Row(f"interaction: {name}", f"p50 {p50 * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms", ratio)
-        )
+        rows.append(Row(name, f"p50 {p50 * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms", ratio))
     return rows
 
 
