@@ -1,0 +1,121 @@
+"""AppTest for the Multi-head attention page (tiny random-weight Transformers via
+``ATLAS_CHECKPOINTS``, the real pretrained encoder), its pure view functions, and bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from models.transformer_translator import TransformerTranslator
+from tests.tiny_transformer import build_tiny_transformers
+from ui.multi_head import CHECKPOINTS_ENV, hide_groups, transformer_view
+from viz.multi_head import ZWSP, head_grid, head_heatmap, head_lines, pool_blocks
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+PAGE = "pages/multi_head.py"
+SENTENCE = "a black dog runs on the green grass ."
+
+
+@pytest.fixture(scope="module")
+def tiny_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_transformers(tmp_path_factory.mktemp("tiny_mh"))
+
+
+@pytest.fixture
+def tiny(tiny_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv(CHECKPOINTS_ENV, str(tiny_root))
+    return tiny_root
+
+
+def _run(params: dict[str, str]) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    at.switch_page(PAGE)
+    for name, value in params.items():
+        at.query_params[name] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _texts(at: AppTest) -> str:
+    return " ".join(e.value for e in [*at.info, *at.warning, *at.error, *at.markdown])
+
+
+@pytest.mark.parametrize("kind", ["encoder", "decoder", "cross"])
+def test_transformer_kinds(tiny: Path, kind: str) -> None:
+    at = _run({"mh_model": "transformer", "mh_kind": kind, "mh_text": SENTENCE})
+    assert len(at.get("plotly_chart")) >= 4
+    assert "Translation:" in _texts(at)
+
+
+def test_pretrained_encoder(tiny: Path) -> None:
+    at = _run({"mh_model": "pretrained", "mh_text": SENTENCE, "mh_layer": "6", "mh_head": "12"})
+    assert len(at.get("plotly_chart")) >= 4
+    assert at.selectbox(key="mh_layer").value == 6
+
+
+def test_missing_transformer_names_the_command(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    monkeypatch.setenv(CHECKPOINTS_ENV, str(tmp_path))
+    at = _run({"mh_model": "transformer", "mh_text": SENTENCE})
+    assert "not available" in _texts(at)
+    assert any("train_transformer --positional" in c.value for c in at.code)
+
+
+@pytest.mark.parametrize(
+    "text", ["", "   ", "x" * 5000, "🐶" * 300 + " \u202e\u0000 漢字 <b>bold</b> $x$ `code`"]
+)
+def test_bad_input(tiny: Path, text: str) -> None:
+    for model in ("transformer", "pretrained"):
+        at = _run({"mh_model": model, "mh_text": text})
+        if not text.strip():
+            assert "empty" in _texts(at)
+
+
+def test_long_text_is_cut_with_a_notice(tiny: Path) -> None:
+    at = _run({"mh_model": "pretrained", "mh_text": "word " * 700})
+    assert "cut to the first 512" in _texts(at)
+
+
+def test_hide_special_tokens(tiny_root: Path) -> None:
+    result = TransformerTranslator.load(tiny_root / "transformer-sinusoidal").translate(SENTENCE)
+    view = transformer_view(result, "encoder")
+    hidden = hide_groups(view, ["special", "punctuation"])
+    assert "</s>" not in hidden.key_tokens and "▁." not in hidden.key_tokens
+    assert hidden.weights.shape[2] == hidden.weights.shape[3] == len(hidden.key_tokens)
+    np.testing.assert_allclose(hidden.weights.sum(-1), 1.0, atol=1e-5)
+    cross = hide_groups(transformer_view(result, "cross"), ["special"])
+    assert cross.weights.shape[2] == len(result.target_tokens)  # query rows kept for cross
+
+
+def test_head_heatmap_labels_and_hover() -> None:
+    fig = head_heatmap(np.eye(3), ["a", "<b>", "a"], ["x", "y", "z"])
+    trace = fig.data[0]
+    assert list(trace.x) == ["a", "&lt;b&gt;", "a" + ZWSP]  # repeats distinct, HTML escaped
+    assert "query: %{y}" in trace.hovertemplate and "key: %{x}" in trace.hovertemplate
+    with pytest.raises(ValueError, match="4 labels for 3"):
+        head_heatmap(np.eye(3), ["a", "b", "c", "d"], ["x", "y", "z"])
+
+
+def test_head_grid_is_one_trace_per_panel_and_pools_large_inputs() -> None:
+    w = np.random.default_rng(0).random((6, 12, 130, 130)).astype(np.float32)
+    fig = head_grid(w, selected=(1, 2))
+    assert len(fig.data) == 72 and fig.data[0].z.shape == (44, 44)  # 130 -> blocks of 3
+    assert "mean of a 3 x 3 block" in fig.layout.title.text
+    assert len(fig.layout.shapes) == 1  # the chosen head is framed
+    small = head_grid(w[:, :, :128, :128])
+    assert small.data[0].z.shape == (128, 128)
+    pooled, k = pool_blocks(np.ones((2, 5)), 2)
+    assert k == 3 and pooled.shape == (1, 2)
+
+
+def test_head_lines_only_chosen_token_and_heads() -> None:
+    w = np.zeros((3, 4, 4))
+    w[:, np.arange(4), np.arange(4)] = 1.0
+    fig = head_lines(w, list("abcd"), list("abcd"), heads=[0, 2], token=1)
+    lines = [t for t in fig.data if t.mode == "lines" and t.x[0] is not None]
+    assert {t.name for t in lines} == {"head 1", "head 3"}
+    assert all(list(t.y) == [1, 1, None] for t in lines)

@@ -1,0 +1,264 @@
+"""Figures of the Multi-head attention page (pure plotly; no streamlit, no torch).
+
+Built as plain dicts and validated once, with one heatmap trace per panel and no per-cell strings
+beyond 12 x 12, so that one head at 512 x 512 and all 6 x 12 heads at 128 tokens stay light:
+numpy float32 arrays travel base64-encoded. Token axes are categorical with the tokens themselves
+as categories (repeats made distinct by invisible zero-width spaces), so hover names both tokens
+at any size without a string per cell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from viz._checks import MARGIN, check_labels, escape
+
+SEQUENTIAL = "Blues"
+SMALL_MATRIX_CELLS = 144  # per-cell numbers up to 12 x 12
+GRID_SIDE = 128  # overview panels larger than this are pooled to POOLED_SIDE
+POOLED_SIDE = 64
+HEAD_COLOURS = [
+    "#0072B2",
+    "#D55E00",
+    "#009E73",
+    "#CC79A7",
+    "#E69F00",
+    "#56B4E9",
+    "#F0E442",
+    "#000000",
+    "#882255",
+    "#44AA99",
+    "#999933",
+    "#AA4499",
+    "#661100",
+    "#6699CC",
+    "#888888",
+    "#117733",
+]  # fmt: skip  Okabe-Ito, then Tol's muted: distinguishable for the common colour deficiencies
+ZWSP = "\u200b"
+
+
+def unique_labels(tokens: Sequence[str]) -> list[str]:
+    """HTML-escaped tokens, repeats made distinct with trailing zero-width spaces (invisible)."""
+    seen: dict[str, int] = {}
+    out = []
+    for token in escape([str(t) for t in tokens]):
+        count = seen.get(token, 0)
+        seen[token] = count + 1
+        out.append(token + ZWSP * count)
+    return out
+
+
+def _weights(weights: object, ndim: int, what: str) -> np.ndarray:
+    w = np.asarray(weights, dtype=np.float32)
+    if w.ndim != ndim:
+        raise ValueError(f"{what} must have {ndim} dimensions, got shape {w.shape}")
+    if not np.all(np.isfinite(w)):
+        raise ValueError(f"{what} contain NaN or infinite values")
+    return w
+
+
+def head_heatmap(
+    weights: object,
+    x_labels: Sequence[str],
+    y_labels: Sequence[str],
+    *,
+    title: str = "",
+    value_name: str = "weight",
+    axis_names: tuple[str, str] = ("query", "key"),
+    colorscale: str = SEQUENTIAL,
+) -> go.Figure:
+    """One (T_q, T_k) matrix, large: tokens on both axes and in the hover at any size."""
+    z = _weights(weights, 2, "weights")
+    ys = check_labels(y_labels, z.shape[0], f"y labels ({axis_names[0]}) vs {z.shape[0]} rows")
+    xs = check_labels(x_labels, z.shape[1], f"x labels ({axis_names[1]}) vs {z.shape[1]} columns")
+    trace = {
+        "type": "heatmap", "z": z, "x": unique_labels(xs), "y": unique_labels(ys),
+        "colorscale": colorscale, "zmin": 0.0, "zmax": max(1e-12, float(z.max(initial=0.0))),
+        "colorbar": {"title": {"text": value_name}},
+        "hovertemplate": f"{axis_names[0]}: %{{y}}<br>{axis_names[1]}: %{{x}}<br>"
+                         f"{value_name}: %{{z:.3f}}<extra></extra>",
+    }  # fmt: skip
+    if z.size <= SMALL_MATRIX_CELLS:
+        trace["texttemplate"] = "%{z:.2f}"
+    axis = {"type": "category", "tickangle": -60 if z.shape[1] > 8 else 0}
+    layout = {
+        "title": {"text": title}, "margin": MARGIN,
+        "xaxis": axis | {"title": {"text": axis_names[1]}},
+        "yaxis": {"type": "category", "autorange": "reversed", "title": {"text": axis_names[0]}},
+    }  # fmt: skip
+    return go.Figure({"data": [trace], "layout": layout})
+
+
+def pool_blocks(matrix: np.ndarray, side: int) -> tuple[np.ndarray, int]:
+    """Block means so that neither axis exceeds ``side``: (T_q, T_k) -> (ceil(T_q/k), ceil(T_k/k))
+    with block size k; returns (pooled, k). k = 1 leaves the matrix as it is."""
+    k = max(1, -(-max(matrix.shape[-2:]) // side))
+    if k == 1:
+        return matrix, 1
+    T_q, T_k = matrix.shape[-2:]
+    pad_q, pad_k = -T_q % k, -T_k % k
+    padded = np.pad(
+        matrix, [(0, 0)] * (matrix.ndim - 2) + [(0, pad_q), (0, pad_k)], constant_values=np.nan
+    )
+    blocks = padded.reshape(*matrix.shape[:-2], (T_q + pad_q) // k, k, (T_k + pad_k) // k, k)
+    return np.nanmean(blocks, axis=(-3, -1)).astype(np.float32), k
+
+
+def _grid_domain(index: int, count: int, gap: float) -> list[float]:
+    """[start, end] of cell ``index`` of ``count`` along [0, 1] with ``gap`` between cells."""
+    size = (1 - gap * (count - 1)) / count
+    start = index * (size + gap)
+    return [round(max(0.0, start), 6), round(min(1.0, start + size), 6)]
+
+
+def head_grid(
+    weights: object,
+    *,
+    title: str = "",
+    colorscale: str = SEQUENTIAL,
+    selected: tuple[int, int] | None = None,
+) -> go.Figure:
+    """Every layer x head of ``weights`` (L, H, T_q, T_k) as small heatmaps in one figure: rows are
+    layers, columns heads, one shared 0..1 colour axis. Panels over 128 tokens are block-averaged
+    to 64 (said in the title). ``selected`` (layer, head), 0-based, gets a frame."""
+    w = _weights(weights, 4, "weights")
+    n_layers, n_heads = w.shape[:2]
+    w, k = pool_blocks(w, POOLED_SIDE) if max(w.shape[2:]) > GRID_SIDE else (w, 1)
+    traces, layout = [], {}
+    for layer in range(n_layers):
+        for head in range(n_heads):
+            n = layer * n_heads + head + 1
+            s = "" if n == 1 else str(n)
+            traces.append({
+                "type": "heatmap", "z": w[layer, head], "xaxis": f"x{s}", "yaxis": f"y{s}",
+                "coloraxis": "coloraxis",
+                "hovertemplate": f"layer {layer + 1}, head {head + 1}<br>query #%{{y}}, key #%{{x}}"
+                                 "<br>weight: %{z:.3f}<extra></extra>",
+            })  # fmt: skip
+            layout[f"xaxis{s}"] = {"domain": _grid_domain(head, n_heads, 0.006), "anchor": f"y{s}",
+                                   "showticklabels": False, "ticks": ""}  # fmt: skip
+            layout[f"yaxis{s}"] = {
+                "domain": _grid_domain(n_layers - 1 - layer, n_layers, 0.012), "anchor": f"x{s}",
+                "showticklabels": False, "ticks": "", "autorange": "reversed",
+                "title": {"text": f"L{layer + 1}" if head == 0 else ""},
+            }  # fmt: skip
+    layout["annotations"] = [
+        {"text": f"h{h + 1}", "x": sum(_grid_domain(h, n_heads, 0.006)) / 2, "y": 1.0,
+         "xref": "paper", "yref": "paper", "showarrow": False, "yanchor": "bottom"}
+        for h in range(n_heads)
+    ]  # fmt: skip
+    if selected is not None:
+        layout["shapes"] = [_frame(selected, n_layers, n_heads)]
+    pooled = f" (each cell: mean of a {k} x {k} block)" if k > 1 else ""
+    layout |= {
+        "title": {"text": title + pooled}, "margin": MARGIN | {"t": 80},
+        "coloraxis": {"colorscale": colorscale, "cmin": 0.0, "cmax": 1.0,
+                      "colorbar": {"title": {"text": "weight"}}},
+    }  # fmt: skip
+    return go.Figure({"data": traces, "layout": layout})
+
+
+def _frame(selected: tuple[int, int], n_layers: int, n_heads: int) -> dict:
+    """A rectangle around panel (layer, head) in paper coordinates."""
+    layer, head = selected
+    x = _grid_domain(head, n_heads, 0.006)
+    y = _grid_domain(n_layers - 1 - layer, n_layers, 0.012)
+    return {"type": "rect", "xref": "paper", "yref": "paper", "x0": x[0], "x1": x[1],
+            "y0": y[0], "y1": y[1], "line": {"color": "#D55E00", "width": 3}}  # fmt: skip
+
+
+def _line_traces(w: np.ndarray, head: int, rows: Sequence[int], threshold: float) -> list[dict]:
+    """One head's lines from query i (left, x=0) to key j (right, x=1), four opacity levels."""
+    traces = []
+    for lo, hi, opacity in (
+        (threshold, 0.25, 0.25),
+        (0.25, 0.5, 0.5),
+        (0.5, 0.75, 0.75),
+        (0.75, 1.01, 1.0),
+    ):
+        xs, ys = [], []
+        for i in rows:
+            for j in np.nonzero((w[i] >= max(lo, threshold)) & (w[i] < hi))[0].tolist():
+                xs += [0, 1, None]
+                ys += [i, j, None]
+        if xs:
+            traces.append({
+                "type": "scatter", "mode": "lines", "x": xs, "y": ys, "opacity": opacity,
+                "line": {"color": HEAD_COLOURS[head % len(HEAD_COLOURS)], "width": 1 + 3 * opacity},
+                "name": f"head {head + 1}", "legendgroup": f"h{head}", "showlegend": False,
+                "hoverinfo": "skip",
+            })  # fmt: skip
+    return traces
+
+
+def head_lines(
+    weights: object,
+    x_labels: Sequence[str],
+    y_labels: Sequence[str],
+    *,
+    heads: Sequence[int],
+    token: int | None = None,
+    threshold: float = 0.1,
+    title: str = "",
+) -> go.Figure:
+    """BertViz-style head view of one layer: weights (H, T_q, T_k) as lines from each query token
+    (left) to the key tokens (right), one colour per head in ``heads`` (0-based), opacity and width
+    by weight, weights below ``threshold`` left out; ``token`` (a query index) keeps only its lines."""
+    w = _weights(weights, 3, "weights")
+    ys = check_labels(y_labels, w.shape[1], f"query labels vs {w.shape[1]} rows")
+    xs = check_labels(x_labels, w.shape[2], f"key labels vs {w.shape[2]} columns")
+    if token is not None and not 0 <= token < w.shape[1]:
+        raise ValueError(f"token {token} is outside the {w.shape[1]} query tokens")
+    rows = range(w.shape[1]) if token is None else [token]
+    traces = []
+    for head in heads:
+        traces += _line_traces(w[head], head, rows, threshold)
+        traces.append({"type": "scatter", "x": [None], "y": [None], "mode": "lines",
+                       "name": f"head {head + 1}", "legendgroup": f"h{head}",
+                       "line": {"color": HEAD_COLOURS[head % len(HEAD_COLOURS)], "width": 4}})  # fmt: skip
+    for side, labels, anchor in ((0, ys, "right"), (1, xs, "left")):
+        bold = [i == token for i in range(len(labels))] if side == 0 else [False] * len(labels)
+        traces.append({
+            "type": "scatter", "mode": "text", "x": [side] * len(labels),
+            "y": list(range(len(labels))), "text": [f"<b>{t}</b>" if b else t for t, b in zip(escape(labels), bold, strict=True)],
+            "textposition": f"middle {anchor}", "showlegend": False, "hoverinfo": "skip",
+        })  # fmt: skip
+    height = max(300, 22 * max(len(xs), len(ys)) + 120)
+    layout = {
+        "title": {"text": title}, "margin": MARGIN, "height": height,
+        "xaxis": {"range": [-0.6, 1.6], "visible": False},
+        "yaxis": {"range": [max(len(xs), len(ys)), -1], "visible": False},
+        "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom"},
+    }  # fmt: skip
+    return go.Figure({"data": traces, "layout": layout})
+
+
+def share_heatmaps(shares: dict[str, np.ndarray], *, title: str = "") -> go.Figure:
+    """Per group (e.g. special, punctuation, first token) the (L, H) share of each head's weight,
+    side by side on one 0..1 scale; hover gives layer, head and share."""
+    traces, layout = [], {}
+    names = list(shares)
+    for n, name in enumerate(names):
+        z = _weights(shares[name], 2, f"shares of {name}")
+        s = "" if n == 0 else str(n + 1)
+        traces.append({
+            "type": "heatmap", "z": z, "x": [f"h{h + 1}" for h in range(z.shape[1])],
+            "y": [f"L{layer + 1}" for layer in range(z.shape[0])], "coloraxis": "coloraxis",
+            "xaxis": f"x{s}", "yaxis": f"y{s}", "texttemplate": "%{z:.2f}" if z.size <= 96 else None,
+            "hovertemplate": f"{escape([name])[0]}<br>%{{y}}, %{{x}}<br>share: %{{z:.3f}}<extra></extra>",
+        })  # fmt: skip
+        layout[f"xaxis{s}"] = {"domain": _grid_domain(n, len(names), 0.06), "anchor": f"y{s}"}
+        layout[f"yaxis{s}"] = {"anchor": f"x{s}", "autorange": "reversed"}
+    layout["annotations"] = [
+        {"text": escape([name])[0], "x": sum(_grid_domain(n, len(names), 0.06)) / 2, "y": 1.0,
+         "xref": "paper", "yref": "paper", "showarrow": False, "yanchor": "bottom"}
+        for n, name in enumerate(names)
+    ]  # fmt: skip
+    layout |= {"title": {"text": title}, "margin": MARGIN | {"t": 80},
+               "coloraxis": {"colorscale": SEQUENTIAL, "cmin": 0.0, "cmax": 1.0,
+                             "colorbar": {"title": {"text": "share"}}}}  # fmt: skip
+    return go.Figure({"data": traces, "layout": layout})
