@@ -44,7 +44,7 @@ register(
 register(
     Scenario(
         name="local attention (Enter -> local heatmap, 15 words)",
-        url_path="local-attention",
+        url_path="local_attention",
         interact=_enter_sentence,
         redrawn=_heatmap_shows,
     )

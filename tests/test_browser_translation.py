@@ -88,16 +88,6 @@ def _wait_for_app(page, n_charts: int) -> None:  # noqa: ANN001
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
 
 
-def _dismiss_page_not_found(page) -> None:  # noqa: ANN001
-    """Close Streamlit's "Page not found" dialog if it opened: it appears when a url_path differs
-    from the file name (local-attention vs local_attention.py), although the right page runs; it
-    makes the rest of the page inert. Reported to the app's owner."""
-    dialog = page.get_by_role("dialog")
-    if dialog.count() and "Page not found" in dialog.first.inner_text():
-        dialog.first.get_by_role("button", name="Close").click()
-        dialog.first.wait_for(state="detached")
-
-
 def _ticks(page, chart: int, axis: str = "x") -> list[str]:  # noqa: ANN001
     return page.locator(CHART).nth(chart).locator(f".{axis}tick text").all_text_contents()
 
@@ -130,9 +120,8 @@ def test_alignment_enter_draws_the_heatmap_with_the_tokens(tab, url, checkpoints
 
 def test_local_attention_window_and_play(tab, url, screenshots):
     query = urllib.parse.urlencode({"loc_text": SENTENCE, "loc_model": "local-p"})
-    tab.goto(f"{url}/local-attention?{query}")
+    tab.goto(f"{url}/local_attention?{query}")
     _wait_for_app(tab, 3)
-    _dismiss_page_not_found(tab)
     steps = tab.locator(CHART).first
     assert steps.locator(".shapelayer path").count() >= 3  # the shaded window in each panel
     assert "step 0:" in steps.locator(".gtitle").first.text_content()
@@ -149,9 +138,8 @@ def test_local_attention_window_and_play(tab, url, screenshots):
 
 
 def test_why_attention_side_by_side_and_charts(tab, url, screenshots):
-    tab.goto(f"{url}/why-attention")
+    tab.goto(f"{url}/why_attention")
     _wait_for_app(tab, 1)
-    _dismiss_page_not_found(tab)
     body = tab.locator("body").inner_text()
     assert "Without attention" in body and "With attention" in body
     assert tab.locator('[data-testid="stMetricValue"]').count() == 2  # BLEU vs the reference
