@@ -57,3 +57,27 @@ train-seq2seq: $(STAMP_RUN)
 evaluate-seq2seq: $(STAMP_RUN)
 	for a in none bahdanau luong-dot luong-general luong-concat local-m local-p; do \
 	  $(BIN)/python -m training.evaluate --model seq2seq-$$a --data $(DATA) || exit 1; done
+
+# ---- Image captions (Show, Attend and Tell): the font is needed only to generate training scenes.
+.PHONY: font sprites caption-data train-captions evaluate-captions
+SUDO := $(shell [ "$$(id -u)" -ne 0 ] && echo sudo)
+CAPTION_TEST_SEED ?= 7
+
+font:
+	dpkg -s fonts-noto-color-emoji >/dev/null 2>&1 || \
+	  (DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y fonts-noto-color-emoji)
+
+sprites: font $(STAMP_RUN)
+	$(BIN)/python -m training.make_scenes --export-sprites assets/sprites
+
+caption-data: font $(STAMP_RUN)
+	$(BIN)/python -m training.caption_data --seed 1 --n 4000
+	$(BIN)/python -m training.caption_data --seed 2 --n 250
+
+train-captions: caption-data
+	$(BIN)/python -m training.train_captions --attention soft
+	$(BIN)/python -m training.train_captions --attention hard --init-from caption-soft
+
+evaluate-captions: font $(STAMP_RUN)
+	$(BIN)/python -m training.evaluate_captions --model caption-soft --n 500 --seed $(CAPTION_TEST_SEED) --write-card
+	$(BIN)/python -m training.evaluate_captions --model caption-hard --n 500 --seed $(CAPTION_TEST_SEED) --write-card

@@ -1,0 +1,248 @@
+"""Train a Show, Attend and Tell captioner (soft or hard attention) on encoded emoji scenes.
+
+    python -m training.caption_data --seed 1 --n 4000        # scenes + cached encoder features
+    python -m training.caption_data --seed 2 --n 250         # validation scenes
+    python -m training.train_captions --attention soft
+    python -m training.train_captions --attention hard --resume
+
+Fixed seed, a progress bar, one log line per epoch (train loss, val exact match, localization,
+BLEU-4), a resumable state in ``runs/caption-NAME/state.pt`` after every epoch, and the best epoch
+(by val exact match, then localization) exported to ``checkpoints/caption-NAME/`` with a card.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from models.caption_checkpoint import CARD, CHECKPOINT_ROOT, load_captioner, save_captioner
+from models.captioning import (
+    END,
+    START,
+    Baseline,
+    CaptionConfig,
+    ShowAttendTell,
+    Vocab,
+    hard_loss,
+    soft_loss,
+)
+from models.image_encoder import ENCODER_NAME, FEATURE_BLOCK
+from models.scenes import vocabulary_words
+from training.caption_data import load_set
+from training.caption_metrics import evaluate
+
+RUNS = Path(__file__).resolve().parent.parent / "runs"
+
+
+@dataclass
+class TrainConfig:
+    """Optimisation settings (argparse defaults come from here)."""
+
+    epochs: int = 20  # at most this many epochs
+    batch_size: int = 32  # scenes per step
+    lr: float = 2e-3  # Adam learning rate
+    lr_decay: float = 0.5  # multiply the learning rate by this when val exact match stalls ...
+    decay_after: int = 2  # ... for this many epochs (reduce on plateau)
+    min_lr: float = 1e-4  # never below this
+    clip: float = 5.0  # gradient-norm clipping
+    penalty: float = 0.1  # lambda of the doubly stochastic penalty (soft, eq. 14)
+    reinforce: float = 1.0  # lambda_r of the REINFORCE term (hard, eq. 12)
+    entropy: float = 0.01  # lambda_e of the entropy term (hard, eq. 12)
+    seed: int = 1234
+    train_seed: int = 1  # scene set used for training
+    train_n: int = 4000  # at most this many training scenes (the ready shards)
+    val_seed: int = 2  # scene set used to pick the best epoch
+    val_n: int = 100
+    patience: int = 6  # stop after this many epochs without a better val score
+    max_steps: int = 0  # stop each epoch after N steps (0 = no limit; smoke tests)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("--attention", required=True, choices=("soft", "hard"))
+    for name in ("annotation_dim", "embed_dim", "hidden", "attention_dim"):
+        p.add_argument(
+            f"--{name.replace('_', '-')}", type=int, default=getattr(CaptionConfig, name)
+        )
+    for f in fields(TrainConfig):
+        p.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default), default=f.default)
+    p.add_argument("--out", type=Path, help="checkpoint folder (default checkpoints/caption-NAME)")
+    p.add_argument("--run-dir", type=Path, help="resumable state (default runs/caption-NAME)")
+    p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    p.add_argument("--threads", type=int, default=1, help="torch threads")
+    p.add_argument("--resume", action="store_true")
+    p.add_argument("--init-from", help="warm start: copy every parameter of this checkpoint")
+    return p.parse_args(argv)
+
+
+def pick_device(choice: str) -> torch.device:
+    """auto -> cuda when available, else cpu."""
+    if choice == "auto":
+        choice = "cuda" if torch.cuda.is_available() else "cpu"
+    return torch.device(choice)
+
+
+def tensorise(captions: list[str], vocab: Vocab) -> tuple[torch.Tensor, torch.Tensor]:
+    """Padded inputs (<start> w_1..w_n) and targets (w_1..w_n <end>), both (N, T)."""
+    ids = [vocab.encode(c.split()) for c in captions]
+    T = max(len(i) for i in ids) + 1
+    inputs = torch.zeros(len(ids), T, dtype=torch.long)
+    targets = torch.zeros(len(ids), T, dtype=torch.long)
+    for n, seq in enumerate(ids):
+        inputs[n, : len(seq) + 1] = torch.tensor([vocab.stoi[START], *seq])
+        targets[n, : len(seq) + 1] = torch.tensor([*seq, vocab.stoi[END]])
+    return inputs, targets
+
+
+def train_epoch(model, opt, data, cfg: TrainConfig, baseline: Baseline, device, gen) -> float:  # noqa: ANN001
+    """One pass over the shuffled training scenes; returns the mean loss."""
+    model.train()
+    features, inputs, targets = data
+    order = torch.randperm(len(features), generator=gen)
+    steps = range(0, len(order), cfg.batch_size)
+    losses = []
+    for k, start in enumerate(tqdm(steps, desc="train", unit="batch", leave=False)):
+        if cfg.max_steps and k >= cfg.max_steps:
+            break
+        idx = order[start : start + cfg.batch_size]
+        T = int((targets[idx] != 0).sum(1).max())
+        f = features[idx].to(device).float()  # (B, L, D)
+        x, y = inputs[idx, :T].to(device), targets[idx, :T].to(device)
+        if model.cfg.attention == "soft":
+            loss = soft_loss(model, f, x, y, cfg.penalty)
+        else:
+            loss = hard_loss(model, f, x, y, baseline, cfg.reinforce, cfg.entropy, gen)
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
+        opt.step()
+        losses.append(float(loss.detach()))
+    return float(np.mean(losses))
+
+
+def save_state(
+    path: Path, model, opt, epoch: int, best: dict, baseline: Baseline, history: list
+) -> None:  # noqa: ANN001
+    """Everything needed to resume after ``epoch`` (plain tensors and numbers: weights_only loads)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    state = {"model": model.state_dict(), "opt": opt.state_dict(), "epoch": epoch,
+             "best": json.dumps(best), "baseline": [baseline.value, float(baseline.started)],
+             "history": json.dumps(history)}  # fmt: skip
+    torch.save(state, path.with_suffix(".tmp"))
+    path.with_suffix(".tmp").replace(path)
+
+
+def build(args: argparse.Namespace, vocab: Vocab, device: torch.device) -> ShowAttendTell:
+    """A fresh decoder, or one warm-started from ``--init-from``."""
+    cfg = CaptionConfig(vocab_size=len(vocab), attention=args.attention,
+                        annotation_dim=args.annotation_dim, embed_dim=args.embed_dim,
+                        hidden=args.hidden, attention_dim=args.attention_dim)  # fmt: skip
+    model = ShowAttendTell(cfg)
+    if args.init_from:
+        source, _ = load_captioner(args.init_from)
+        model.load_state_dict(source.state_dict())
+        print(f"warm start from {args.init_from}")
+    return model.to(device)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    cfg = TrainConfig(**{f.name: getattr(args, f.name) for f in fields(TrainConfig)})
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(cfg.seed)
+    random.seed(cfg.seed)
+    device = pick_device(args.device)
+    name = f"caption-{args.attention}"
+    run_dir = args.run_dir or RUNS / name
+    out = args.out or CHECKPOINT_ROOT / name
+    vocab = Vocab(vocabulary_words())
+    train, val = load_set(cfg.train_seed, cfg.train_n), load_set(cfg.val_seed, cfg.val_n)
+    data = (torch.from_numpy(train.features), *tensorise(train.captions, vocab))
+    print(
+        f"{len(train.captions)} training scenes (seed {cfg.train_seed}), {len(val.captions)} val scenes"
+    )
+    model = build(args, vocab, device)
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    gen = torch.Generator().manual_seed(cfg.seed)
+    baseline, best, history, first = Baseline(), {"score": -1.0}, [], 1
+    state_path = run_dir / "state.pt"
+    if args.resume and state_path.is_file():
+        state = torch.load(state_path, weights_only=True)
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        first, best = state["epoch"] + 1, json.loads(state["best"])
+        baseline.value, baseline.started = state["baseline"][0], bool(state["baseline"][1])
+        history = json.loads(state["history"])
+        print(f"resumed after epoch {state['epoch']}")
+    started = time.time() - sum(h["seconds"] for h in history)
+    for epoch in range(first, cfg.epochs + 1):
+        t0 = time.time()
+        lr = opt.param_groups[0]["lr"]
+        if (
+            history
+            and epoch - best.get("epoch", epoch) >= cfg.decay_after
+            and epoch - history[-1].get("decayed_at", 0) > 1
+        ):
+            lr = max(cfg.min_lr, lr * cfg.lr_decay)
+        for group in opt.param_groups:
+            group["lr"] = lr
+        if len(data[0]) < cfg.train_n:  # shards still being encoded: take the new ones
+            train = load_set(cfg.train_seed, cfg.train_n)
+            data = (torch.from_numpy(train.features), *tensorise(train.captions, vocab))
+        loss = train_epoch(model, opt, data, cfg, baseline, device, gen)
+        metrics = evaluate(model, vocab, val.features, val.captions, val.boxes, device=str(device))
+        score = metrics["exact_match"] + 0.01 * metrics["localization"] + 1e-4 * metrics["bleu4"]
+        decayed = history[-1].get("decayed_at", 0) if history else 0
+        decayed = epoch if history and lr < history[-1]["lr"] else decayed
+        history.append({"epoch": epoch, "loss": loss, "lr": lr, "seconds": time.time() - t0,
+                        "decayed_at": decayed, "scenes": len(data[0]), **metrics})  # fmt: skip
+        print(f"epoch {epoch:2d}  scenes {len(data[0])}  loss {loss:8.3f}  lr {lr:.2e}  val exact {metrics['exact_match']:.3f}  "
+              f"loc {metrics['localization']:.3f}  bleu4 {metrics['bleu4']:5.1f}  "
+              f"({time.time() - t0:.0f} s)", flush=True)  # fmt: skip
+        if score > best["score"]:
+            best = {"score": score, "epoch": epoch, **metrics}
+            save_captioner(model, vocab, out)
+            write_card(out, args, cfg, best, history, time.time() - started, len(train.captions))
+        save_state(state_path, model, opt, epoch, best, baseline, history)
+        if epoch - best["epoch"] >= cfg.patience:
+            print(f"no better val score for {cfg.patience} epochs: stopping")
+            break
+    print(
+        f"best epoch {best.get('epoch')}: {json.dumps({k: v for k, v in best.items() if k != 'score'})}"
+    )
+
+
+def write_card(
+    out: Path, args, cfg: TrainConfig, best: dict, history: list, wall: float, n_train: int
+) -> None:  # noqa: ANN001
+    """card.json: data, command, wall time, validation metrics (evaluate_captions adds the test ones)."""
+    previous = {}
+    if (out / CARD).is_file():
+        previous = {k: v for k, v in json.loads((out / CARD).read_text()).items() if k == "test"}
+    card = {
+        "model": f"Show, Attend and Tell decoder with {args.attention} attention (Xu et al. 2015)",
+        "encoder": f"{ENCODER_NAME} (ImageNet, frozen), MBConv block {FEATURE_BLOCK} output: 14x14x112",
+        "data": {"train_seed": cfg.train_seed, "train_scenes": n_train, "val_seed": cfg.val_seed,
+                 "val_scenes": cfg.val_n, "generator": "python -m training.make_scenes / training.caption_data"},
+        "command": "python -m training.train_captions " + " ".join(sys.argv[1:]),
+        "train_config": asdict(cfg), "best_epoch": best["epoch"],
+        "wall_time_s": round(wall, 1), "threads": args.threads,
+        "val": {k: v for k, v in best.items() if k not in ("score", "epoch")},
+        "history": history, **previous,
+    }  # fmt: skip
+    (out / CARD).write_text(json.dumps(card, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,270 @@
+"""Streamlit glue for the Image captions page: cached models, scene sources, URL state, downloads.
+
+Session-state keys and URL parameters of the page start with ``cap_``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+import torch
+
+from models.caption_checkpoint import (
+    CAPTION_MODELS,
+    CHECKPOINT_ROOT,
+    CaptionCheckpointError,
+    load_captioner,
+    read_card,
+)
+from models.captioning import Captioner, CaptionResult
+from models.image_encoder import load_encoder
+from models.images import MAX_BYTES, ImageInputError, load_image
+from models.scenes import (
+    OBJECT_NAMES,
+    Placement,
+    Scene,
+    compose,
+    load_sprites,
+    random_placements,
+    random_scene,
+)
+from ui.url_state import parse_choice, parse_int, read_param, write_params
+
+SOURCES = ("example", "compose", "upload")
+SOURCE_LABELS = {
+    "example": "Example scene",
+    "compose": "Compose a scene",
+    "upload": "Upload an image",
+}
+EXAMPLE_SEED = 2026  # example scenes come from a seed used neither in training nor in testing
+N_EXAMPLES = 12
+DEFAULT_SCENE = "dog:25:30:64,apple:70:70:56"
+MODEL_LABELS = {"caption-soft": "Soft attention", "caption-hard": "Hard attention"}
+CHECKPOINTS_ENV = "ATLAS_CAPTION_CHECKPOINTS"  # tests point the page at tiny checkpoints
+
+
+def checkpoint_folder(name: str) -> Path:
+    """checkpoints/<name>, or under $ATLAS_CAPTION_CHECKPOINTS when set."""
+    return Path(os.environ.get(CHECKPOINTS_ENV) or CHECKPOINT_ROOT) / name
+
+
+@st.cache_resource(show_spinner="Loading the image encoder (EfficientNet-Lite0)…")
+def encoder_resource(device: str) -> torch.nn.Module:
+    """The frozen encoder, shared by both captioners (eval mode; never mutated)."""
+    return load_encoder(device)
+
+
+@st.cache_resource(show_spinner="Loading a captioner…")
+def captioner_resource(name: str, device: str) -> Captioner:
+    """Encoder + decoder + vocabulary in eval mode; raises CaptionCheckpointError when missing."""
+    decoder, vocab = load_captioner(checkpoint_folder(name), device)
+    return Captioner(encoder_resource(device), decoder, vocab, device)
+
+
+def load_models(device: str) -> tuple[dict[str, Captioner], dict[str, str]]:
+    """The captioners that load, and a message (naming the training command) for those that do not."""
+    models, problems = {}, {}
+    for name in CAPTION_MODELS:
+        try:
+            models[name] = captioner_resource(name, device)
+        except CaptionCheckpointError as exc:
+            problems[name] = str(exc)
+    return models, problems
+
+
+@st.cache_resource
+def sprites_resource() -> dict:
+    """The committed emoji sprites (assets/sprites)."""
+    return load_sprites()
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def example_scene(index: int) -> Scene:
+    """Example scene ``index`` (deterministic)."""
+    return random_scene(EXAMPLE_SEED, index, sprites_resource())
+
+
+def parse_composition(raw: str | None) -> list[Placement]:
+    """'dog:25:30:64,apple:70:70:56' (name:x%:y%:size px) -> placements; bad items are dropped."""
+    placements = []
+    for item in str(raw or "").split(",")[:4]:
+        parts = item.split(":")
+        if (
+            len(parts) != 4
+            or parts[0] not in OBJECT_NAMES
+            or parts[0] in [p.name for p in placements]
+        ):
+            continue
+        x, y = parse_int(parts[1], -1, 0, 100), parse_int(parts[2], -1, 0, 100)
+        size = parse_int(parts[3], 64, 32, 96)
+        if x >= 0 and y >= 0:
+            placements.append(Placement(parts[0], x * 2.24, y * 2.24, float(size)))
+    return placements
+
+
+def format_composition(placements: list[Placement]) -> str:
+    """The inverse of ``parse_composition``."""
+    return ",".join(
+        f"{p.name}:{round(p.x / 2.24)}:{round(p.y / 2.24)}:{round(p.size)}" for p in placements
+    )
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def composed_scene(spec: str) -> Scene:
+    """The scene drawn from a composition string on a light background."""
+    return compose(parse_composition(spec), sprites_resource(), background=(236, 233, 222))
+
+
+def random_composition(seed: int) -> str:
+    """A random valid layout (as a composition string) for the 'Random layout' button."""
+    rng = np.random.default_rng([EXAMPLE_SEED, seed])
+    return format_composition(random_placements(rng, sprites_resource()))
+
+
+def decode_upload(data: bytes) -> tuple[np.ndarray | None, str | None]:
+    """(image, None) or (None, message) for an uploaded file; never raises."""
+    if len(data) > MAX_BYTES:
+        return None, f"The file is {len(data) / 2**20:.1f} MB; the limit is 10 MB."
+    try:
+        return load_image(data), None
+    except ImageInputError as exc:
+        return None, str(exc)
+
+
+def image_digest(image: np.ndarray) -> str:
+    """A short key for caching results per image."""
+    return hashlib.sha1(np.ascontiguousarray(image).tobytes()).hexdigest()[:16]
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def describe_cached(
+    name: str, device: str, digest: str, _image: np.ndarray, beam: int, samples: int, seed: int
+) -> CaptionResult:
+    """One captioner on one image (keyed by its digest): caption, maps, sampled locations."""
+    with torch.inference_mode():
+        return captioner_resource(name, device).describe(
+            _image, beam=beam, samples=samples, seed=seed
+        )
+
+
+def source_ui() -> str:
+    """Where the image comes from (kept in the URL as cap_src)."""
+    default = read_param("cap_src", parse_choice, "example", SOURCES)
+    if "cap_src" not in st.session_state:
+        st.session_state["cap_src"] = default
+    source = st.segmented_control("Image", SOURCES, key="cap_src", format_func=SOURCE_LABELS.get)
+    source = source or "example"
+    write_params(cap_src=source)
+    return source
+
+
+def example_ui() -> int:
+    """Which example scene (cap_ex in the URL)."""
+    if "cap_ex" not in st.session_state:
+        st.session_state["cap_ex"] = read_param("cap_ex", parse_int, 0, 0, N_EXAMPLES - 1)
+    index = st.select_slider("Example scene", list(range(N_EXAMPLES)), key="cap_ex",
+                             format_func=lambda i: f"#{i + 1}")  # fmt: skip
+    write_params(cap_ex=index)
+    return int(index)
+
+
+def settings_ui() -> tuple[int, int]:
+    """Beam size and the number of hard-attention samples (both in the URL)."""
+    for key, default, lo, hi in (("cap_beam", 1, 1, 5), ("cap_n", 20, 1, 50)):
+        if key not in st.session_state:
+            st.session_state[key] = read_param(key, parse_int, default, lo, hi)
+    left, right = st.columns(2)
+    beam = left.slider("Beam size", 1, 5, key="cap_beam", help="1 = greedy decoding")
+    samples = right.slider("Hard-attention samples N", 1, 50, key="cap_n",
+                           help="How many times the hard model samples one location per word")  # fmt: skip
+    write_params(cap_beam=beam, cap_n=samples)
+    return int(beam), int(samples)
+
+
+def maps_document(image_source: str, results: dict[str, CaptionResult]) -> dict:
+    """Everything on screen as one JSON-ready document (maps as nested lists)."""
+    doc = {"source": image_source, "grid": None, "models": {}}
+    for name, r in results.items():
+        doc["grid"] = int(r.alphas.shape[-1]) if r.alphas.size else doc["grid"]
+        doc["models"][name] = {
+            "attention": r.attention, "words": r.words, "alphas": r.alphas, "betas": r.betas,
+            "alpha_sum": r.alpha_sum, "word_log_probs": r.word_log_probs,
+            "sampled_locations": r.locations,
+        }  # fmt: skip
+    return doc
+
+
+def card_line(name: str) -> str:
+    """One line from the model card: test metrics and training data, for the page's captions."""
+    card = read_card(checkpoint_folder(name))
+    test = card.get("test", {})
+    if not test:
+        return ""
+    return (f"Test ({test.get('n')} fresh scenes, seed {test.get('seed')}): exact match "
+            f"{test.get('exact_match', 0):.1%}, localization {test.get('localization', 0):.1%}, "
+            f"BLEU-4 {test.get('bleu4', 0):.1f}")  # fmt: skip
+
+
+def dumps(doc: dict) -> str:
+    """JSON text of a maps document."""
+    return json.dumps(doc, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o))
+
+
+def _set_composition(placements: list[Placement]) -> None:
+    """Put a composition into the widgets' session state (before they are drawn, or in a callback)."""
+    st.session_state["cap_objects"] = [p.name for p in placements]
+    for p in placements:
+        st.session_state[f"cap_x_{p.name}"] = round(p.x / 2.24)
+        st.session_state[f"cap_y_{p.name}"] = round(p.y / 2.24)
+        st.session_state[f"cap_size_{p.name}"] = round(p.size)
+
+
+def _randomise() -> None:
+    st.session_state["cap_layout_seed"] = st.session_state.get("cap_layout_seed", 0) + 1
+    _set_composition(parse_composition(random_composition(st.session_state["cap_layout_seed"])))
+
+
+def _object_ui(name: str) -> Placement:
+    """Position and size sliders for one chosen object."""
+    st.session_state.setdefault(f"cap_x_{name}", 50)
+    st.session_state.setdefault(f"cap_y_{name}", 50)
+    st.session_state.setdefault(f"cap_size_{name}", 64)
+    st.markdown(f"**{name}**")
+    x = st.slider("left → right (%)", 0, 100, key=f"cap_x_{name}")
+    y = st.slider("top → bottom (%)", 0, 100, key=f"cap_y_{name}")
+    size = st.slider("size (px)", 32, 96, step=4, key=f"cap_size_{name}")
+    return Placement(name, x * 2.24, y * 2.24, float(size))
+
+
+def compose_ui() -> str:
+    """Choose up to four objects and where they go; returns the composition (cap_scene in the URL)."""
+    if "cap_objects" not in st.session_state:
+        placements = parse_composition(st.query_params.get("cap_scene", DEFAULT_SCENE))
+        _set_composition(placements or parse_composition(DEFAULT_SCENE))
+    st.button("Random layout", key="cap_random", on_click=_randomise, icon=":material/casino:")
+    names = st.multiselect(
+        "Objects (up to four)", OBJECT_NAMES, key="cap_objects", max_selections=4
+    )
+    placements = []
+    for column, name in zip(st.columns(max(1, len(names))), names, strict=False):
+        with column:
+            placements.append(_object_ui(name))
+    spec = format_composition(placements)
+    write_params(cap_scene=spec)
+    return spec
+
+
+def upload_ui() -> tuple[np.ndarray | None, str | None]:
+    """An uploaded image as (224, 224, 3) uint8, or a message saying why it cannot be used."""
+    file = st.file_uploader(
+        "PNG, JPEG or WebP, up to 10 MB", type=["png", "jpg", "jpeg", "webp"], key="cap_upload",
+        help="The models were trained only on emoji scenes: they know only the scene vocabulary.",
+    )  # fmt: skip
+    if file is None:
+        return None, None
+    return decode_upload(file.getvalue())
