@@ -53,7 +53,7 @@ def page(browser, app_url):
     """A fresh browser page (own context) per test."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
-    page.set_default_timeout(60_000)
+    page.set_default_timeout(120_000)  # generous: the CI box may be busy (2 cores, training)
     yield page
     context.close()
 
