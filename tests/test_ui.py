@@ -90,3 +90,15 @@ def test_apply_classroom_changes_fonts_and_scales():
     assert [c for _, c in fig.data[0].colorscale] == [c for _, c in cividis]
     div = apply_classroom(diff_heatmap(np.eye(2) - 0.5, None, None))
     assert div.data[0].zmid == 0 and not math.isnan(div.data[0].zmax)
+
+
+def test_apply_classroom_recolours_shared_colour_axes():
+    from viz import attention_panels, heatmap_grid  # noqa: PLC0415
+
+    cividis = [c for _, c in plotly.colors.get_colorscale("Cividis")]
+    for fig in (
+        attention_panels([(np.eye(2), ["a", "b"], ["a", "b"], "p")]),
+        heatmap_grid(np.full((1, 2, 3, 3), 1 / 3)),
+    ):
+        apply_classroom(fig)
+        assert [c for _, c in fig.layout.coloraxis.colorscale] == cividis
