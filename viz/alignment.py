@@ -97,9 +97,9 @@ def alignment_lines(
         x=mids[0], y=mids[1], mode="markers", marker={"size": 6, "opacity": 0}, showlegend=False,
         customdata=mids[2], hovertemplate="%{customdata}<extra></extra>", name="weights",
     )  # fmt: skip
-    _token_column(fig, 0.0, y_src, xs, "right", "source")
-    _token_column(fig, 1.0, y_tgt, ys, "left", "target")
-    fig.update_xaxes(visible=False, range=[-0.6, 1.6])
+    _token_column(fig, 0.0, y_src, xs, "left", "source")
+    _token_column(fig, 1.0, y_tgt, ys, "right", "target")
+    fig.update_xaxes(visible=False, range=[-1.0, 2.0])
     fig.update_yaxes(visible=False, autorange="reversed")
     fig.update_layout(title={"text": title}, margin=_MARGIN, height=max(320, 22 * span + 100))
     return fig
@@ -241,12 +241,12 @@ def step_figure(
         hovertemplate="%{customdata}: %{x:.3f}<extra>probability</extra>", xaxis="x2", yaxis="y2",
     )  # fmt: skip
     layout = {
-        "title": {"text": title}, "margin": _MARGIN, "showlegend": False, "height": 380,
+        "title": {"text": title}, "margin": {**_MARGIN, "b": 40}, "showlegend": False, "height": 400,
         "xaxis": {"domain": [0, 0.6], "tickmode": "array", "tickvals": list(range(w.size)),
-                  "ticktext": ticks, "title": {"text": "attention weights over the source"}},
+                  "ticktext": ticks, "title": {"text": "source (attention weights)"}},
         "yaxis": {"range": [0, 1.05], "title": {"text": "weight"}},
         "xaxis2": {"domain": [0.72, 1], "anchor": "y2", "range": [0, 1.05],
-                   "title": {"text": "top candidates: probability"}},
+                   "title": {"text": "next-token probability"}},
         "yaxis2": {"anchor": "x2", "tickmode": "array", "tickvals": list(range(len(cand))),
                    "ticktext": cand, "autorange": "reversed"},
     }  # fmt: skip
