@@ -117,7 +117,8 @@ def clamp_choice(key: str, n: int) -> None:
 def layer_head_ui(view: HeadsView) -> tuple[int, int]:
     """Layer and head pickers (1-based on screen); returns 0-based (layer, head)."""
     n_layers, n_heads = view.weights.shape[:2]
-    clamp_choice("mh_layer", n_layers), clamp_choice("mh_head", n_heads)
+    clamp_choice("mh_layer", n_layers)
+    clamp_choice("mh_head", n_heads)
     c1, c2 = st.columns(2)
     layer = c1.selectbox("Layer", range(1, n_layers + 1), key="mh_layer", bind="query-params")
     head = c2.selectbox("Head", range(1, n_heads + 1), key="mh_head", bind="query-params")
@@ -127,7 +128,8 @@ def layer_head_ui(view: HeadsView) -> tuple[int, int]:
 def overview_ui(view: HeadsView, layer: int, head: int) -> None:
     """Every layer x head at once; the chosen one framed."""
     st.subheader("Overview: every layer and head")
-    fig = head_grid(view.weights, title=f"{view.kind}: rows are layers, columns heads",
+    T = len(view.key_tokens)
+    fig = head_grid(view.weights, title=f"{view.kind}: rows are layers, columns heads · {T} tokens",
                     selected=(layer, head))  # fmt: skip
     n_layers = view.weights.shape[0]
     plotly_chart(fig, key="mh_grid", height=max(320, 95 * n_layers + 110))
@@ -138,7 +140,8 @@ def one_head_ui(view: HeadsView, layer: int, head: int) -> None:
     st.subheader(f"Layer {layer + 1}, head {head + 1}")
     w = view.weights[layer, head]  # (T_q, T_k)
     fig = head_heatmap(w, view.key_tokens, view.query_tokens,
-                       title=f"{view.kind}, layer {layer + 1}, head {head + 1}")  # fmt: skip
+                       title=f"{view.kind}, layer {layer + 1}, head {head + 1}"
+                             f" · {len(view.query_tokens)} x {len(view.key_tokens)}")  # fmt: skip
     plotly_chart(
         fig, key="mh_head_map", height=min(900, max(420, 14 * len(view.query_tokens) + 160))
     )
@@ -169,7 +172,7 @@ def head_view_ui(view: HeadsView, layer: int) -> None:
     fig = head_lines(view.weights[layer], view.key_tokens, view.query_tokens,
                      heads=[h - 1 for h in heads or []], token=token, threshold=threshold,
                      title="left: queries, right: keys; opacity and width follow the weight")  # fmt: skip
-    plotly_chart(fig, key="mh_lines")
+    plotly_chart(fig, key="mh_lines", height=fig.layout.height)
 
 
 def aggregate_ui(view: HeadsView, layer: int) -> None:

@@ -220,19 +220,20 @@ def head_lines(
         traces.append({"type": "scatter", "x": [None], "y": [None], "mode": "lines",
                        "name": f"head {head + 1}", "legendgroup": f"h{head}",
                        "line": {"color": HEAD_COLOURS[head % len(HEAD_COLOURS)], "width": 4}})  # fmt: skip
-    for side, labels, anchor in ((0, ys, "right"), (1, xs, "left")):
+    for side, labels, anchor in ((0, ys, "left"), (1, xs, "right")):
         bold = [i == token for i in range(len(labels))] if side == 0 else [False] * len(labels)
         traces.append({
             "type": "scatter", "mode": "text", "x": [side] * len(labels),
             "y": list(range(len(labels))), "text": [f"<b>{t}</b>" if b else t for t, b in zip(escape(labels), bold, strict=True)],
             "textposition": f"middle {anchor}", "showlegend": False, "hoverinfo": "skip",
         })  # fmt: skip
-    height = max(300, 22 * max(len(xs), len(ys)) + 120)
+    height = max(360, 26 * max(len(xs), len(ys)) + 160)
     layout = {
-        "title": {"text": title}, "margin": MARGIN, "height": height,
+        "title": {"text": title, "y": 0.995, "yanchor": "top"}, "height": height,
+        "margin": MARGIN | {"t": 110},
         "xaxis": {"range": [-0.6, 1.6], "visible": False},
         "yaxis": {"range": [max(len(xs), len(ys)), -1], "visible": False},
-        "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom"},
+        "legend": {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0.5, "xanchor": "center"},
     }  # fmt: skip
     return go.Figure({"data": traces, "layout": layout})
 

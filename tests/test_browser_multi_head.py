@@ -1,0 +1,140 @@
+"""The Multi-head attention page in real Chromium: type a sentence, press Enter, wait for the
+charts, read the large head's tick labels (the tokens), toggle a head in the head view, and save
+the README screenshot.
+
+The server reads the shipped Transformer checkpoints when both are there, else tiny random-weight
+ones (``ATLAS_CHECKPOINTS``); the pretrained encoder is always the real all-MiniLM-L6-v2.
+"""
+
+from __future__ import annotations
+
+import os
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+from bench.server import streamlit_server
+from models.checkpoint import CHECKPOINT_ROOT
+from models.pretrained import PretrainedEncoder
+from models.transformer_translator import TransformerTranslator
+from tests.tiny_transformer import build_tiny_transformers
+from ui.multi_head import CHECKPOINTS_ENV
+
+pytestmark = pytest.mark.browser
+CHART = '[data-testid="stPlotlyChart"]'
+SENTENCE = "The black dog chased a ball across the park."
+ZWSP = "\u200b"
+
+
+def _shipped() -> bool:
+    return all(
+        (CHECKPOINT_ROOT / f"transformer-{p}" / "model.safetensors").is_file()
+        for p in ("sinusoidal", "learned")
+    )
+
+
+@pytest.fixture(scope="module")
+def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if _shipped():
+        return CHECKPOINT_ROOT
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail("shipped Transformer checkpoints missing")
+    root = build_tiny_transformers(tmp_path_factory.mktemp("tiny_mh_browser"))
+    return root
+
+
+@pytest.fixture(scope="module")
+def url(checkpoints: Path, tmp_path_factory: pytest.TempPathFactory):
+    old = os.environ.get(CHECKPOINTS_ENV)
+    os.environ[CHECKPOINTS_ENV] = str(checkpoints)
+    try:
+        log = tmp_path_factory.mktemp("streamlit_mh") / "server.log"
+        with streamlit_server("app.py", log=log) as (base, _):
+            yield base
+    finally:
+        if old is None:
+            os.environ.pop(CHECKPOINTS_ENV, None)
+        else:
+            os.environ[CHECKPOINTS_ENV] = old
+
+
+@pytest.fixture
+def tab(browser, url):  # noqa: ANN001
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(120_000)
+    yield page
+    context.close()
+
+
+def _wait_for_app(page, n_charts: int) -> None:  # noqa: ANN001
+    page.wait_for_function(
+        f"document.querySelectorAll('{CHART} .main-svg').length >= {n_charts}", polling=200
+    )
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+
+
+def _chart(page, title: str):  # noqa: ANN001, ANN202
+    """The plotly chart whose title starts with ``title``."""
+    return page.locator(CHART).filter(has=page.locator(".gtitle", has_text=title)).first
+
+
+def _ticks(chart, axis: str = "x") -> list[str]:  # noqa: ANN001
+    texts = chart.locator(f".{axis}tick text").all_text_contents()
+    return [t.replace(ZWSP, "") for t in texts]
+
+
+def _wait_for_ticks(page, tokens: list[str]) -> None:  # noqa: ANN001
+    """Some chart's x tick labels (zero-width spaces removed) are exactly ``tokens``."""
+    page.wait_for_function(
+        "(want) => [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')].some(c =>"
+        " JSON.stringify([...c.querySelectorAll('.xtick text')].map(t =>"
+        " t.textContent.replaceAll('\\u200b', ''))) === JSON.stringify(want))",
+        arg=tokens,
+    )
+
+
+def _type(page, text: str) -> None:  # noqa: ANN001
+    box = page.get_by_role("textbox", name="Sentence")
+    box.fill(text)
+    box.press("Enter")
+
+
+def test_pretrained_head_ticks_toggle_and_screenshot(tab, url, screenshots):  # noqa: ANN001
+    tab.goto(f"{url}/multi_head?mh_model=pretrained")
+    _wait_for_app(tab, 4)
+    _type(tab, SENTENCE)
+    tokens = PretrainedEncoder.load().attend(SENTENCE).tokens
+    _wait_for_ticks(tab, tokens)
+    _wait_for_app(tab, 4)
+    head = _chart(tab, "all-MiniLM-L6-v2 self-attention, layer 1, head 1")
+    assert _ticks(head, "x") == tokens
+    assert _ticks(head, "y")[::-1] == tokens  # the y axis runs top-down, its ticks bottom-up
+    lines = _chart(tab, "left: queries")
+    assert lines.locator(".legendtext").count() == 12
+    tab.get_by_role("button", name="head 3", exact=True).click()  # toggle head 3 off
+    tab.wait_for_function(
+        "() => [...document.querySelectorAll('.legendtext')].filter(t =>"
+        " t.textContent.startsWith('head ')).length === 11"
+    )
+    legend = _chart(tab, "left: queries").locator(".legendtext").all_text_contents()
+    assert "head 3" not in legend and "head 4" in legend
+    tab.set_viewport_size({"width": 1400, "height": 3000})
+    tab.wait_for_timeout(1500)
+    tab.screenshot(path=str(screenshots / "multi_head.png"))
+
+
+def test_transformer_cross_attention(tab, url, checkpoints):  # noqa: ANN001
+    query = urllib.parse.urlencode({"mh_model": "transformer", "mh_kind": "cross"})
+    tab.goto(f"{url}/multi_head?{query}")
+    _wait_for_app(tab, 4)
+    _type(tab, SENTENCE)
+    expected = TransformerTranslator.load(checkpoints / "transformer-sinusoidal").translate(
+        SENTENCE
+    )
+    _wait_for_ticks(tab, expected.source_tokens)
+    _wait_for_app(tab, 4)
+    head = _chart(tab, "cross attention (decoder → encoder), layer 1, head 1")
+    assert _ticks(head, "x") == expected.source_tokens
+    assert _ticks(head, "y")[::-1] == expected.target_tokens
