@@ -1,7 +1,7 @@
 """Entry point of the attention atlas: one ``st.navigation`` over the pages, and the shared sidebar.
 
 To add a page, write ``pages/<name>.py`` and add a ``PageEntry`` to ``PAGES`` below; a page whose
-file does not exist yet is left out of the navigation and shown as "coming soon" on the home map.
+file does not exist is left out of the navigation and of the home map.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app import PAGES, STORY, PageEntry
+from ui.model_status import shipped_models
 from ui.sidebar import current_device
 
 INTRO = """
@@ -16,16 +17,10 @@ sentence into one vector, to the Transformer, where attention is all there is.
 
 
 def _stage_pages(stage: str, entries: list[PageEntry]) -> None:
-    """Links to the pages of one stage; pages not written yet are listed as coming soon."""
-    members = [entry for entry in entries if entry.stage == stage]
-    if not members:
-        st.caption("No page yet.")
-    for entry in members:
-        if entry.exists():
+    """Links to the pages of one stage (pages whose file is absent are left out)."""
+    for entry in entries:
+        if entry.stage == stage and entry.exists():
             st.page_link(entry.file, label=entry.title, icon=entry.icon)
-            st.caption(entry.description)
-        else:
-            st.markdown(f"{entry.title} · *coming soon*")
             st.caption(entry.description)
 
 
@@ -39,9 +34,26 @@ def render_home(story: list[tuple[str, str]], entries: list[PageEntry]) -> None:
     )
     st.subheader("The story, page by page")
     for number, (stage, blurb) in enumerate(story, start=1):
+        if not any(entry.stage == stage and entry.exists() for entry in entries):
+            continue
         with st.container(border=True):
             st.markdown(f"**{number}. {stage}** — {blurb}")
             _stage_pages(stage, entries)
+    models_ui()
+
+
+def models_ui() -> None:
+    """The shipped models: which are present and what they measured."""
+    st.subheader("The models")
+    table = shipped_models()
+    if table.empty:
+        st.warning("No trained checkpoint found under checkpoints/. See the README to train them.")
+        return
+    st.dataframe(table, hide_index=True, use_container_width=True)
+    st.caption(
+        "Each page loads its models the first time it needs them. The figures come from each "
+        "checkpoint's card.json, measured by its evaluation command (see the README)."
+    )
 
 
 render_home(STORY, PAGES)

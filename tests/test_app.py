@@ -62,13 +62,14 @@ def test_home_map_and_sidebar():
     assert at.sidebar.toggle(key="classroom").value is False
 
 
-def test_home_lists_missing_pages_as_coming_soon():
-    from app import PAGES  # noqa: PLC0415 - the registry; importing runs no page
-
+def test_home_lists_the_shipped_models():
     at = _app()
-    text = " ".join(m.value for m in at.markdown)
-    for entry in PAGES:
-        assert (f"{entry.title} · *coming soon*" in text) != entry.exists()
+    table = at.dataframe[0].value
+    assert "all-MiniLM-L6-v2 (pretrained)" in set(table["model"])
+    for name in ("seq2seq-bahdanau", "seq2seq-luong-dot"):
+        if name in set(table["model"]):
+            row = table[table["model"] == name].iloc[0]
+            assert row["measured"].startswith("test BLEU")
 
 
 def test_registry_paths_are_file_stems():
