@@ -158,13 +158,15 @@ def head_view_ui(view: HeadsView, layer: int) -> None:
     st.subheader(f"Head view: layer {layer + 1} as lines")
     n_heads = view.weights.shape[1]
     heads = st.pills("Heads shown", list(range(1, n_heads + 1)), selection_mode="multi",
-                     default=list(range(1, n_heads + 1)), key="mh_heads",
+                     default=list(range(1, n_heads + 1)), key="mh_heads", bind="query-params",
                      format_func=lambda h: f"head {h}")  # fmt: skip
     labels = [f"{i}: {t}" for i, t in enumerate(view.query_tokens)]
     c1, c2 = st.columns([3, 2])
     picked = c1.selectbox("Only the lines of this token", labels, index=None, key="mh_token",
                           placeholder="all tokens")  # fmt: skip
-    threshold = c2.slider("Hide weights below", 0.0, 0.9, 0.1, 0.05, key="mh_threshold")
+    threshold = c2.slider(
+        "Hide weights below", 0.0, 0.9, 0.1, 0.05, key="mh_threshold", bind="query-params"
+    )
     token = None if picked is None else labels.index(picked)
     if token is None and len(view.query_tokens) > 128:
         st.info("Over 128 tokens: choose a token above to see its lines.", icon=":material/info:")
@@ -179,7 +181,7 @@ def aggregate_ui(view: HeadsView, layer: int) -> None:
     """Mean or max over the heads of one layer, or attention rollout up to it."""
     st.subheader("Over heads and layers")
     options = AGGREGATES if view.self_attention else AGGREGATES[:2]
-    how = st.segmented_control("Summary", options, default=options[0], key="mh_agg",
+    how = st.segmented_control("Summary", options, default=options[0], key="mh_agg", bind="query-params",
                                required=True) or options[0]  # fmt: skip
     if how == AGGREGATES[0]:
         matrix = head_mean(view.weights)[layer]
@@ -245,7 +247,7 @@ def body() -> None:
     for notice in view.notices:
         st.info(notice, icon=":material/content_cut:")
     full = view
-    hidden = st.multiselect("Hide these tokens and re-normalise", GROUPS, key="mh_hide",
+    hidden = st.multiselect("Hide these tokens and re-normalise", GROUPS, key="mh_hide", bind="query-params",
                             help=HIDE_NOTE)  # fmt: skip
     if hidden:
         st.warning(HIDE_NOTE, icon=":material/warning:")
