@@ -10,7 +10,6 @@ import streamlit as st
 
 from models.translator import Translation, Translator
 from ui.charts import plotly_chart
-from ui.downloads import download_csv, download_json
 from ui.text import user_text
 from ui.translation import (
     GLOBAL_MODELS,
@@ -18,6 +17,7 @@ from ui.translation import (
     Result,
     compute_alignment,
     compute_compare,
+    downloads_ui,
     load_translator,
     reference_ui,
     sentence_ui,
@@ -115,12 +115,9 @@ def hypotheses_ui(tr: Translation, level: str) -> None:
                                        title=f"Hypothesis {pick}"), key="aln_hyp_heatmap")  # fmt: skip
 
 
-def downloads_ui(result: Result, settings: dict, name: str) -> None:
+def result_downloads_ui(result: Result, settings: dict, name: str) -> None:
     """The matrix on screen as CSV and the whole result as JSON."""
     tr, view = result.translation, result.view
-    c1, c2 = st.columns(2)
-    with c1:
-        download_csv(view.weights, view.target, view.source, f"{name}.csv", key=f"{name}_csv")
     data = {"model": settings["kind"], "mode": settings["mode"], "beam": settings["beam"],
             "source": result.sentence.text, "translation": tr.text,
             "source_tokens": tr.source_tokens, "target_tokens": tr.target_tokens,
@@ -129,8 +126,7 @@ def downloads_ui(result: Result, settings: dict, name: str) -> None:
                      "weights": view.weights},
             "hypotheses": [{"text": h.text, "score": h.score, "target_tokens": h.target_tokens,
                             "weights": h.weights} for h in tr.hypotheses]}  # fmt: skip
-    with c2:
-        download_json(data, f"{name}.json", key=f"{name}_json")
+    downloads_ui(view.weights, view.target, view.source, data, name, f"aln_{name}")
 
 
 def translate_ui(translator: Translator, settings: dict) -> None:
@@ -145,7 +141,7 @@ def translate_ui(translator: Translator, settings: dict) -> None:
     step_inspector_ui(tr)
     if tr.hypotheses:
         hypotheses_ui(tr, settings["level"])
-    downloads_ui(result, settings, "alignment")
+    result_downloads_ui(result, settings, "alignment")
 
 
 def reference_mode_ui(translator: Translator, settings: dict) -> None:
@@ -164,7 +160,7 @@ def reference_mode_ui(translator: Translator, settings: dict) -> None:
     low = [t for t, p in zip(tr.target_tokens, tr.token_probs, strict=True) if p < LOW_PROB]
     st.caption(f"{len(low)} of {len(tr.target_tokens)} tokens below p = {LOW_PROB} (orange).")
     step_inspector_ui(tr)
-    downloads_ui(result, settings, "forced-alignment")
+    result_downloads_ui(result, settings, "forced-alignment")
 
 
 def compare_ui(translator: Translator, settings: dict) -> None:
@@ -207,11 +203,9 @@ def difference_ui(result: Result, view_b: AlignmentView, names: tuple[str, str])
         plotly_chart(fig, key="aln_cmp_entropy")
     mean_a, mean_b = row_entropy(view.weights).mean(), row_entropy(view_b.weights).mean()
     st.caption(f"Mean entropy: {names[0]} {mean_a:.2f} bits, {names[1]} {mean_b:.2f} bits.")
-    download_csv(diff, view.target, view.source, "alignment-difference.csv", key="aln_cmp_csv",
-                 label="Download the difference (CSV)")  # fmt: skip
-    download_json({"models": names, "source": view.source, "target": view.target,
-                   "weights_a": view.weights, "weights_b": view_b.weights, "difference": diff},
-                  "alignment-compare.json", key="aln_cmp_json")  # fmt: skip
+    data = {"models": names, "source": view.source, "target": view.target,
+            "weights_a": view.weights, "weights_b": view_b.weights, "difference": diff}  # fmt: skip
+    downloads_ui(diff, view.target, view.source, data, "alignment-difference", "aln_cmp")
 
 
 @st.fragment

@@ -7,12 +7,12 @@ import streamlit as st
 
 from models.translator import Translation, Translator
 from ui.charts import plotly_chart
-from ui.downloads import download_csv, download_json
 from ui.text import user_text
 from ui.translation import (
     LOCAL_MODELS,
     Result,
     compute_local,
+    downloads_ui,
     load_translator,
     sentence_ui,
     show_notices,
@@ -94,20 +94,15 @@ def heatmaps_ui(result: Result, settings: dict) -> None:
                    "two heatmaps have the same rows.")  # fmt: skip
 
 
-def downloads_ui(result: Result, settings: dict) -> None:
+def result_downloads_ui(result: Result, settings: dict) -> None:
     """The local weights as CSV and the whole step-by-step result as JSON."""
     tr = result.translation
-    c1, c2 = st.columns(2)
-    with c1:
-        download_csv(tr.weights, tr.target_tokens, tr.source_tokens, "local-attention.csv",
-                     key="loc_csv")  # fmt: skip
     data = {"model": settings["kind"], "D": tr.D, "trained_D": settings["trained"],
             "source": result.sentence.text, "translation": tr.text,
             "source_tokens": tr.source_tokens, "target_tokens": tr.target_tokens,
             "p_t": tr.p_t, "window": tr.window, "gaussian": tr.gaussian,
             "raw_weights": tr.raw_weights, "weights": tr.weights}  # fmt: skip
-    with c2:
-        download_json(data, "local-attention.json", key="loc_json")
+    downloads_ui(tr.weights, tr.target_tokens, tr.source_tokens, data, "local-attention", "loc")
 
 
 @st.fragment
@@ -125,7 +120,7 @@ def body() -> None:
     user_text(result.translation.text, label="Translation:")
     steps_ui(result.translation)
     heatmaps_ui(result, settings)
-    downloads_ui(result, settings)
+    result_downloads_ui(result, settings)
 
 
 def main() -> None:

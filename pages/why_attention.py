@@ -23,7 +23,7 @@ from ui.translation import (
     sentence_ui,
     show_notices,
 )
-from viz.bottleneck import BUCKET_ORDER, bleu_by_length_chart, gradient_norm_plot
+from viz.bottleneck import BUCKET_ORDER, MIN_SENTENCES, bleu_by_length_chart, gradient_norm_plot
 
 SIDE_BY_SIDE = {"none": "Without attention (`none`)", "bahdanau": "With attention (`bahdanau`)"}
 DEFAULT = EXAMPLES[3]
@@ -35,13 +35,15 @@ encoder's states and, for each word it writes, takes a fresh weighted mix of the
 to survive a trip through one fixed-size bottleneck. Type a sentence (the longer, the clearer).
 """
 EXPLANATION = """
-**What the chart shows.** Each line is one model, measured on the Multi30k test set grouped by the
-length of the English sentence. Multi30k sentences are short, so the longer groups come from
-*joined* test pairs (two or three consecutive sentences glued into one). The model without
-attention (black, dashed) starts close to the others on short sentences but falls away as
-sentences grow: a fixed vector runs out of room. The attention models lose much less, because
-every output step can look straight back at the words it needs. This is the picture of Bahdanau
-et al. (2015), Figure 2, reproduced with our own small models.
+**What the chart shows.** Each colour is one model, measured on the Multi30k test set grouped by
+the length of the English sentence (solid lines). Multi30k sentences are short, so the long
+groups come from *joined* test pairs: two or three consecutive sentences glued into one source and
+one reference (dotted lines). Joined pairs are harder at any length (two unrelated scenes in one
+sentence), so compare how steeply each line falls rather than single points. The model without
+attention (black) loses the most as sentences grow: its single vector runs out of room. The
+attention models fall less, because every output step can look straight back at the words it
+needs. This is the picture of Bahdanau et al. (2015), Figure 2, reproduced with our own small
+models.
 """
 GRADIENT_TEXT = """
 **Why one vector forgets.** A recurrent encoder updates its state token by token. How much the
@@ -111,7 +113,7 @@ def bleu_by_length_ui() -> None:
                            "long_sets": c.get("long_sets")} for k, c in cards.items()},
                       "bleu-by-length.json", key="why_bleu_json")  # fmt: skip
         st.caption(f"Length buckets: {', '.join(BUCKET_ORDER)} words; buckets with fewer than "
-                   "5 sentences are left out.")  # fmt: skip
+                   f"{MIN_SENTENCES} sentences are left out.")  # fmt: skip
     else:
         st.info("No model has a card yet, so there is no chart to draw.")
     if missing:

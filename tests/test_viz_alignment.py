@@ -118,22 +118,25 @@ def _card(test: dict, long: dict | None = None) -> dict:
     return {"bleu_by_length": test, "long_sets": {"concat3": {"bleu_by_length": long or {}}}}
 
 
-def test_bucket_points_prefer_the_set_with_more_sentences():
+def test_bucket_points_test_set_and_joined_sets():
     card = _card(
         {"1-10": {"bleu": 40, "n": 500}, "21-30": {"bleu": 30, "n": 3}},
         {"21-30": {"bleu": 25, "n": 100}, "31-45": {"bleu": 20, "n": 200}},
     )
-    points = bucket_points(card)
-    assert [(p[0], p[1], p[3]) for p in points] == [(0, 40, "test"), (3, 25, "concat3"),
-                                                     (4, 20, "concat3")]  # fmt: skip
+    card["long_sets"]["concat2"] = {"bleu_by_length": {"21-30": {"bleu": 28, "n": 300}}}
+    assert [(p[0], p[1], p[3]) for p in bucket_points(card, "test")] == [(0, 40, "test")]
+    joined = [(p[0], p[1], p[3]) for p in bucket_points(card, "joined")]
+    assert joined == [(3, 28, "concat2"), (4, 20, "concat3")]  # the set with more sentences
 
 
-def test_bleu_by_length_chart_one_line_per_model():
-    cards = {"none": _card({"1-10": {"bleu": 30, "n": 50}, "11-15": {"bleu": 20, "n": 50}}),
+def test_bleu_by_length_chart_solid_test_and_dotted_joined_lines():
+    cards = {"none": _card({"1-10": {"bleu": 30, "n": 50}, "11-15": {"bleu": 20, "n": 50}},
+                           {"31-45": {"bleu": 10, "n": 50}}),
              "bahdanau": _card({"1-10": {"bleu": 40, "n": 50}}), "empty": {}}  # fmt: skip
     fig = bleu_by_length_chart(cards)
-    assert [t.name for t in fig.data] == ["none", "bahdanau"]
-    assert list(fig.data[0].y) == [30, 20] and fig.data[0].line.dash == "dash"
+    assert [t.name for t in fig.data] == ["none", "none (joined pairs)", "bahdanau"]
+    assert list(fig.data[0].y) == [30, 20] and fig.data[0].line.dash == "solid"
+    assert fig.data[1].line.dash == "dot" and list(fig.data[1].x) == [4]
     assert len(fig.layout.xaxis.ticktext) == len(BUCKET_ORDER)
 
 

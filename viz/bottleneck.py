@@ -16,25 +16,32 @@ import plotly.graph_objects as go
 from viz._checks import check_labels, escape
 
 BUCKET_ORDER = ("1-10", "11-15", "16-20", "21-30", "31-45", "46+")
-MIN_SENTENCES = 5  # buckets with fewer sentences are left out (their BLEU is noise)
-MODEL_STYLE = {  # name -> (colour, marker, dash); `none` is black and dashed like RNNencdec in Fig. 2
-    "none": ("#000000", "x", "dash"),
-    "bahdanau": ("#0072B2", "circle", "solid"),
-    "luong-dot": ("#D55E00", "square", "solid"),
-    "luong-general": ("#009E73", "diamond", "solid"),
-    "luong-concat": ("#CC79A7", "triangle-up", "solid"),
-    "local-m": ("#E69F00", "triangle-down", "solid"),
-    "local-p": ("#56B4E9", "star", "solid"),
+MIN_SENTENCES = 20  # buckets with fewer sentences are left out (their BLEU is noise)
+MODEL_STYLE = {  # name -> (colour, marker); `none` is black, like RNNencdec in Fig. 2
+    "none": ("#000000", "x"),
+    "bahdanau": ("#0072B2", "circle"),
+    "luong-dot": ("#D55E00", "square"),
+    "luong-general": ("#009E73", "diamond"),
+    "luong-concat": ("#CC79A7", "triangle-up"),
+    "local-m": ("#E69F00", "triangle-down"),
+    "local-p": ("#56B4E9", "star"),
 }
 
 
-def bucket_points(card: Mapping, min_n: int = MIN_SENTENCES) -> list[tuple[int, float, int, str]]:
-    """(bucket index, BLEU, n, set name) per length bucket: the test set's buckets, and for the
-    longer buckets the concatenated set (concat2/concat3) that has the most sentences in it."""
+def bucket_points(
+    card: Mapping, which: str = "test", min_n: int = MIN_SENTENCES
+) -> list[tuple[int, float, int, str]]:
+    """(bucket index, BLEU, n, set name) per length bucket with at least ``min_n`` sentences.
+
+    which="test": the test set's own buckets. which="joined": the long sets made by joining 2 or
+    3 consecutive test pairs (concat2, concat3), per bucket the one with more sentences in it.
+    """
+    if which == "test":
+        sets = [("test", card.get("bleu_by_length") or {})]
+    else:
+        sets = [(name, (entry or {}).get("bleu_by_length") or {})
+                for name, entry in sorted((card.get("long_sets") or {}).items())]  # fmt: skip
     points: dict[int, tuple[int, float, int, str]] = {}
-    sets = [("test", card.get("bleu_by_length") or {})]
-    sets += [(name, (entry or {}).get("bleu_by_length") or {})
-             for name, entry in sorted((card.get("long_sets") or {}).items())]  # fmt: skip
     for set_name, buckets in sets:
         for bucket, row in buckets.items():
             if bucket not in BUCKET_ORDER or not isinstance(row, Mapping):
@@ -47,21 +54,31 @@ def bucket_points(card: Mapping, min_n: int = MIN_SENTENCES) -> list[tuple[int, 
     return [points[k] for k in sorted(points)]
 
 
+def _series(fig: go.Figure, name: str, pts: list, joined: bool) -> None:
+    """One model's line: solid for the test set, dotted with open markers for the joined sets."""
+    colour, marker = MODEL_STYLE.get(name, ("#555555", "circle"))
+    label = escape([name])[0]
+    fig.add_scatter(
+        x=[p[0] for p in pts], y=[p[1] for p in pts], mode="lines+markers",
+        name=f"{label} (joined pairs)" if joined else label, legendgroup=label,
+        showlegend=not joined, line={"color": colour, "dash": "dot" if joined else "solid",
+                                     "width": 2 if joined else 2.5},
+        marker={"symbol": f"{marker}-open" if joined and marker != "x" else marker, "size": 9},
+        customdata=[[p[2], p[3]] for p in pts],
+        hovertemplate=f"{label}<br>BLEU %{{y:.1f}}<br>n = %{{customdata[0]}} sentences "
+        "(%{customdata[1]})<extra></extra>",
+    )  # fmt: skip
+
+
 def bleu_by_length_chart(cards: Mapping[str, Mapping], *, title: str = "") -> go.Figure:
-    """One line per model: BLEU (y) over source-length buckets (x); hover names the set and n."""
+    """BLEU (y) over source-length buckets (x) per model: the test set (solid) and the sets of
+    joined test pairs (dotted, same colour), which reach the long buckets."""
     fig = go.Figure()
     for name, card in cards.items():
-        pts = bucket_points(card)
-        if not pts:
-            continue
-        colour, marker, dash = MODEL_STYLE.get(name, ("#555555", "circle", "solid"))
-        fig.add_scatter(
-            x=[p[0] for p in pts], y=[p[1] for p in pts], mode="lines+markers", name=escape([name])[0],
-            line={"color": colour, "dash": dash, "width": 2.5}, marker={"symbol": marker, "size": 9},
-            customdata=[[p[2], p[3]] for p in pts],
-            hovertemplate=f"{escape([name])[0]}<br>BLEU %{{y:.1f}}<br>n = %{{customdata[0]}} "
-            "sentences (%{customdata[1]})<extra></extra>",
-        )  # fmt: skip
+        for joined in (False, True):
+            pts = bucket_points(card, "joined" if joined else "test")
+            if pts:
+                _series(fig, name, pts, joined)
     fig.update_xaxes(
         tickmode="array", tickvals=list(range(len(BUCKET_ORDER))),
         ticktext=[f"{b} words" for b in BUCKET_ORDER], title={"text": "Source sentence length"},
@@ -70,7 +87,7 @@ def bleu_by_length_chart(cards: Mapping[str, Mapping], *, title: str = "") -> go
     fig.update_yaxes(title={"text": "BLEU score"}, rangemode="tozero", showgrid=True)
     fig.update_layout(
         title={"text": title}, margin={"l": 10, "r": 10, "t": 50, "b": 10}, plot_bgcolor="white",
-        legend={"title": {"text": "model"}}, height=460,
+        legend={"title": {"text": "model (dotted: joined pairs)"}}, height=460,
     )  # fmt: skip
     fig.update_xaxes(gridcolor="#ddd", linecolor="#333", mirror=True)
     fig.update_yaxes(gridcolor="#ddd", linecolor="#333", mirror=True)
@@ -88,7 +105,7 @@ def gradient_norm_plot(
         y = np.asarray(norms, dtype=float).ravel()
         if y.size != n:
             raise ValueError(f"{name}: {y.size} norms but {n} source tokens")
-        colour, marker, _ = MODEL_STYLE.get(name, ("#0072B2", "circle", "solid"))
+        colour, marker = MODEL_STYLE.get(name, ("#0072B2", "circle"))
         fig.add_scatter(
             x=list(range(n)), y=np.maximum(y, 1e-12), mode="lines+markers", name=escape([name])[0],
             line={"color": colour}, marker={"symbol": marker}, customdata=ticks,
