@@ -21,8 +21,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-SPECIAL_PIECES = frozenset({"[CLS]", "[SEP]", "[PAD]", "[MASK]", "<s>", "</s>", "<pad>", "<unk>"})
-GROUPS = ("special", "punctuation", "first token")
+START_PIECES = frozenset({"[CLS]", "<s>"})  # sequence-start markers (BERT, RoBERTa/our decoder)
+END_PIECES = frozenset({"[SEP]", "</s>"})  # separators / sequence ends
+SPECIAL_PIECES = START_PIECES | END_PIECES | {"[PAD]", "[MASK]", "[UNK]", "<pad>", "<unk>"}
+GROUPS = ("[CLS] / <s>", "[SEP] / </s> / other special", "punctuation", "first token")
 
 
 def _check(att: np.ndarray, ndim: int = 4) -> np.ndarray:
@@ -71,19 +73,22 @@ def is_punctuation(token: str) -> bool:
 def token_groups(
     tokens: Sequence[str], special: Sequence[bool] | None = None
 ) -> dict[str, np.ndarray]:
-    """Boolean masks (T,) for the groups of GROUPS: the tokenizer's special tokens (``special`` or,
-    if None, the known pieces like [CLS] and </s>), punctuation, and the first token."""
+    """Boolean masks (T,) for the groups of GROUPS: start markers ([CLS], <s>); separators and
+    ends ([SEP], </s>) with any other special token (the tokenizer's ``special`` flags or, if None,
+    the known pieces); punctuation; the first token. Groups can overlap ([CLS] is also first)."""
     T = len(tokens)
     if special is None:
         special = [t in SPECIAL_PIECES for t in tokens]
     if len(special) != T:
         raise ValueError(f"{len(special)} special flags for {T} tokens")
+    start = np.array([t in START_PIECES for t in tokens], dtype=bool)
     first = np.zeros(T, dtype=bool)
     first[:1] = True
     return {
-        "special": np.asarray(special, dtype=bool),
-        "punctuation": np.array([is_punctuation(t) for t in tokens], dtype=bool),
-        "first token": first,
+        GROUPS[0]: start,
+        GROUPS[1]: np.asarray(special, dtype=bool) & ~start,
+        GROUPS[2]: np.array([is_punctuation(t) for t in tokens], dtype=bool),
+        GROUPS[3]: first,
     }
 
 

@@ -210,8 +210,9 @@ def special_ui(view: HeadsView) -> None:
             for layer in range(view.weights.shape[0])]  # fmt: skip
     st.dataframe(rows, hide_index=True)
     st.caption(
-        "special: the tokenizer's own markers ([CLS], [SEP], <s>, </s>); punctuation: pieces made "
-        "only of punctuation; first token: position 0. Groups can overlap."
+        "[CLS] / <s>: the start marker; [SEP] / </s>: the separator or end marker (with any other "
+        "special token of the tokenizer); punctuation: pieces made only of punctuation; first "
+        "token: position 0. Groups can overlap ([CLS] is also the first token)."
     )
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from models.aggregate import (
+    GROUPS,
     group_share,
     head_max,
     head_mean,
@@ -61,15 +62,17 @@ def test_rollout_rejects_cross_attention() -> None:
 def test_groups_and_shares() -> None:
     tokens = ["[CLS]", "the", "dog", ",", "##s", "[SEP]"]
     groups = token_groups(tokens, [True, False, False, False, False, True])
-    assert groups["special"].tolist() == [True, False, False, False, False, True]
-    assert groups["punctuation"].tolist() == [False, False, False, True, False, False]
-    assert groups["first token"].tolist() == [True] + [False] * 5
+    start, end, punct, first = (groups[g].tolist() for g in GROUPS)
+    assert start == [True, False, False, False, False, False]
+    assert end == [False, False, False, False, False, True]
+    assert punct == [False, False, False, True, False, False]
+    assert first == [True] + [False] * 5
+    assert token_groups(["<s>", "un", "</s>"])[GROUPS[1]].tolist() == [False, False, True]
     att = np.zeros((1, 2, 6, 6))
     att[0, 0, :, 0] = 1.0  # head 1: everything on [CLS]
     att[0, 1, :, 3] = 1.0  # head 2: everything on the comma
-    share = group_share(att, groups["special"])
-    np.testing.assert_allclose(share, [[1.0, 0.0]])
-    np.testing.assert_allclose(group_share(att, groups["punctuation"]), [[0.0, 1.0]])
+    np.testing.assert_allclose(group_share(att, groups[GROUPS[0]]), [[1.0, 0.0]])
+    np.testing.assert_allclose(group_share(att, groups[GROUPS[2]]), [[0.0, 1.0]])
 
 
 def test_punctuation_pieces() -> None:

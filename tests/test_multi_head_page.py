@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from models.aggregate import GROUPS
 from models.transformer_translator import TransformerTranslator
 from tests.tiny_transformer import build_tiny_transformers
 from ui.multi_head import CHECKPOINTS_ENV, hide_groups, transformer_view
@@ -83,11 +84,11 @@ def test_long_text_is_cut_with_a_notice(tiny: Path) -> None:
 def test_hide_special_tokens(tiny_root: Path) -> None:
     result = TransformerTranslator.load(tiny_root / "transformer-sinusoidal").translate(SENTENCE)
     view = transformer_view(result, "encoder")
-    hidden = hide_groups(view, ["special", "punctuation"])
+    hidden = hide_groups(view, [GROUPS[1], GROUPS[2]])
     assert "</s>" not in hidden.key_tokens and "▁." not in hidden.key_tokens
     assert hidden.weights.shape[2] == hidden.weights.shape[3] == len(hidden.key_tokens)
     np.testing.assert_allclose(hidden.weights.sum(-1), 1.0, atol=1e-5)
-    cross = hide_groups(transformer_view(result, "cross"), ["special"])
+    cross = hide_groups(transformer_view(result, "cross"), [GROUPS[1]])
     assert cross.weights.shape[2] == len(result.target_tokens)  # query rows kept for cross
 
 
