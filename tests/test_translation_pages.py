@@ -241,13 +241,13 @@ def test_why_page_side_by_side_bleu_chart_and_gradients(tiny: Path):
     at = _run(WHY, {"why_text": SENTENCE, "why_ref": "un chien noir ."})
     assert len(at.metric) == 2 and all("BLEU" in m.label for m in at.metric)
     chart = _figure(at, "BLEU by source sentence length")
-    assert {t["name"] for t in chart["data"]} == {
-        "none", "bahdanau", "luong-dot", "luong-general", "luong-concat", "local-m", "local-p"
-    }  # fmt: skip
+    kinds = {"none", "bahdanau", "luong-dot", "luong-general", "luong-concat", "local-m", "local-p"}
+    names = {t["name"] for t in chart["data"]}
+    assert names == kinds | {f"{k} (joined pairs)" for k in kinds}
     none = next(t for t in chart["data"] if t["name"] == "none")
-    assert (
-        none["line"]["dash"] == "dash" and len(_arr(none["x"])) == 5
-    )  # 4 test buckets + 31-45 long
+    assert none["line"]["dash"] == "solid" and len(_arr(none["x"])) == 4  # the 4 test buckets
+    joined = next(t for t in chart["data"] if t["name"] == "none (joined pairs)")
+    assert list(_arr(joined["x"])) == [3, 4]  # 21-30 and 31-45 words
     grads = _figure(at, "h_T")
     assert grads["layout"]["yaxis"]["type"] == "log" and len(grads["data"]) == 1  # `none` only
     at.multiselect(key="why_encoders").select("bahdanau").run()
