@@ -45,7 +45,7 @@ format: $(STAMP_DEV)
 # and `none` from bahdanau's encoder (warm start), which is how the shipped checkpoints were made.
 TRAIN_SEQ2SEQ := $(BIN)/python -m training.train_seq2seq --data $(DATA)
 FINETUNE ?= --epochs 2 --lr 1e-3 --decay-from 2
-FINETUNE_NONE ?= --epochs 2 --lr 1e-3 --decay-from 2
+FINETUNE_NONE ?= --epochs 4 --lr 2e-3 --decay-from 3
 
 train-seq2seq: $(STAMP_RUN)
 	$(TRAIN_SEQ2SEQ) --attention bahdanau --epochs 7
