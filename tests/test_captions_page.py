@@ -133,7 +133,7 @@ def test_missing_checkpoints_disable_only_the_models(tmp_path: Path, monkeypatch
         "train_captions --attention soft" in warnings
         and "train_captions --attention hard" in warnings
     )
-    assert len(at.get("imgs")) >= 1  # the scene is still shown
+    assert len(at.get("image")) >= 1  # the scene is still shown
     assert not _figures(at)
 
 

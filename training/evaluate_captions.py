@@ -19,6 +19,7 @@ import time
 import torch
 
 from models.caption_checkpoint import CARD, load_captioner, resolve
+from models.captioning import DEPARTURES
 from training.caption_data import build_set, load_set
 from training.caption_metrics import evaluate
 
@@ -56,6 +57,7 @@ def main(argv: list[str] | None = None) -> dict:
             a for a in (argv or sys.argv[1:]) if a != "--write-card"
         )
         card["test"] = {**metrics, "command": command}
+        card["departures_from_paper"] = list(DEPARTURES) + card.get("extra_departures", [])
         card_path.write_text(json.dumps(card, indent=1) + "\n")
     if args.json:
         print(json.dumps(metrics))

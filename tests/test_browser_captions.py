@@ -1,0 +1,114 @@
+"""The Image captions page in real Chromium: pick an example, wait for the attention overlays,
+compose a scene, upload an image (and a broken file); save the README screenshot.
+
+The server reads the shipped captioners where they exist and tiny random-weight ones otherwise
+(``ATLAS_CAPTION_CHECKPOINTS``); the screenshot is saved only when both trained models showed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from bench.server import streamlit_server
+from models.caption_checkpoint import CAPTION_MODELS, CHECKPOINT_ROOT
+from models.scenes import Placement, compose, load_sprites
+from tests.tiny_captions import build_tiny_caption_checkpoints
+from ui.captions import CHECKPOINTS_ENV
+
+pytestmark = pytest.mark.browser
+CHART = '[data-testid="stPlotlyChart"]'
+
+
+def _is_real(name: str) -> bool:
+    return (CHECKPOINT_ROOT / name / "model.safetensors").is_file()
+
+
+@pytest.fixture(scope="module")
+def url(tmp_path_factory: pytest.TempPathFactory):
+    """app.py served with the shipped captioners, or tiny ones where a checkpoint is missing."""
+    root = tmp_path_factory.mktemp("caption_checkpoints")
+    tiny = build_tiny_caption_checkpoints(tmp_path_factory.mktemp("tiny"))
+    for name in CAPTION_MODELS:
+        (root / name).symlink_to(CHECKPOINT_ROOT / name if _is_real(name) else tiny / name)
+    old = os.environ.get(CHECKPOINTS_ENV)
+    os.environ[CHECKPOINTS_ENV] = str(root)
+    try:
+        log = tmp_path_factory.mktemp("streamlit_captions") / "server.log"
+        with streamlit_server("app.py", log=log) as (base, _):
+            yield base
+    finally:
+        os.environ.pop(CHECKPOINTS_ENV, None) if old is None else os.environ.__setitem__(
+            CHECKPOINTS_ENV, old
+        )
+
+
+@pytest.fixture
+def tab(browser, url):  # noqa: ANN001 - playwright objects
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(120_000)
+    yield page
+    context.close()
+
+
+def _settled(page, n_charts: int) -> None:  # noqa: ANN001
+    """The script has finished and at least ``n_charts`` plotly charts are drawn."""
+    page.wait_for_function(
+        f"document.querySelectorAll('{CHART} .main-svg').length >= {n_charts}", polling=200
+    )
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+
+
+def _overlays(page) -> int:  # noqa: ANN001
+    """How many attention pictures (plotly image traces) are drawn."""
+    return page.locator(f"{CHART} .imagelayer image, {CHART} image").count()
+
+
+def _codes(page) -> list[str]:  # noqa: ANN001
+    return page.locator('[data-testid="stCode"] code').all_text_contents()
+
+
+def test_example_overlays_compose_and_upload(tab, url, screenshots, tmp_path: Path):
+    tab.goto(f"{url}/captions?cap_ex=2&cap_n=20")
+    _settled(tab, 6)
+    assert _overlays(tab) >= 4  # two word strips and two players
+    first = _codes(tab)
+    strip_ticks = tab.locator(CHART).first.locator(".xtick text").all_text_contents()
+    assert strip_ticks == first[1].split()  # the soft strip's panels are the soft caption's words
+    slider = tab.locator('[data-testid="stSlider"] [role="slider"]').first  # the example picker
+    slider.focus()
+    slider.press("ArrowRight")
+    tab.wait_for_url("**cap_ex=3**")
+    _settled(tab, 6)
+    assert _codes(tab)[0] != first[0]  # another scene, another layout caption
+    if all(_is_real(n) for n in CAPTION_MODELS):
+        tab.set_viewport_size({"width": 1400, "height": 2300})
+        tab.wait_for_timeout(1500)
+        tab.screenshot(path=str(screenshots / "captions.png"))
+        tab.set_viewport_size({"width": 1400, "height": 1000})
+
+    tab.get_by_role("button", name="Compose a scene").click()
+    tab.wait_for_url("**cap_src=compose**")
+    _settled(tab, 6)
+    assert _codes(tab)[0] == "a dog to the left of an apple"
+    tab.get_by_role("button", name="Random layout").click()
+    tab.wait_for_function("() => !location.search.includes('dog%3A25%3A30')", polling=200)
+    _settled(tab, 6)
+
+    scene = compose([Placement("cat", 50, 60, 64), Placement("bus", 170, 170, 70)], load_sprites())
+    Image.fromarray(scene.image).save(tmp_path / "scene.png")
+    (tmp_path / "broken.png").write_bytes(b"this is not a picture")
+    tab.get_by_role("button", name="Upload an image").click()
+    tab.wait_for_url("**cap_src=upload**")
+    tab.get_by_text("only the scene vocabulary").wait_for()
+    tab.locator('input[type="file"]').set_input_files(str(tmp_path / "broken.png"))
+    tab.get_by_text("not an image").wait_for()
+    tab.locator('input[type="file"]').set_input_files(str(tmp_path / "scene.png"))
+    _settled(tab, 6)
+    assert len(_codes(tab)) == 2  # soft and hard captions of the upload
+    if all(_is_real(n) for n in CAPTION_MODELS):
+        assert "cat" in _codes(tab)[0]
