@@ -52,10 +52,10 @@ TOKENIZERS = CHECKPOINT_ROOT / "seq2seq-bahdanau"  # shared with the RNN models
 class TrainConfig:
     """Optimisation settings (argparse defaults come from here)."""
 
-    epochs: int = 20  # at most this many epochs
-    batch_tokens: int = 3000  # target pieces per batch (sentences grouped by length)
-    lr: float = 1.5e-3  # peak learning rate, reached after the warm-up
-    warmup: int = 400  # linear warm-up steps, then lr * sqrt(warmup / step)
+    epochs: int = 16  # at most this many epochs
+    batch_tokens: int = 2500  # target pieces per batch (sentences grouped by length)
+    lr: float = 2e-3  # peak learning rate, reached after the warm-up
+    warmup: int = 300  # linear warm-up steps, then lr * sqrt(warmup / step)
     clip: float = 1.0  # gradient-norm clipping
     label_smoothing: float = 0.1  # section 5.4
     patience: int = 3  # stop after this many epochs without a better val BLEU
