@@ -29,7 +29,7 @@ ZWSP = "\u200b"
 
 def _shipped() -> bool:
     return all(
-        (CHECKPOINT_ROOT / f"transformer-{p}" / "model.safetensors").is_file()
+        (CHECKPOINT_ROOT / f"transformer-{p}" / "card.json").is_file()  # training has ended
         for p in ("sinusoidal", "learned")
     )
 
