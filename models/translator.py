@@ -197,15 +197,31 @@ class Translator:
         return self._result(dec, ids, self._keys(src, lengths), n, window, forced=True)
 
     def encoder_gradients(self, text: str) -> EncoderGradients:
-        """Jacobian norms ||d h_T / d x_j||_F of the forward encoder's last state, per position j."""
+        """Jacobian norms ||d h_T / d x_j||_F of the forward encoder's last state, per position j.
+
+        One backward pass: the sentence is copied H times and copy i back-propagates h_T[i] only.
+        """
         src, lengths, ids, _ = self._source(text)
         enc = self.model.encoder
-        H = enc.rnn.hidden_size
+        rnn = _forward_direction(enc.rnn)
+        H = rnn.hidden_size
         with torch.enable_grad():
             x = enc.embedding(src).detach().repeat(H, 1, 1).requires_grad_(True)  # (H, S, E)
-            _, h_n = enc.rnn(x)
+            _, h_n = rnn(x)
             h_n = h_n[0] if isinstance(h_n, tuple) else h_n  # (layers * n_dir, H, H_e)
-            h_T = h_n[-enc.n_dir]  # forward direction, last layer: (H, H_e), row i = copy i
+            h_T = h_n[-enc.n_dir] if rnn is enc.rnn else h_n[-1]  # forward direction, last layer
             h_T.diagonal().sum().backward()  # copy i carries d h_T[i] / d x
         norms = x.grad.pow(2).sum(dim=(0, 2)).sqrt()  # (S,)
         return EncoderGradients(self.src_tok.pieces(ids), norms.cpu().numpy())
+
+
+def _forward_direction(rnn: torch.nn.RNNBase) -> torch.nn.RNNBase:
+    """For a one-layer bidirectional RNN, a unidirectional copy with the forward weights (half the
+    work; the backward direction does not reach the forward last state). Otherwise the RNN itself."""
+    if not rnn.bidirectional or rnn.num_layers != 1:
+        return rnn
+    forward = type(rnn)(rnn.input_size, rnn.hidden_size, batch_first=True, bias=rnn.bias)
+    forward.load_state_dict(
+        {k: v for k, v in rnn.state_dict().items() if not k.endswith("_reverse")}
+    )
+    return forward.to(next(rnn.parameters()).device).eval()

@@ -231,3 +231,19 @@ def test_word_view_shape_mismatch_names_sizes():
 def test_byte_pieces_decode_into_one_word():
     pieces = ["▁", "<0xF0>", "<0x9F>", "<0x90>", "<0xB6>", "▁dog"]
     assert [word_text(pieces, g) for g in group_pieces(pieces)] == ["🐶", "dog"]
+
+
+def test_encoder_gradients_equal_the_full_jacobian(translators):
+    """The one-pass trick equals torch.autograd.functional.jacobian of the forward last state."""
+    tr = translators["bahdanau"]
+    grads = tr.encoder_gradients("a black dog runs .")
+    enc = tr.model.encoder
+    ids = torch.tensor([tr.src_tok.encode("a black dog runs .") + [3]])
+    x = enc.embedding(ids).detach()  # (1, S, E)
+
+    def last_forward_state(inp):
+        return enc.rnn(inp)[1][-2]  # forward direction of the bidirectional layer: (1, H)
+
+    jac = torch.autograd.functional.jacobian(last_forward_state, x)  # (1, H, 1, S, E)
+    expected = jac[0, :, 0].pow(2).sum(dim=(0, 2)).sqrt()  # (S,)
+    assert np.allclose(grads.norms, expected.numpy(), rtol=1e-4, atol=1e-6)
