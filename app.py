@@ -1,6 +1,6 @@
 """Entry point of the attention atlas: one ``st.navigation`` over the pages, and the shared sidebar.
 
-To add a page, write ``pages/<name>.py`` and add a ``PageEntry`` to ``PAGES`` below; a page whose
+To add a page, write ``app_pages/<name>.py`` and add a ``PageEntry`` to ``PAGES`` below; a page whose
 file does not exist is left out of the navigation and of the home map.
 """
 
@@ -34,9 +34,11 @@ class PageEntry:
 
 
 def check_registry(entries: list[PageEntry]) -> None:
-    """Each url_path must equal its file's stem: a fresh session that opens a deep link is matched
-    against the files in pages/ before st.navigation has run, and a different path there shows
-    "Page not found" (seen with Streamlit 1.67)."""
+    """Each url_path must equal its file's stem, so a page's URL is predictable from its file.
+
+    The page files live in ``app_pages/``, not ``pages/``: with a ``pages/`` folder next to the entry
+    script, Streamlit 1.67 serves a deep link in a fresh session through its legacy multipage mode,
+    running the page file alone (no st.navigation, no shared sidebar)."""
     for entry in entries:
         if entry.url_path != Path(entry.file).stem:
             raise ValueError(f"{entry.file}: url_path {entry.url_path!r} must be its file stem")
@@ -52,24 +54,24 @@ STORY: list[tuple[str, str]] = [
 ]
 
 PAGES: list[PageEntry] = [
-    PageEntry("Attention anatomy", "pages/anatomy.py", ":material/hub:", "anatomy",
+    PageEntry("Attention anatomy", "app_pages/anatomy.py", ":material/hub:", "anatomy",
               "Scores, softmax, weighted sum on vectors you can drag around.", "The core idea"),
-    PageEntry("Why attention", "pages/why_attention.py", ":material/compress:", "why_attention",
+    PageEntry("Why attention", "app_pages/why_attention.py", ":material/compress:", "why_attention",
               "An encoder-decoder with and without attention, and BLEU by sentence length.",
               "RNN & the fixed-length bottleneck"),
-    PageEntry("Alignment", "pages/alignment.py", ":material/grid_on:", "alignment",
+    PageEntry("Alignment", "app_pages/alignment.py", ":material/grid_on:", "alignment",
               "English to French with Bahdanau or Luong attention: the alignment heatmap.",
               "Bahdanau 2015"),
-    PageEntry("Local attention", "pages/local_attention.py", ":material/center_focus_weak:",
+    PageEntry("Local attention", "app_pages/local_attention.py", ":material/center_focus_weak:",
               "local_attention", "Luong local-m and local-p: the window and its Gaussian.",
               "Luong 2015"),
-    PageEntry("Image captions", "pages/captions.py", ":material/image:", "captions",
+    PageEntry("Image captions", "app_pages/captions.py", ":material/image:", "captions",
               "Soft and hard attention of a captioning model over an image.",
               "Show, Attend and Tell 2015"),
-    PageEntry("Multi-head attention", "pages/multi_head.py", ":material/view_module:",
+    PageEntry("Multi-head attention", "app_pages/multi_head.py", ":material/view_module:",
               "multi_head", "Every layer and head of a small Transformer and of MiniLM.",
               "Transformer 2017"),
-    PageEntry("Positional encoding", "pages/positional_encoding.py", ":material/waves:",
+    PageEntry("Positional encoding", "app_pages/positional_encoding.py", ":material/waves:",
               "positional_encoding", "Sinusoids, position similarity, and a shuffled sentence.",
               "Transformer 2017"),
 ]  # fmt: skip
@@ -83,7 +85,7 @@ def build_navigation() -> st.navigation:
              for entry in PAGES if entry.exists()}  # fmt: skip
 
     home_page = st.Page(
-        "pages/home.py", title="Home", icon=":material/home:", url_path="home", default=True
+        "app_pages/home.py", title="Home", icon=":material/home:", url_path="home", default=True
     )
     return st.navigation([home_page, *pages.values()])
 
@@ -99,5 +101,5 @@ def main() -> None:
     navigation.run()
 
 
-if __name__ == "__main__":  # importing app (pages/home.py reads PAGES) must not run it
+if __name__ == "__main__":  # importing app (app_pages/home.py reads PAGES) must not run it
     main()

@@ -11,8 +11,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-ANATOMY = "pages/anatomy.py"
-PE = "pages/positional_encoding.py"
+ANATOMY = "app_pages/anatomy.py"
+PE = "app_pages/positional_encoding.py"
 
 
 def _app(

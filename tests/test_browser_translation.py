@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from bench.registry import RENDERED
 from bench.server import streamlit_server
 from models.checkpoint import CHECKPOINT_ROOT
 from models.translator import Translator
@@ -77,10 +76,6 @@ def tab(browser, url):  # noqa: ANN001 - playwright objects
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     page.set_default_timeout(180_000)  # the CI machine also trains
-    # A fresh server runs a deep-linked pages/*.py file on its own (legacy multipage mode, no
-    # st.navigation sidebar) until the app's main page has run once; open it first (reported).
-    page.goto(url)
-    page.wait_for_function(RENDERED)
     yield page
     context.close()
 

@@ -18,7 +18,7 @@ from ui.captions import CHECKPOINTS_ENV, format_composition, parse_composition
 from viz.captions import attention_player_figure, blend, location_counts, word_strip_figure
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGE = "pages/captions.py"
+PAGE = "app_pages/captions.py"
 
 
 @pytest.fixture(scope="module")

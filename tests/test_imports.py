@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-STREAMLIT_ALLOWED = ("app.py", "pages/", "ui/")
+STREAMLIT_ALLOWED = ("app.py", "app_pages/", "ui/")
 
 
 def _imports(path: Path) -> set[str]:
@@ -35,11 +35,11 @@ def test_import_direction(path: Path):
         assert rel.startswith(STREAMLIT_ALLOWED), f"{rel} imports streamlit"
     if rel.startswith("viz/"):
         assert "torch" not in imported, f"{rel} imports torch"
-        assert not imported & {"ui", "pages", "models"}, f"{rel} imports app layers"
+        assert not imported & {"ui", "app_pages", "models"}, f"{rel} imports app layers"
     if rel.startswith("models/"):
-        assert not imported & {"streamlit", "plotly", "altair", "ui", "pages", "viz"}, rel
+        assert not imported & {"streamlit", "plotly", "altair", "ui", "app_pages", "viz"}, rel
     if rel.startswith("ui/"):
-        assert "pages" not in imported, f"{rel} imports pages"
+        assert "app_pages" not in imported, f"{rel} imports app_pages"
 
 
 def test_no_unsafe_html_anywhere():

@@ -16,7 +16,7 @@ from ui.multi_head import CHECKPOINTS_ENV, hide_groups, transformer_view
 from viz.multi_head import ZWSP, head_grid, head_heatmap, head_lines, pool_blocks
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGE = "pages/multi_head.py"
+PAGE = "app_pages/multi_head.py"
 SENTENCE = "a black dog runs on the green grass ."
 
 

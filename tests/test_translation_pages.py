@@ -34,7 +34,7 @@ from viz.alignment import alignment_heatmap, alignment_lines, local_heatmap, tok
 from viz.local_steps import local_steps_figure
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-ALIGNMENT, LOCAL, WHY = "pages/alignment.py", "pages/local_attention.py", "pages/why_attention.py"
+ALIGNMENT, LOCAL, WHY = "app_pages/alignment.py", "app_pages/local_attention.py", "app_pages/why_attention.py"
 SENTENCE = "a black dog runs on the green grass ."
 
 
@@ -200,7 +200,7 @@ def test_missing_checkpoint_names_the_command_and_the_app_keeps_working(tmp_path
     at = _run(WHY)
     assert "python -m training.train_seq2seq --attention none" in at.code[0].value
     assert "No model has a card yet" in _texts(at)
-    at = _run("pages/anatomy.py")  # another page is unaffected
+    at = _run("app_pages/anatomy.py")  # another page is unaffected
     assert at.get("plotly_chart")
 
 
