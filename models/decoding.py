@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from models.seq2seq import Seq2Seq, StepOutput
+from models.seq2seq import DecoderState, Memory, Seq2Seq, StepOutput
 from models.tokenizer import BOS_ID, EOS_ID
 
 
@@ -68,10 +68,11 @@ def greedy_decode(
     top_k: int = 5,
     record: bool = True,
     window: int | None = None,
+    encoded: tuple[Memory, DecoderState] | None = None,
 ) -> list[Decoded]:
     """Batched greedy decoding: src (B, S), lengths (B,) -> one :class:`Decoded` per sentence."""
     max_len = max_len or model.cfg.max_tgt_len
-    memory, state = model.encode(src, lengths)
+    memory, state = encoded or model.encode(src, lengths)
     B = src.shape[0]
     y = torch.full((B,), BOS_ID, dtype=torch.long, device=src.device)
     results = [Decoded() for _ in range(B)]
@@ -108,6 +109,7 @@ def beam_search(
     max_len: int | None = None,
     top_k: int = 5,
     window: int | None = None,
+    encoded: tuple[Memory, DecoderState] | None = None,
 ) -> list[Decoded]:
     """Beam search for ONE sentence (src (1, S)); returns up to ``beam`` finished hypotheses, best first."""
     if src.shape[0] != 1:
@@ -117,7 +119,7 @@ def beam_search(
     if not 1 <= beam <= 10:
         raise ValueError(f"beam must be between 1 and 10, got {beam}")
     max_len = max_len or model.cfg.max_tgt_len
-    memory, state = model.encode(src, lengths)
+    memory, state = encoded or model.encode(src, lengths)
     hyps = [Decoded()]
     sums = torch.zeros(1, device=src.device)  # (K,) summed log-probs of live hypotheses
     y = torch.full((1,), BOS_ID, dtype=torch.long, device=src.device)
@@ -166,9 +168,10 @@ def forced_decode(
     *,
     top_k: int = 5,
     window: int | None = None,
+    encoded: tuple[Memory, DecoderState] | None = None,
 ) -> Decoded:
     """Force the decoder through ``target`` (ids, ending with </s>) for ONE sentence; records each step."""
-    memory, state = model.encode(src, lengths)
+    memory, state = encoded or model.encode(src, lengths)
     y = torch.full((1,), BOS_ID, dtype=torch.long, device=src.device)
     result = Decoded()
     for tok in target:

@@ -159,20 +159,25 @@ class Translator:
         )
 
     @torch.inference_mode()
-    def _keys(self, src: torch.Tensor, lengths: torch.Tensor) -> np.ndarray:
-        memory, _ = self.model.encode(src, lengths)
-        return memory.values[0].float().cpu().numpy()  # (T_src, H)
+    def _encode(self, src: torch.Tensor, lengths: torch.Tensor) -> tuple[tuple, np.ndarray]:
+        """-> ((memory, initial state) for the decoders, keys h_s (T_src, H) as numpy)."""
+        memory, state = self.model.encode(src, lengths)
+        return (memory, state), memory.values[0].float().cpu().numpy()
 
     def translate(
         self, text: str, *, beam: int = 1, top_k: int = 5, window: int | None = None
     ) -> Translation:
         """Translate one sentence greedily (beam=1) or with beam search (beam 2-10)."""
         src, lengths, ids, n = self._source(text)
-        keys = self._keys(src, lengths)
+        encoded, keys = self._encode(src, lengths)
         if beam <= 1:
-            dec = greedy_decode(self.model, src, lengths, top_k=top_k, window=window)[0]
+            dec = greedy_decode(
+                self.model, src, lengths, top_k=top_k, window=window, encoded=encoded
+            )[0]
             return self._result(dec, ids, keys, n, window)
-        found = beam_search(self.model, src, lengths, beam=beam, top_k=top_k, window=window)
+        found = beam_search(
+            self.model, src, lengths, beam=beam, top_k=top_k, window=window, encoded=encoded
+        )
         hyps = [
             Hypothesis(
                 self.tgt_tok.pieces(h.tokens),
@@ -193,8 +198,11 @@ class Translator:
         if not clean_text(target):
             raise ValueError("the reference translation is empty: type a French sentence")
         target_ids = self.tgt_tok.encode(target)[: self.model.cfg.max_tgt_len - 1] + [EOS_ID]
-        dec = forced_decode(self.model, src, lengths, target_ids, top_k=top_k, window=window)
-        return self._result(dec, ids, self._keys(src, lengths), n, window, forced=True)
+        encoded, keys = self._encode(src, lengths)
+        dec = forced_decode(
+            self.model, src, lengths, target_ids, top_k=top_k, window=window, encoded=encoded
+        )
+        return self._result(dec, ids, keys, n, window, forced=True)
 
     def encoder_gradients(self, text: str) -> EncoderGradients:
         """Jacobian norms ||d h_T / d x_j||_F of the forward encoder's last state, per position j.
