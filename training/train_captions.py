@@ -62,9 +62,9 @@ class TrainConfig:
     train_n: int = 3000  # at most this many training scenes (the ready shards)
     val_seed: int = 2  # scene set used to pick the best epoch
     val_n: int = 80
-    patience: int = 6  # stop after this many epochs without a better val score
+    patience: int = 8  # stop after this many epochs without a better val score
     max_steps: int = 0  # stop each epoch after N steps (0 = no limit; smoke tests)
-    curriculum: int = 2  # epochs 1..c train on 1-object scenes, then one more object per epoch
+    curriculum: int = 6  # epochs 1..c: 1-object scenes; then up to 2, 3, 4 objects, 3 epochs each
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -154,7 +154,7 @@ def warm_up_annotations(
     objects the caption names, read from max_i of a linear map of the a_i. Image-level labels only
     (no boxes); it gives the a_i object detectors early, so that soft attention has something to
     find within the few thousand steps a busy CPU allows. The linear head is thrown away."""
-    features, _, targets = data
+    features, _, targets, _ = data
     head = torch.nn.Linear(model.cfg.annotation_dim, len(vocab))
     params = [*model.feature_norm.parameters(), *model.project.parameters(), *head.parameters()]
     opt = torch.optim.Adam(params, lr=3e-3)
@@ -237,6 +237,7 @@ def main(argv: list[str] | None = None) -> None:
         lr = opt.param_groups[0]["lr"]
         if (
             history
+            and epoch > cfg.curriculum + 9
             and epoch - best.get("epoch", epoch) >= cfg.decay_after
             and epoch - history[-1].get("decayed_at", 0) > 1
         ):
@@ -246,7 +247,10 @@ def main(argv: list[str] | None = None) -> None:
         if len(data[0]) < cfg.train_n:  # shards still being encoded: take the new ones
             train = load_set(cfg.train_seed, cfg.train_n)
             data = scene_tensors(train, vocab)
-        max_objects = 1 if epoch <= cfg.curriculum else epoch - cfg.curriculum + 1
+        max_objects = 1 if epoch <= cfg.curriculum else min(4, 2 + (epoch - cfg.curriculum - 1) // 3)
+        frozen = bool(args.warmup_steps) and epoch <= cfg.curriculum  # keep the warmed-up a_i at first
+        model.project.requires_grad_(not frozen)
+        model.feature_norm.requires_grad_(not frozen)
         loss = train_epoch(model, opt, data, cfg, baseline, device, gen, max_objects)
         metrics = evaluate(model, vocab, val.features, val.captions, val.boxes, device=str(device))
         score = metrics["exact_match"] + 0.01 * metrics["localization"] + 1e-4 * metrics["bleu4"]

@@ -60,9 +60,9 @@ def encoder_resource(device: str) -> torch.nn.Module:
 
 
 @st.cache_resource(show_spinner="Loading a captioner…")
-def captioner_resource(name: str, device: str) -> Captioner:
+def captioner_resource(folder: str, device: str) -> Captioner:
     """Encoder + decoder + vocabulary in eval mode; raises CaptionCheckpointError when missing."""
-    decoder, vocab = load_captioner(checkpoint_folder(name), device)
+    decoder, vocab = load_captioner(Path(folder), device)
     return Captioner(encoder_resource(device), decoder, vocab, device)
 
 
@@ -71,7 +71,7 @@ def load_models(device: str) -> tuple[dict[str, Captioner], dict[str, str]]:
     models, problems = {}, {}
     for name in CAPTION_MODELS:
         try:
-            models[name] = captioner_resource(name, device)
+            models[name] = captioner_resource(str(checkpoint_folder(name)), device)
         except CaptionCheckpointError as exc:
             problems[name] = str(exc)
     return models, problems
@@ -147,7 +147,7 @@ def describe_cached(
 ) -> CaptionResult:
     """One captioner on one image (keyed by its digest): caption, maps, sampled locations."""
     with torch.inference_mode():
-        return captioner_resource(name, device).describe(
+        return captioner_resource(str(checkpoint_folder(name)), device).describe(
             _image, beam=beam, samples=samples, seed=seed
         )
 
