@@ -57,7 +57,7 @@ def caption_timings() -> list[Row]:
 
 def _pick(page, i: int) -> None:  # noqa: ANN001 - a playwright Page
     """Move the example picker one step right (even tries) or left (odd tries)."""
-    slider = page.locator('[data-testid="stSlider"] [role="slider"]').first
+    slider = page.get_by_role("slider").first
     slider.focus()
     slider.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
 
