@@ -83,6 +83,10 @@ def test_example_overlays_compose_and_upload(tab, url, screenshots, tmp_path: Pa
     slider.focus()
     slider.press("ArrowRight")
     tab.wait_for_url("**cap_ex=3**")
+    tab.wait_for_function(
+        "() => document.querySelector('[data-testid=\"stCode\"] code')?.textContent !== "
+        f"{first[0]!r}"
+    )
     _settled(tab, 6)
     assert _codes(tab)[0] != first[0]  # another scene, another layout caption
     if all(_is_real(n) for n in CAPTION_MODELS):
@@ -93,8 +97,11 @@ def test_example_overlays_compose_and_upload(tab, url, screenshots, tmp_path: Pa
 
     tab.get_by_text("Compose a scene").click()
     tab.wait_for_url("**cap_src=compose**")
+    tab.wait_for_function(
+        "() => document.querySelector('[data-testid=\"stCode\"] code')?.textContent === "
+        "'a dog to the left of an apple'"
+    )
     _settled(tab, 6)
-    assert _codes(tab)[0] == "a dog to the left of an apple"
     tab.get_by_role("button", name="Random layout").click()
     tab.wait_for_function("() => !location.search.includes('dog%3A25%3A30')", polling=200)
     _settled(tab, 6)
@@ -108,7 +115,9 @@ def test_example_overlays_compose_and_upload(tab, url, screenshots, tmp_path: Pa
     tab.locator('input[type="file"]').set_input_files(str(tmp_path / "broken.png"))
     tab.get_by_text("not an image").wait_for()
     tab.locator('input[type="file"]').set_input_files(str(tmp_path / "scene.png"))
+    tab.wait_for_function(  # soft and hard captions of the upload, no layout caption
+        "() => document.querySelectorAll('[data-testid=\"stCode\"] code').length === 2"
+    )
     _settled(tab, 6)
-    assert len(_codes(tab)) == 2  # soft and hard captions of the upload
     if all(_is_real(n) for n in CAPTION_MODELS):
         assert "cat" in _codes(tab)[0]
