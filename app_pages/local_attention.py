@@ -70,9 +70,10 @@ def steps_ui(tr: Translation) -> None:
     plotly_chart(fig, key="loc_steps")
     lo, hi = tr.window[step]
     st.caption(f"Press **▶ Play** under the chart to run through all {len(tr.target_tokens)} "
-               f"steps. Step {step}: p_t = {tr.p_t[step]:.2f}, window [{lo:.1f}, {hi:.1f}]; the "
-               f"final weights sum to {tr.weights[step].sum():.2f} (the Gaussian takes some "
-               "weight away, it is not renormalised).")  # fmt: skip
+               f"steps. Step {step}: p_t = {tr.p_t[step]:.2f}, window [{lo:.1f}, {hi:.1f}]. The "
+               "final weights are raw x Gaussian, rescaled so the row sums to "
+               f"{tr.weights[step].sum():.2f}: Luong et al. leave the product below 1, our models "
+               "renormalise it (see the README).")  # fmt: skip
 
 
 def heatmaps_ui(result: Result, settings: dict) -> None:
