@@ -34,7 +34,11 @@ from viz.alignment import alignment_heatmap, alignment_lines, local_heatmap, tok
 from viz.local_steps import local_steps_figure
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-ALIGNMENT, LOCAL, WHY = "app_pages/alignment.py", "app_pages/local_attention.py", "app_pages/why_attention.py"
+ALIGNMENT, LOCAL, WHY = (
+    "app_pages/alignment.py",
+    "app_pages/local_attention.py",
+    "app_pages/why_attention.py",
+)
 SENTENCE = "a black dog runs on the green grass ."
 
 

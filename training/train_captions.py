@@ -247,8 +247,12 @@ def main(argv: list[str] | None = None) -> None:
         if len(data[0]) < cfg.train_n:  # shards still being encoded: take the new ones
             train = load_set(cfg.train_seed, cfg.train_n)
             data = scene_tensors(train, vocab)
-        max_objects = 1 if epoch <= cfg.curriculum else min(4, 2 + (epoch - cfg.curriculum - 1) // 3)
-        frozen = bool(args.warmup_steps) and epoch <= cfg.curriculum  # keep the warmed-up a_i at first
+        max_objects = (
+            1 if epoch <= cfg.curriculum else min(4, 2 + (epoch - cfg.curriculum - 1) // 3)
+        )
+        frozen = (
+            bool(args.warmup_steps) and epoch <= cfg.curriculum
+        )  # keep the warmed-up a_i at first
         model.project.requires_grad_(not frozen)
         model.feature_norm.requires_grad_(not frozen)
         loss = train_epoch(model, opt, data, cfg, baseline, device, gen, max_objects)
