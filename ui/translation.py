@@ -20,6 +20,7 @@ import streamlit as st
 import torch
 
 from models.checkpoint import CHECKPOINT_ROOT, CheckpointError, read_card, rebuild_command
+from models.seq2seq import ATTENTION_NAMES
 from models.translator import EncoderGradients, Translation, Translator
 from models.wordview import merge_subwords
 from ui.downloads import matrix_csv
@@ -29,15 +30,7 @@ from ui.url_state import parse_int, read_param
 
 CHECKPOINTS_ENV = "ATLAS_CHECKPOINTS"
 MAX_CHARS = 2000
-ALL_MODELS = (
-    "none",
-    "bahdanau",
-    "luong-dot",
-    "luong-general",
-    "luong-concat",
-    "local-m",
-    "local-p",
-)
+ALL_MODELS = ATTENTION_NAMES  # the seven RNN translators, in story order
 GLOBAL_MODELS = {
     "bahdanau": "Bahdanau (additive)",
     "luong-dot": "Luong global · dot",
