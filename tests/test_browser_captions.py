@@ -75,7 +75,11 @@ def _codes(page) -> list[str]:  # noqa: ANN001
 def test_example_overlays_compose_and_upload(tab, url, screenshots, tmp_path: Path):
     tab.goto(f"{url}/captions?cap_ex=2&cap_n=20")
     _settled(tab, 6)
-    assert _overlays(tab) >= 4  # two word strips and two players
+    # two word strips and two players; the later charts may still be drawing
+    tab.wait_for_function(
+        f"document.querySelectorAll('{CHART} .imagelayer image, {CHART} image').length >= 4"
+    )
+    assert _overlays(tab) >= 4
     first = _codes(tab)
     strip_ticks = tab.locator(CHART).first.locator(".xtick text").all_text_contents()
     assert strip_ticks == first[1].split()  # the soft strip's panels are the soft caption's words
