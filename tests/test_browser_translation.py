@@ -7,6 +7,7 @@ others (``ATLAS_CHECKPOINTS``); screenshots are only saved from pages that showe
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import urllib.parse
@@ -107,9 +108,12 @@ def test_alignment_enter_draws_the_heatmap_with_the_tokens(tab, url, checkpoints
     box.fill(SENTENCE)
     box.press("Enter")
     expected = Translator.load(checkpoints / "seq2seq-bahdanau").translate(SENTENCE)
+    # the default sentence shares words with SENTENCE: wait for the whole new row of ticks
+    want = json.dumps(expected.source_tokens)
     tab.wait_for_function(
-        "() => [...document.querySelectorAll('.xtick text')].some(t => t.textContent === "
-        f"{expected.source_tokens[2]!r})"
+        f"() => {{ const c = document.querySelectorAll('{CHART}')[0]; if (!c) return false; "
+        "return JSON.stringify([...c.querySelectorAll('.xtick text')].map(t => t.textContent)) "
+        f"=== JSON.stringify({want}); }}"
     )
     _wait_for_app(tab, 4)
     assert _ticks(tab, 0, "x") == expected.source_tokens
