@@ -58,6 +58,14 @@ def _record(out: StepOutput, i: int, token: int, log_probs: torch.Tensor, top_k:
     )
 
 
+def _stack(outs: list[StepOutput], field: str) -> torch.Tensor | None:
+    """One field of every step, stacked: (T, B, ...) on the CPU, or None when the model has none."""
+    first = getattr(outs[0], field)
+    if first is None:
+        return None
+    return torch.stack([getattr(o, field) for o in outs]).detach().float().cpu()
+
+
 @torch.inference_mode()
 def greedy_decode(
     model: Seq2Seq,
@@ -70,32 +78,56 @@ def greedy_decode(
     window: int | None = None,
     encoded: tuple[Memory, DecoderState] | None = None,
 ) -> list[Decoded]:
-    """Batched greedy decoding: src (B, S), lengths (B,) -> one :class:`Decoded` per sentence."""
+    """Batched greedy decoding: src (B, S), lengths (B,) -> one :class:`Decoded` per sentence.
+
+    The loop only decodes; what each step saw is gathered afterwards in a few stacked tensor
+    operations (one top-k for all steps), which keeps the per-step Python cost low.
+    """
     max_len = max_len or model.cfg.max_tgt_len
     memory, state = encoded or model.encode(src, lengths)
     B = src.shape[0]
     y = torch.full((B,), BOS_ID, dtype=torch.long, device=src.device)
-    results = [Decoded() for _ in range(B)]
     done = torch.zeros(B, dtype=torch.bool, device=src.device)
+    outs: list[StepOutput] = []
+    log_probs_t, ys = [], []
     for _ in range(max_len):
         out, state = model.decode_step(y, state, memory, window)
         log_probs = torch.log_softmax(out.logits.float(), -1)  # (B, V)
         y = log_probs.argmax(-1)  # (B,)
-        for i in torch.nonzero(~done).flatten().tolist():
-            tok = int(y[i])
-            if record:
-                results[i].steps.append(_record(out, i, tok, log_probs[i], top_k))
-            else:
-                results[i].steps.append(
-                    StepRecord(
-                        tok, float(log_probs[i, tok]), [], [], None, None, None, None, out.query[i]
-                    )
-                )
+        outs.append(out), log_probs_t.append(log_probs), ys.append(y)
         done |= y == EOS_ID
         if bool(done.all()):
             break
-    for r in results:
-        r.score = sum(s.log_prob for s in r.steps) / max(1, len(r.steps))
+    tokens = torch.stack(ys)  # (T, B)
+    is_eos = (tokens == EOS_ID).long()
+    alive = (is_eos.cumsum(0) - is_eos) == 0  # (T, B): no </s> before step t
+    log_probs = torch.stack(log_probs_t)  # (T, B, V)
+    picked = log_probs.gather(-1, tokens.unsqueeze(-1)).squeeze(-1).cpu()  # (T, B)
+    query = _stack(outs, "query")  # (T, B, H)
+    if record:
+        top = log_probs.topk(top_k, dim=-1)  # (T, B, k)
+        top_ids, top_probs = top.indices.tolist(), top.values.exp().tolist()
+        weights, raw, gauss = (_stack(outs, f) for f in ("weights", "raw_weights", "gaussian"))
+        p_t = _stack(outs, "p_t")  # (T, B) or None
+    results = []
+    for i, (toks, lps, live) in enumerate(
+        zip(tokens.T.tolist(), picked.T.tolist(), alive.T.tolist(), strict=True)
+    ):
+        steps = []
+        for t in range(sum(live)):
+            if not record:
+                steps.append(
+                    StepRecord(toks[t], lps[t], [], [], None, None, None, None, query[t, i])
+                )
+                continue
+            steps.append(StepRecord(
+                token=toks[t], log_prob=lps[t], top_ids=top_ids[t][i], top_probs=top_probs[t][i],
+                weights=None if weights is None else weights[t, i],
+                raw_weights=None if raw is None else raw[t, i],
+                gaussian=None if gauss is None else gauss[t, i],
+                p_t=None if p_t is None else float(p_t[t, i]), query=query[t, i],
+            ))  # fmt: skip
+        results.append(Decoded(steps, sum(lps[: len(steps)]) / max(1, len(steps))))
     return results
 
 

@@ -81,13 +81,15 @@ class Memory:
     mask: torch.Tensor
     lengths: torch.Tensor
     summary: torch.Tensor
+    dense: bool = False  # no padded position anywhere: the softmax needs no mask (one sentence)
 
     def select(self, index: torch.Tensor) -> Memory:
         """Rows ``index`` of every field (beam search reorders hypotheses)."""
         kp = None if self.keys_proj is None else self.keys_proj[index]
         return Memory(
-            self.values[index], kp, self.mask[index], self.lengths[index], self.summary[index]
-        )
+            self.values[index], kp, self.mask[index], self.lengths[index], self.summary[index],
+            self.dense,
+        )  # fmt: skip
 
 
 @dataclass
@@ -255,13 +257,29 @@ class Seq2Seq(nn.Module):
         values, summary = self.encoder.forward_embedded(embedded, lengths)  # (B, S, H), (B, H)
         mask = torch.arange(values.shape[1], device=values.device)[None] < lengths[:, None]
         keys_proj = None if self.attention is None else self.attention.project_keys(values)
-        memory = Memory(values, keys_proj, mask, lengths.to(values.device), summary)
+        dense = bool(mask.all())
+        memory = Memory(values, keys_proj, mask, lengths.to(values.device), summary, dense)
         h0 = summary.unsqueeze(0).repeat(self.cfg.dec_layers, 1, 1)  # (L, B, H)
         rnn = (h0, torch.zeros_like(h0)) if self.cfg.rnn == "lstm" else h0
         feed = summary if self.attention is None else torch.zeros_like(summary)
         return memory, DecoderState(rnn, feed, 0)
 
     # -- one decoder step -------------------------------------------------------------------------
+    def _generate(self, x: torch.Tensor) -> torch.Tensor:
+        """x (B, E) -> logits (B, V). At inference, one addmm with the weight transposed once
+        (kept until the weight changes): a third faster on a CPU than ``nn.Linear``'s layout."""
+        if self.training:
+            return self.generator(self._drop(x))
+        weight = self.generator.weight  # (V, E)
+        stamp = (weight.data_ptr(), weight._version, weight.device, weight.dtype)
+        if getattr(self, "_generator_t", (None,))[0] != stamp:
+            self._generator_t = (stamp, weight.detach().t().contiguous())  # (E, V)
+        return torch.addmm(self.generator.bias, x, self._generator_t[1])  # (B, V)
+
+    def _drop(self, x: torch.Tensor) -> torch.Tensor:
+        """Dropout while training; at inference the module call itself is skipped (per-step cost)."""
+        return self.dropout(x) if self.training else x
+
     def _attend(
         self, query: torch.Tensor, memory: Memory, step: int, window: int | None
     ) -> tuple[torch.Tensor, ...]:
@@ -269,7 +287,10 @@ class Seq2Seq(nn.Module):
         scores = self.attention.scores(query, memory.keys_proj)  # (B, S)
         kind = self.cfg.attention
         if not kind.startswith("local"):
-            weights = masked_softmax(scores, memory.mask)
+            # a dense memory (one unpadded sentence, as when decoding for the app) masks nothing
+            weights = (
+                torch.softmax(scores, -1) if memory.dense else masked_softmax(scores, memory.mask)
+            )
             return (
                 weighted_sum(weights.unsqueeze(1), memory.values).squeeze(1),
                 weights,
@@ -291,19 +312,46 @@ class Seq2Seq(nn.Module):
         return context, weights, raw, gaussian, p_t
 
     def _rnn_step(self, x: torch.Tensor, state: DecoderState) -> tuple[torch.Tensor, object]:
-        out, rnn = self.decoder_rnn(x.unsqueeze(1), state.rnn)  # (B, 1, H)
-        return out.squeeze(1), rnn
+        """x (B, in) -> top layer output (B, H) and the new RNN state."""
+        if self.training:
+            out, rnn = self.decoder_rnn(x.unsqueeze(1), state.rnn)  # (B, 1, H)
+            return out.squeeze(1), rnn
+        return self._cell_step(x, state.rnn)
+
+    def _cell_step(self, x: torch.Tensor, rnn_state: object) -> tuple[torch.Tensor, object]:
+        """The same step through the layers' cell functions (inference: no inter-layer dropout).
+
+        Equal (to float rounding) to calling ``self.decoder_rnn`` on a length-1 sequence, with less
+        overhead per call, which matters in a decoding loop of single steps.
+        """
+        rnn = self.decoder_rnn
+        weights = [getattr(rnn, f"{n}_l{k}") for k in range(rnn.num_layers)
+                   for n in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]  # fmt: skip
+        if isinstance(rnn_state, tuple):  # LSTM: (h (L, B, H), c (L, B, H))
+            hs, cs = [], []
+            for k in range(rnn.num_layers):
+                h, c = torch.lstm_cell(
+                    x, (rnn_state[0][k], rnn_state[1][k]), *weights[4 * k : 4 * k + 4]
+                )
+                hs.append(h), cs.append(c)
+                x = h
+            return x, (torch.stack(hs), torch.stack(cs))
+        hs = []
+        for k in range(rnn.num_layers):
+            x = torch.gru_cell(x, rnn_state[k], *weights[4 * k : 4 * k + 4])  # (B, H)
+            hs.append(x)
+        return x, torch.stack(hs)  # (B, H), (L, B, H)
 
     def decode_step(
         self, y_prev: torch.Tensor, state: DecoderState, memory: Memory, window: int | None = None
     ) -> tuple[StepOutput, DecoderState]:
         """y_prev (B,) previous target ids -> (step output with logits (B, V), next state)."""
-        emb = self.dropout(self.tgt_embedding(y_prev))  # (B, E)
+        emb = self._drop(self.tgt_embedding(y_prev))  # (B, E)
         if self.is_luong:
             h_t, rnn = self._rnn_step(torch.cat([emb, state.feed], -1), state)  # (B, H)
             context, w, raw, gauss, p_t = self._attend(h_t, memory, state.step, window)
             h_tilde = torch.tanh(self.readout(torch.cat([context, h_t], -1)))  # (B, E), eq. 5
-            logits = self.generator(self.dropout(h_tilde))  # (B, V), eq. 6
+            logits = self._generate(h_tilde)  # (B, V), eq. 6
             return StepOutput(logits, w, raw, gauss, p_t, h_t), DecoderState(
                 rnn, h_tilde, state.step + 1
             )
@@ -322,7 +370,7 @@ class Seq2Seq(nn.Module):
             )
         s_i, rnn = self._rnn_step(torch.cat([emb, context], -1), state)  # (B, H)
         readout = torch.tanh(self.readout(torch.cat([s_i, context, emb], -1)))  # (B, E)
-        logits = self.generator(self.dropout(readout))  # (B, V)
+        logits = self._generate(readout)  # (B, V)
         return StepOutput(logits, w, raw, gauss, p_t, query), DecoderState(
             rnn, state.feed, state.step + 1
         )

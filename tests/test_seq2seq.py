@@ -247,3 +247,46 @@ def test_encoder_gradients_equal_the_full_jacobian(translators):
     jac = torch.autograd.functional.jacobian(last_forward_state, x)  # (1, H, 1, S, E)
     expected = jac[0, :, 0].pow(2).sum(dim=(0, 2)).sqrt()  # (S,)
     assert np.allclose(grads.norms, expected.numpy(), rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("rnn", ["gru", "lstm"])
+@pytest.mark.parametrize("layers", [1, 2])
+def test_inference_cell_step_equals_the_rnn_module(rnn, layers):
+    """The decoder's fast single-step path (cell functions) gives nn.GRU/nn.LSTM's output."""
+    torch.manual_seed(0)
+    model = Seq2Seq(tiny_config("luong-dot", rnn=rnn, dec_layers=layers)).eval()
+    x = torch.randn(3, 32)  # (B, E + H)
+    h = torch.randn(layers, 3, 16)
+    state = (h, torch.randn(layers, 3, 16)) if rnn == "lstm" else h
+    with torch.inference_mode():
+        out, new = model.decoder_rnn(x.unsqueeze(1), state)
+        fast_out, fast_new = model._cell_step(x, state)
+    assert torch.allclose(out.squeeze(1), fast_out, atol=1e-6, rtol=0)
+    for a, b in zip(
+        new if rnn == "lstm" else (new,), fast_new if rnn == "lstm" else (fast_new,), strict=True
+    ):
+        assert torch.allclose(a, b, atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("attention", ["bahdanau", "local-p"])
+def test_greedy_decode_of_a_batch_equals_one_sentence_at_a_time(translators, attention):
+    """Gathering the steps after the loop keeps each sentence's own steps (padding, early </s>)."""
+    from training.evaluate import pad_batch
+
+    tr = translators[attention]
+    ids = [
+        tr.src_tok.encode(t) for t in ("a dog runs", "two men play football near the river", "hi")
+    ]
+    src, lengths = pad_batch(ids, torch.device("cpu"))
+    batch = greedy_decode(tr.model, src, lengths, max_len=12)
+    for k, many in enumerate(batch):
+        one_src, one_len = pad_batch([ids[k]], torch.device("cpu"))
+        (one,) = greedy_decode(tr.model, one_src, one_len, max_len=12)
+        assert many.tokens == one.tokens
+        assert many.score == pytest.approx(one.score, abs=1e-5)
+        for a, b in zip(many.steps, one.steps, strict=True):
+            assert a.top_ids == b.top_ids
+            assert torch.allclose(a.weights[: len(ids[k])], b.weights, atol=1e-5)
+            assert float(a.weights[len(ids[k]) :].abs().sum()) == 0.0  # padding gets exactly 0
+            if attention == "local-p":
+                assert a.p_t == pytest.approx(b.p_t, abs=1e-4)
