@@ -125,14 +125,28 @@ def layer_head_ui(view: HeadsView) -> tuple[int, int]:
     return int(layer or 1) - 1, int(head or 1) - 1
 
 
+def _picked_in_overview() -> None:
+    """Callback: a click on an overview panel chooses that layer and head (the pickers follow)."""
+    event = st.session_state.get("mh_grid") or {}
+    points = (event.get("selection") or {}).get("points") or []
+    data = points[0].get("customdata") if points else None
+    if isinstance(data, list | tuple) and len(data) == 2:
+        st.session_state["mh_layer"], st.session_state["mh_head"] = (
+            int(data[0]) + 1,
+            int(data[1]) + 1,
+        )
+
+
 def overview_ui(view: HeadsView, layer: int, head: int) -> None:
-    """Every layer x head at once; the chosen one framed."""
+    """Every layer x head at once; the chosen one framed; a click on a panel chooses it."""
     st.subheader("Overview: every layer and head")
     T = len(view.key_tokens)
     fig = head_grid(view.weights, title=f"{view.kind}: rows are layers, columns heads · {T} tokens",
                     selected=(layer, head))  # fmt: skip
     n_layers = view.weights.shape[0]
-    plotly_chart(fig, key="mh_grid", height=max(320, 95 * n_layers + 110))
+    plotly_chart(fig, key="mh_grid", height=max(320, 95 * n_layers + 110),
+                 on_select=_picked_in_overview)  # fmt: skip
+    st.caption("Click a panel's centre to show that head large below (or use the pickers above).")
 
 
 def one_head_ui(view: HeadsView, layer: int, head: int) -> None:

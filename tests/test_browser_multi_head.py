@@ -138,3 +138,20 @@ def test_transformer_cross_attention(tab, url, checkpoints):  # noqa: ANN001
     head = _chart(tab, "cross attention (decoder → encoder), layer 1, head 1")
     assert _ticks(head, "x") == expected.source_tokens
     assert _ticks(head, "y")[::-1] == expected.target_tokens
+
+
+def test_click_on_an_overview_panel_shows_that_head_large(tab, url):  # noqa: ANN001
+    """A click on the overview's layer 2, head 5 panel moves the pickers and the large head there."""
+    tab.goto(f"{url}/multi_head?mh_model=pretrained")
+    _wait_for_app(tab, 4)
+    _type(tab, SENTENCE)
+    _wait_for_ticks(tab, PretrainedEncoder.load().attend(SENTENCE).tokens)
+    _wait_for_app(tab, 4)
+    overview = _chart(tab, "all-MiniLM-L6-v2 self-attention: rows are layers")
+    target = overview.locator(".scatterlayer .trace").nth(1 * 12 + 4).locator("path.point")
+    target.scroll_into_view_if_needed()
+    box = target.bounding_box()
+    tab.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    tab.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    _chart(tab, "all-MiniLM-L6-v2 self-attention, layer 2, head 5").wait_for()
+    assert tab.get_by_role("heading", name="Layer 2, head 5").count() == 1

@@ -104,7 +104,14 @@ def test_head_heatmap_labels_and_hover() -> None:
 def test_head_grid_is_one_trace_per_panel_and_pools_large_inputs() -> None:
     w = np.random.default_rng(0).random((6, 12, 130, 130)).astype(np.float32)
     fig = head_grid(w, selected=(1, 2))
-    assert len(fig.data) == 72 and fig.data[0].z.shape == (44, 44)  # 130 -> blocks of 3
+    heatmaps = [t for t in fig.data if t.type == "heatmap"]
+    assert len(heatmaps) == 72 and heatmaps[0].z.shape == (44, 44)  # 130 -> blocks of 3
+    picks = [t for t in fig.data if t.type == "scatter"]  # one click target per panel, same axes
+    assert [tuple(t.customdata[0]) for t in picks] == [
+        (la, h) for la in range(6) for h in range(12)
+    ]
+    assert [(t.xaxis, t.yaxis) for t in picks] == [(t.xaxis, t.yaxis) for t in heatmaps]
+    assert picks[0].x[0] == picks[0].y[0] == 21.5  # the centre of a 44 x 44 panel
     assert "mean of a 3 x 3 block" in fig.layout.title.text
     assert len(fig.layout.shapes) == 1  # the chosen head is framed
     small = head_grid(w[:, :, :128, :128])

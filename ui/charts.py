@@ -31,10 +31,21 @@ def apply_classroom(fig: go.Figure) -> go.Figure:
     return fig
 
 
-def plotly_chart(fig: go.Figure, *, key: str | None = None, height: int | None = None) -> None:
-    """Show ``fig`` full width with the PNG-export toolbar; applies classroom mode when on."""
+def plotly_chart(
+    fig: go.Figure, *, key: str | None = None, height: int | None = None, on_select=None
+) -> None:
+    """Show ``fig`` full width with the PNG-export toolbar; applies classroom mode when on.
+
+    ``on_select``: a callback run when the user clicks a point (single-point selection); it reads
+    the selection from ``st.session_state[key]``.
+    """
     if classroom_mode():
         apply_classroom(fig)
     if height is not None:
         fig.update_layout(height=height)
-    st.plotly_chart(fig, key=key, config=PLOTLY_CONFIG, theme=None)
+    if on_select is None:
+        st.plotly_chart(fig, key=key, config=PLOTLY_CONFIG, theme=None)
+        return
+    fig.update_layout(clickmode="event+select", dragmode=False)
+    st.plotly_chart(fig, key=key, config=PLOTLY_CONFIG, theme=None, on_select=on_select,
+                    selection_mode="points")  # fmt: skip

@@ -124,7 +124,11 @@ def head_grid(
 ) -> go.Figure:
     """Every layer x head of ``weights`` (L, H, T_q, T_k) as small heatmaps in one figure: rows are
     layers, columns heads, one shared 0..1 colour axis. Panels over 128 tokens are block-averaged
-    to 64 (said in the title). ``selected`` (layer, head), 0-based, gets a frame."""
+    to 64 (said in the title). ``selected`` (layer, head), 0-based, gets a frame.
+
+    Each panel also carries one large, almost transparent marker at its centre (a scatter trace
+    after the L x H heatmaps, ``customdata`` = (layer, head)): plotly heatmaps send no selection
+    events, markers do, so a click on a panel can choose that head."""
     w = _weights(weights, 4, "weights")
     n_layers, n_heads = w.shape[:2]
     w, k = pool_blocks(w, POOLED_SIDE) if max(w.shape[2:]) > GRID_SIDE else (w, 1)
@@ -146,6 +150,8 @@ def head_grid(
                 "showticklabels": False, "ticks": "", "autorange": "reversed",
                 "title": {"text": f"L{layer + 1}" if head == 0 else ""},
             }  # fmt: skip
+    traces += [_pick_marker(layer, head, n_heads, w.shape[2:]) for layer in range(n_layers)
+               for head in range(n_heads)]  # fmt: skip
     layout["annotations"] = [
         {"text": f"h{h + 1}", "x": sum(_grid_domain(h, n_heads, 0.006)) / 2, "y": 1.0,
          "xref": "paper", "yref": "paper", "showarrow": False, "yanchor": "bottom"}
@@ -160,6 +166,22 @@ def head_grid(
                       "colorbar": {"title": {"text": "weight"}}},
     }  # fmt: skip
     return go.Figure({"data": traces, "layout": layout})
+
+
+PICK_MARKER_PX = 44  # the clickable spot at each overview panel's centre
+
+
+def _pick_marker(layer: int, head: int, n_heads: int, shape: tuple[int, int]) -> dict:
+    """A click target at the centre of panel (layer, head), on that panel's axes."""
+    n = layer * n_heads + head + 1
+    s = "" if n == 1 else str(n)
+    return {
+        "type": "scatter", "mode": "markers", "x": [(shape[1] - 1) / 2], "y": [(shape[0] - 1) / 2],
+        "xaxis": f"x{s}", "yaxis": f"y{s}", "customdata": [[layer, head]], "showlegend": False,
+        "marker": {"size": PICK_MARKER_PX, "symbol": "square", "color": "#D55E00", "opacity": 0.02},
+        "selected": {"marker": {"opacity": 0.02}}, "unselected": {"marker": {"opacity": 0.02}},
+        "hovertemplate": f"layer {layer + 1}, head {head + 1}: click to show it large<extra></extra>",
+    }  # fmt: skip
 
 
 def _frame(selected: tuple[int, int], n_layers: int, n_heads: int) -> dict:
