@@ -148,7 +148,7 @@ def test_click_on_an_overview_panel_shows_that_head_large(tab, url):  # noqa: AN
     _wait_for_ticks(tab, PretrainedEncoder.load().attend(SENTENCE).tokens)
     _wait_for_app(tab, 4)
     overview = _chart(tab, "all-MiniLM-L6-v2 self-attention: rows are layers")
-    target = overview.locator(".scatterlayer .trace").nth(1 * 12 + 4).locator("path.point")
+    target = overview.locator(".scatterlayer .trace path.point").nth(1 * 12 + 4)
     target.scroll_into_view_if_needed()
     box = target.bounding_box()
     tab.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)

@@ -101,23 +101,28 @@ def test_head_heatmap_labels_and_hover() -> None:
         head_heatmap(np.eye(3), ["a", "b", "c", "d"], ["x", "y", "z"])
 
 
-def test_head_grid_is_one_trace_per_panel_and_pools_large_inputs() -> None:
+def test_head_grid_tiles_every_panel_into_one_heatmap_and_pools_large_inputs() -> None:
     w = np.random.default_rng(0).random((6, 12, 130, 130)).astype(np.float32)
     fig = head_grid(w, selected=(1, 2))
-    heatmaps = [t for t in fig.data if t.type == "heatmap"]
-    assert len(heatmaps) == 72 and heatmaps[0].z.shape == (44, 44)  # 130 -> blocks of 3
-    picks = [t for t in fig.data if t.type == "scatter"]  # one click target per panel, same axes
-    assert [tuple(t.customdata[0]) for t in picks] == [
-        (la, h) for la in range(6) for h in range(12)
-    ]
-    assert [(t.xaxis, t.yaxis) for t in picks] == [(t.xaxis, t.yaxis) for t in heatmaps]
-    assert picks[0].x[0] == picks[0].y[0] == 21.5  # the centre of a 44 x 44 panel
+    heatmap, picks = fig.data
+    side, gap = 44, 2  # 130 -> blocks of 3 -> 44 cells a side; 5 % gap between the panels
+    assert heatmap.z.shape == (6 * (side + gap) - gap, 12 * (side + gap) - gap)
     assert "mean of a 3 x 3 block" in fig.layout.title.text
+    # panel (layer 1, head 2) is the block mean of that head; the gaps are empty
+    r, c = 1 * (side + gap), 2 * (side + gap)
+    assert np.allclose(heatmap.z[r, c], w[1, 2, :3, :3].mean())
+    assert np.isnan(heatmap.z[r - 1, c]) and np.isnan(heatmap.z[r, c - 1])
+    assert heatmap.y[r] == "layer 2, query #0-2" and heatmap.x[c + 1] == "head 3, key #3-5"
     assert len(fig.layout.shapes) == 1  # the chosen head is framed
-    small = head_grid(w[:, :, :128, :128])
-    assert small.data[0].z.shape == (128, 128)
+    # one click target per panel, at its centre, carrying (layer, head)
+    assert [tuple(d) for d in picks.customdata] == [(la, h) for la in range(6) for h in range(12)]
+    k = 1 * 12 + 2
+    assert picks.x[k] == heatmap.x[c + side // 2] and picks.y[k] == heatmap.y[r + side // 2]
+    small = head_grid(w[:, :, :12, :12])
+    assert small.data[0].z.shape == (6 * 13 - 1, 12 * 13 - 1)  # no pooling; a 1-cell gap
+    assert small.data[0].x[0] == "head 1, key #0"
     pooled, k = pool_blocks(np.ones((2, 5)), 2)
-    assert k == 3 and pooled.shape == (1, 2)
+    assert k == 3 and pooled.shape == (1, 2) and np.allclose(pooled, 1.0)
 
 
 def test_head_lines_only_chosen_token_and_heads() -> None:

@@ -20,6 +20,7 @@ SEQUENTIAL = "Blues"
 SMALL_MATRIX_CELLS = 144  # per-cell numbers up to 12 x 12
 GRID_SIDE = 128  # overview panels larger than this are pooled to POOLED_SIDE
 POOLED_SIDE = 64
+PICK_MARKER_PX = 44  # the clickable spot at each overview panel's centre
 HEAD_COLOURS = [
     "#0072B2",
     "#D55E00",
@@ -101,11 +102,13 @@ def pool_blocks(matrix: np.ndarray, side: int) -> tuple[np.ndarray, int]:
         return matrix, 1
     T_q, T_k = matrix.shape[-2:]
     pad_q, pad_k = -T_q % k, -T_k % k
-    padded = np.pad(
-        matrix, [(0, 0)] * (matrix.ndim - 2) + [(0, pad_q), (0, pad_k)], constant_values=np.nan
-    )
-    blocks = padded.reshape(*matrix.shape[:-2], (T_q + pad_q) // k, k, (T_k + pad_k) // k, k)
-    return np.nanmean(blocks, axis=(-3, -1)).astype(np.float32), k
+    n_q, n_k = (T_q + pad_q) // k, (T_k + pad_k) // k
+    padded = np.pad(matrix, [(0, 0)] * (matrix.ndim - 2) + [(0, pad_q), (0, pad_k)])  # zeros
+    sums = padded.reshape(*matrix.shape[:-2], n_q, k, n_k, k).sum(axis=(-3, -1))
+    # cells per block: k * k inside, fewer in the last row and column of blocks when padded
+    rows = np.minimum(k, T_q - np.arange(n_q) * k)  # (n_q,)
+    cols = np.minimum(k, T_k - np.arange(n_k) * k)  # (n_k,)
+    return (sums / np.outer(rows, cols)).astype(np.float32), k
 
 
 def _grid_domain(index: int, count: int, gap: float) -> list[float]:
@@ -113,6 +116,21 @@ def _grid_domain(index: int, count: int, gap: float) -> list[float]:
     size = (1 - gap * (count - 1)) / count
     start = index * (size + gap)
     return [round(max(0.0, start), 6), round(min(1.0, start + size), 6)]
+
+
+def _tile_labels(
+    n_blocks: int, side: int, gap: int, k: int, T: int, block: str, item: str
+) -> list[str]:
+    """Category names along one axis of the tiled overview: block b, item j -> "layer 2, query #5"
+    (or "#10-14" when pooled by k); gap cells get distinct names of their own."""
+    labels = []
+    for b in range(n_blocks):
+        for j in range(side):
+            lo, hi = j * k, min(T, (j + 1) * k) - 1
+            labels.append(f"{block} {b + 1}, {item} #{lo}" + (f"-{hi}" if hi > lo else ""))
+        if b < n_blocks - 1:
+            labels += [f"gap {len(labels) + g}" for g in range(gap)]  # never shown (no hover)
+    return labels
 
 
 def head_grid(
@@ -126,71 +144,63 @@ def head_grid(
     layers, columns heads, one shared 0..1 colour axis. Panels over 128 tokens are block-averaged
     to 64 (said in the title). ``selected`` (layer, head), 0-based, gets a frame.
 
-    Each panel also carries one large, almost transparent marker at its centre (a scatter trace
-    after the L x H heatmaps, ``customdata`` = (layer, head)): plotly heatmaps send no selection
-    events, markers do, so a click on a panel can choose that head."""
+    The panels are tiles of ONE heatmap trace (empty cells between them), on one pair of axes:
+    a browser draws one image instead of 72 subplots, several times faster. The axes are
+    categorical, so hover names the layer, head, query and key of any cell. One scatter trace
+    puts an almost transparent marker at each panel's centre (``customdata`` = (layer, head)):
+    plotly heatmaps send no selection events, markers do, so a click on a panel can choose it.
+    """
     w = _weights(weights, 4, "weights")
-    n_layers, n_heads = w.shape[:2]
+    n_layers, n_heads, T_q, T_k = w.shape
     w, k = pool_blocks(w, POOLED_SIDE) if max(w.shape[2:]) > GRID_SIDE else (w, 1)
-    traces, layout = [], {}
+    side_q, side_k = w.shape[2:]
+    gap = max(1, round(max(side_q, side_k) * 0.05))
+    rows, cols = n_layers * (side_q + gap) - gap, n_heads * (side_k + gap) - gap
+    z = np.full((rows, cols), np.nan, dtype=np.float32)  # (L * (T_q + gap), H * (T_k + gap))
     for layer in range(n_layers):
+        r = layer * (side_q + gap)
         for head in range(n_heads):
-            n = layer * n_heads + head + 1
-            s = "" if n == 1 else str(n)
-            traces.append({
-                "type": "heatmap", "z": w[layer, head], "xaxis": f"x{s}", "yaxis": f"y{s}",
-                "coloraxis": "coloraxis",
-                "hovertemplate": f"layer {layer + 1}, head {head + 1}<br>query #%{{y}}, key #%{{x}}"
-                                 "<br>weight: %{z:.3f}<extra></extra>",
-            })  # fmt: skip
-            layout[f"xaxis{s}"] = {"domain": _grid_domain(head, n_heads, 0.006), "anchor": f"y{s}",
-                                   "showticklabels": False, "ticks": ""}  # fmt: skip
-            layout[f"yaxis{s}"] = {
-                "domain": _grid_domain(n_layers - 1 - layer, n_layers, 0.012), "anchor": f"x{s}",
-                "showticklabels": False, "ticks": "", "autorange": "reversed",
-                "title": {"text": f"L{layer + 1}" if head == 0 else ""},
-            }  # fmt: skip
-    traces += [_pick_marker(layer, head, n_heads, w.shape[2:]) for layer in range(n_layers)
-               for head in range(n_heads)]  # fmt: skip
-    layout["annotations"] = [
-        {"text": f"h{h + 1}", "x": sum(_grid_domain(h, n_heads, 0.006)) / 2, "y": 1.0,
-         "xref": "paper", "yref": "paper", "showarrow": False, "yanchor": "bottom"}
-        for h in range(n_heads)
-    ]  # fmt: skip
-    if selected is not None:
-        layout["shapes"] = [_frame(selected, n_layers, n_heads)]
-    pooled = f" (each cell: mean of a {k} x {k} block)" if k > 1 else ""
-    layout |= {
-        "title": {"text": title + pooled}, "margin": MARGIN | {"t": 80},
-        "coloraxis": {"colorscale": colorscale, "cmin": 0.0, "cmax": 1.0,
-                      "colorbar": {"title": {"text": "weight"}}},
+            c = head * (side_k + gap)
+            z[r : r + side_q, c : c + side_k] = w[layer, head]
+    x = _tile_labels(n_heads, side_k, gap, k, T_k, "head", "key")
+    y = _tile_labels(n_layers, side_q, gap, k, T_q, "layer", "query")
+    centre_x = [x[h * (side_k + gap) + side_k // 2] for h in range(n_heads)]
+    centre_y = [y[la * (side_q + gap) + side_q // 2] for la in range(n_layers)]
+    heatmap = {
+        "type": "heatmap", "z": z, "x": x, "y": y, "coloraxis": "coloraxis", "hoverongaps": False,
+        "hovertemplate": "%{y} · %{x}<br>weight: %{z:.3f}<extra></extra>",
     }  # fmt: skip
-    return go.Figure({"data": traces, "layout": layout})
-
-
-PICK_MARKER_PX = 44  # the clickable spot at each overview panel's centre
-
-
-def _pick_marker(layer: int, head: int, n_heads: int, shape: tuple[int, int]) -> dict:
-    """A click target at the centre of panel (layer, head), on that panel's axes."""
-    n = layer * n_heads + head + 1
-    s = "" if n == 1 else str(n)
-    return {
-        "type": "scatter", "mode": "markers", "x": [(shape[1] - 1) / 2], "y": [(shape[0] - 1) / 2],
-        "xaxis": f"x{s}", "yaxis": f"y{s}", "customdata": [[layer, head]], "showlegend": False,
+    picks = {
+        "type": "scatter", "mode": "markers", "showlegend": False,
+        "x": [centre_x[h] for la in range(n_layers) for h in range(n_heads)],
+        "y": [centre_y[la] for la in range(n_layers) for h in range(n_heads)],
+        "customdata": [[la, h] for la in range(n_layers) for h in range(n_heads)],
+        "text": [f"layer {la + 1}, head {h + 1}" for la in range(n_layers) for h in range(n_heads)],
         "marker": {"size": PICK_MARKER_PX, "symbol": "square", "color": "#D55E00", "opacity": 0.02},
         "selected": {"marker": {"opacity": 0.02}}, "unselected": {"marker": {"opacity": 0.02}},
-        "hovertemplate": f"layer {layer + 1}, head {head + 1}: click to show it large<extra></extra>",
+        "hovertemplate": "%{text}: click to show it large<extra></extra>",
     }  # fmt: skip
-
-
-def _frame(selected: tuple[int, int], n_layers: int, n_heads: int) -> dict:
-    """A rectangle around panel (layer, head) in paper coordinates."""
-    layer, head = selected
-    x = _grid_domain(head, n_heads, 0.006)
-    y = _grid_domain(n_layers - 1 - layer, n_layers, 0.012)
-    return {"type": "rect", "xref": "paper", "yref": "paper", "x0": x[0], "x1": x[1],
-            "y0": y[0], "y1": y[1], "line": {"color": "#D55E00", "width": 3}}  # fmt: skip
+    pooled = f" (each cell: mean of a {k} x {k} block)" if k > 1 else ""
+    layout = {
+        "title": {"text": title + pooled}, "margin": MARGIN | {"t": 90},
+        "xaxis": {"type": "category", "side": "top", "tickvals": centre_x, "ticks": "",
+                  "ticktext": [f"h{h + 1}" for h in range(n_heads)], "showgrid": False,
+                  "zeroline": False},
+        "yaxis": {"type": "category", "autorange": "reversed", "tickvals": centre_y, "ticks": "",
+                  "ticktext": [f"L{la + 1}" for la in range(n_layers)], "showgrid": False,
+                  "zeroline": False},
+        "coloraxis": {"colorscale": colorscale, "cmin": 0.0, "cmax": 1.0,
+                      "colorbar": {"title": {"text": "weight"}}},
+        "plot_bgcolor": "white", "hovermode": "closest",
+    }  # fmt: skip
+    if selected is not None:
+        layer, head = selected
+        r, c = layer * (side_q + gap), head * (side_k + gap)
+        layout["shapes"] = [{
+            "type": "rect", "xref": "x", "yref": "y", "x0": c - 0.5 - gap / 2, "x1": c + side_k - 0.5 + gap / 2,
+            "y0": r - 0.5 - gap / 2, "y1": r + side_q - 0.5 + gap / 2, "line": {"color": "#D55E00", "width": 3},
+        }]  # fmt: skip
+    return go.Figure({"data": [heatmap, picks], "layout": layout})
 
 
 def _line_traces(w: np.ndarray, head: int, rows: Sequence[int], threshold: float) -> list[dict]:
