@@ -12,6 +12,7 @@ from ui.translation import (
     LOCAL_MODELS,
     Result,
     compute_local,
+    decode,
     downloads_ui,
     load_translator,
     sentence_ui,
@@ -76,18 +77,23 @@ def steps_ui(tr: Translation) -> None:
                "renormalise it (see the README).")  # fmt: skip
 
 
-def heatmaps_ui(result: Result, settings: dict) -> None:
-    """The full local heatmap with p_t as a path, next to the global model's heatmap."""
-    tr, glob = result.translation, result.extra["global"]
+def heatmaps_ui(result: Result, settings: dict, global_model: Translator | None) -> None:
+    """The full local heatmap with p_t as a path, next to the global model's heatmap (the global
+    model is forced through the local translation only after the local heatmap is on its way)."""
+    tr = result.translation
     left, right = st.columns(2)
     with left:
         fig = local_heatmap(tr.weights, tr.source_tokens, tr.target_tokens, tr.p_t, tr.window,
                             title=f"{settings['kind']}, D = {tr.D}: weights and p_t")  # fmt: skip
         plotly_chart(fig, key="loc_heatmap")
     with right:
-        if glob is None:
+        if global_model is None:
             st.info(f"The global model ({GLOBAL_KIND}) is not available for comparison.")
             return
+        if not tr.text.strip():
+            st.info("The local model produced an empty translation: nothing to compare.")
+            return
+        glob = decode(global_model, result.sentence.text, reference=tr.text)
         fig = alignment_heatmap(glob.weights, glob.source_tokens, glob.target_tokens,
                                 title=f"{GLOBAL_KIND} (global), same translation")  # fmt: skip
         plotly_chart(fig, key="loc_global")
@@ -115,12 +121,12 @@ def body() -> None:
         return
     window_note(settings)
     global_model = load_translator(GLOBAL_KIND, quiet=True)
-    result = compute_local(translator, global_model, settings["raw"], window=settings["D"])
+    result = compute_local(translator, None, settings["raw"], window=settings["D"])
     if not show_notices(result, translator):
         return
     user_text(result.translation.text, label="Translation:")
+    heatmaps_ui(result, settings, global_model)  # the whole sentence first, then step by step
     steps_ui(result.translation)
-    heatmaps_ui(result, settings)
     result_downloads_ui(result, settings)
 
 

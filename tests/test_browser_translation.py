@@ -126,13 +126,14 @@ def test_local_attention_window_and_play(tab, url, screenshots):
     query = urllib.parse.urlencode({"loc_text": SENTENCE, "loc_model": "local-p"})
     tab.goto(f"{url}/local_attention?{query}")
     _wait_for_app(tab, 3)
-    steps = tab.locator(CHART).first
+    steps = tab.locator(CHART).filter(has=tab.locator(".updatemenu-button"))  # the animated one
+    assert steps.count() == 1
     assert steps.locator(".shapelayer path").count() >= 3  # the shaded window in each panel
     assert "step 0:" in steps.locator(".gtitle").first.text_content()
     steps.locator(".updatemenu-button").first.click()  # ▶ Play
     tab.wait_for_function(
-        "() => document.querySelector('[data-testid=\"stPlotlyChart\"] .gtitle')"
-        ".textContent.startsWith('step 2:')"
+        "() => [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"] .gtitle')]"
+        ".some(t => t.textContent.startsWith('step 2:'))"
     )
     steps.locator(".updatemenu-button").nth(1).click()  # ❚❚ Pause
     heat_titles = tab.locator(f"{CHART} .gtitle").all_text_contents()
