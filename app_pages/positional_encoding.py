@@ -6,12 +6,14 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from models.positional import sinusoidal_encoding
+from models.positional import position_cosine, position_table, sinusoidal_encoding
 from models.toy import PermutationResult, permutation_demo, position_similarity
 from ui.charts import plotly_chart
 from ui.downloads import download_csv
+from ui.model_status import read_card
+from ui.multi_head import load_transformer_ui, transformer_folder
 from ui.text import sanitize_text, tokenize, user_text
-from viz import attention_panels, matrix_heatmap, pe_curves, pe_heatmap
+from viz import attention_panels, matrix_heatmap, pe_curves, pe_heatmap, position_norms_figure
 
 MAX_CHARS = 300
 MAX_TOKENS = 40
@@ -142,12 +144,73 @@ def encoding_sections() -> None:
     similarity_section(n, d)
 
 
+TRAINED_ABOUT = """
+Our two Transformers (Multi-head attention page) are the same model trained the same way on the
+same English -> French data, except for the position vectors: one adds the fixed sinusoids above,
+the other **learns** one vector per position (Vaswani et al. 2017, table 3 row (E), found the two
+nearly equal in BLEU). Below, the source side's position vectors of each, as trained.
+"""
+POSITIONALS = ("sinusoidal", "learned")
+
+
+def _card_metrics(positional: str) -> None:
+    """Test BLEU from the model card: the test set, and three test sentences joined into one."""
+    card = read_card(transformer_folder(positional)) or {}
+    bleu = card.get("test_bleu_greedy")
+    long = (card.get("long_sets") or {}).get("concat3", {}).get("bleu")
+    c1, c2 = st.columns(2)
+    c1.metric("Test BLEU (greedy)", "–" if bleu is None else f"{bleu:.2f}")
+    c2.metric("BLEU, 3 sentences joined", "–" if long is None else f"{long:.2f}",
+              help="The test sentences three at a time, so most inputs are longer than any "
+                   "training sentence.")  # fmt: skip
+
+
+@st.fragment
+def trained_section() -> None:
+    """The trained models' position vectors: matrices, cosine similarity, lengths, and BLEU."""
+    st.subheader("In our trained Transformers: sinusoidal or learned?")
+    st.markdown(TRAINED_ABOUT)
+    models = {p: load_transformer_ui(p) for p in POSITIONALS}
+    tables = {p: position_table(m.model.src_positions) for p, m in models.items() if m is not None}
+    if not tables:
+        return
+    longest = min(t.shape[0] for t in tables.values())
+    n = st.slider("Positions shown", 2, longest, min(64, longest), key="pe_tn", bind="query-params")
+    cols = st.columns(len(tables))
+    for col, (name, table) in zip(cols, tables.items(), strict=True):
+        with col:
+            st.markdown(f"**{name}**")
+            _card_metrics(name)
+            shown = table[:n].numpy()  # (n, d)
+            zmax = max(1e-6, float(np.abs(shown).max()))
+            plotly_chart(pe_heatmap(shown, title=f"{name}: {n} positions × {shown.shape[1]} dims",
+                                    zmax=zmax), key=f"pe_tr_map_{name}")  # fmt: skip
+            sim = position_cosine(table[:n]).numpy()  # (n, n)
+            fig = matrix_heatmap(sim, None, None, title=f"{name}: cosine similarity of positions",
+                                 colorscale="RdBu_r", zmin=-1.0, zmax=1.0, zmid=0.0,
+                                 axis_names=("position", "position"), value_name="cosine")  # fmt: skip
+            plotly_chart(fig, key=f"pe_tr_sim_{name}")
+    norms = {name: table.norm(dim=-1).numpy() for name, table in tables.items()}
+    plotly_chart(position_norms_figure(norms, title="Length of each position's vector"),
+                 key="pe_tr_norms")  # fmt: skip
+    st.markdown(
+        "What to look for: the sinusoids' similarity depends only on the distance between two "
+        "positions, a smooth band along the diagonal, by construction. The learned vectors show "
+        "whatever structure training found useful, which need not be a band. And a learned vector "
+        "only changes when training sentences reach its position: half of Multi30k's English "
+        "training sentences have at most 14 pieces, 99% at most 29, the longest 48. Past that, the "
+        "vectors keep their small random start (the flat tail of the lengths, the speckle in the "
+        "similarity), while the sinusoids are defined for every position."
+    )
+
+
 def main() -> None:
     """The page; each section is a fragment, so its inputs rerun only that section."""
     st.title("Positional encoding")
     st.markdown(ABOUT)
     encoding_sections()
     permutation_section()
+    trained_section()
 
 
 main()

@@ -50,3 +50,19 @@ class LearnedPositionalEmbedding(nn.Module):
             )
         positions = torch.arange(x.shape[1], device=x.device)
         return x + self.embedding(positions)  # (B, T, d)
+
+
+def position_table(positions: nn.Module) -> torch.Tensor:
+    """The vector each position adds, (max_len, d): the fixed sinusoids or the learned rows."""
+    if isinstance(positions, SinusoidalPositionalEncoding):
+        return positions.pe.detach().float().cpu()
+    if isinstance(positions, LearnedPositionalEmbedding):
+        return positions.embedding.weight.detach().float().cpu()
+    raise TypeError(f"not a positional module: {type(positions).__name__}")
+
+
+def position_cosine(table: torch.Tensor) -> torch.Tensor:
+    """Cosine similarity of every pair of position vectors: (P, d) -> (P, P), 1 on the diagonal
+    (0 for an all-zero vector: sinusoidal position 0 has unit sines of 0 and cosines of 1, never 0)."""
+    unit = torch.nn.functional.normalize(table.double(), dim=-1)  # (P, d)
+    return (unit @ unit.T).float()  # (P, P)

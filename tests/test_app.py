@@ -43,6 +43,19 @@ def _array(data: object) -> list:
     return list(data)
 
 
+def _arr(data: object) -> np.ndarray:
+    """A plotly JSON array as numpy, 2-D typed arrays reshaped."""
+    if isinstance(data, dict) and "bdata" in data:
+        flat = np.frombuffer(base64.b64decode(data["bdata"]), dtype=data["dtype"])
+        shape = data.get("shape")
+        return flat.reshape([int(n) for n in str(shape).split(",")]) if shape else flat
+    return np.asarray(data, dtype=float)
+
+
+def _z(trace: dict) -> np.ndarray:
+    return _arr(trace["z"])
+
+
 def _bar_values(at: AppTest, title_part: str) -> list[float]:
     for fig in _figures(at):
         if title_part in fig["layout"].get("title", {}).get("text", ""):
@@ -140,8 +153,39 @@ def test_positional_defaults_and_numbers():
     at = _app(page=PE)
     titles = [f["layout"]["title"]["text"] for f in _figures(at)]
     assert "PE matrix (64 positions × 64 dimensions)" in titles
-    plain, with_pe = (float(m.value) for m in at.metric)
+    plain, with_pe = (float(m.value) for m in at.metric if m.label.startswith("max |difference|"))
     assert plain < 1e-12 and with_pe > 1e-3
+
+
+def test_positional_trained_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The trained section reads both Transformers' position vectors and their cards."""
+    from tests.tiny_transformer import build_tiny_transformers  # noqa: PLC0415
+    from ui.multi_head import CHECKPOINTS_ENV  # noqa: PLC0415
+
+    monkeypatch.setenv(CHECKPOINTS_ENV, str(build_tiny_transformers(tmp_path)))
+    at = _app({"pe_tn": "20"}, PE)
+    figures = {f["layout"]["title"]["text"]: f for f in _figures(at)}
+    for name in ("sinusoidal", "learned"):
+        assert f"{name}: 20 positions × 16 dims" in figures
+        sim = figures[f"{name}: cosine similarity of positions"]["data"][0]
+        assert np.allclose(np.diag(_z(sim)), 1.0, atol=1e-5)
+    norms = {t["name"]: _arr(t["y"]) for t in figures["Length of each position's vector"]["data"]}
+    assert np.allclose(norms["sinusoidal"], np.sqrt(8), atol=1e-4)  # sqrt(d / 2), d = 16
+    assert len(norms["learned"]) == 64  # every position of the table (max_len 64)
+    bleu = [m.value for m in at.metric if m.label == "Test BLEU (greedy)"]
+    assert bleu == ["40.00", "40.00"]
+
+
+def test_positional_without_trained_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """No Transformer checkpoints: a clear message; the rest of the page still works."""
+    from ui.multi_head import CHECKPOINTS_ENV  # noqa: PLC0415
+
+    monkeypatch.setenv(CHECKPOINTS_ENV, str(tmp_path))
+    at = _app(page=PE)
+    assert len(at.error) == 2 and "transformer-sinusoidal" in at.error[0].value
+    titles = [f["layout"]["title"]["text"] for f in _figures(at)]
+    assert "PE matrix (64 positions × 64 dimensions)" in titles
+    assert not any("cosine similarity" in t for t in titles)
 
 
 @pytest.mark.parametrize(

@@ -145,3 +145,29 @@ def test_sinusoidal_encoding_matches_formula(d_model):
             angle = pos / 10000 ** (i2 / d_model)
             expected = math.sin(angle) if j % 2 == 0 else math.cos(angle)
             assert pe[pos, j].item() == pytest.approx(expected, abs=1e-6)
+
+
+def test_position_table_and_cosine():
+    from models.positional import (  # noqa: PLC0415
+        LearnedPositionalEmbedding,
+        SinusoidalPositionalEncoding,
+        position_cosine,
+        position_table,
+    )
+
+    sin = position_table(SinusoidalPositionalEncoding(8, 10))
+    assert torch.equal(sin, sinusoidal_encoding(10, 8))
+    learned = LearnedPositionalEmbedding(8, 10)
+    assert torch.equal(position_table(learned), learned.embedding.weight.detach())
+    cos = position_cosine(sin)  # (10, 10)
+    assert cos.shape == (10, 10)
+    assert torch.allclose(cos.diagonal(), torch.ones(10), atol=1e-6)
+    assert torch.allclose(cos, cos.T, atol=1e-6)
+    # sinusoids: equal norms, so the cosine depends only on the distance |i - j|
+    assert torch.allclose(cos.diagonal(1), cos[0, 1].expand(9), atol=1e-5)
+    a, b = torch.randn(3, 5), torch.randn(3, 5)
+    expected = torch.nn.functional.cosine_similarity(a[1], a[2], dim=0)
+    assert position_cosine(a)[1, 2] == pytest.approx(float(expected), abs=1e-6)
+    assert position_cosine(b).shape == (3, 3)
+    with pytest.raises(TypeError, match="not a positional module"):
+        position_table(torch.nn.Linear(2, 2))

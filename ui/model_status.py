@@ -14,6 +14,15 @@ PAGE_OF = {"seq2seq": "Alignment, Local attention, Why attention", "transformer"
            "caption": "Image captions"}  # fmt: skip
 
 
+def read_card(folder: Path) -> dict | None:
+    """A checkpoint folder's ``card.json`` (its measured figures), or None when absent or damaged."""
+    try:
+        card = json.loads((Path(folder) / "card.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return card if isinstance(card, dict) else None
+
+
 def _headline(card: dict) -> str:
     """The card's main measured figure, in words."""
     if "test_bleu_greedy" in card:
@@ -32,10 +41,7 @@ def shipped_models(root: Path = ROOT) -> pd.DataFrame:
     """One row per checkpoint folder (name, page, measured figure, size) plus the pretrained encoder."""
     rows = []
     for folder in sorted(p for p in root.glob("*") if p.is_dir()):
-        try:
-            card = json.loads((folder / "card.json").read_text())
-        except (OSError, ValueError):
-            card = None
+        card = read_card(folder)
         size = sum(f.stat().st_size for f in folder.glob("*") if f.is_file()) / 2**20
         rows.append({
             "model": folder.name,

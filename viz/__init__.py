@@ -8,7 +8,7 @@ from viz.heatmaps import (
     heatmap_grid,
     matrix_heatmap,
 )
-from viz.positional import gaussian_window_plot, pe_curves, pe_heatmap
+from viz.positional import gaussian_window_plot, pe_curves, pe_heatmap, position_norms_figure
 
 __all__ = [
     "attention_heatmap",
@@ -19,6 +19,7 @@ __all__ = [
     "matrix_heatmap",
     "pe_curves",
     "pe_heatmap",
+    "position_norms_figure",
     "vector_diagram",
     "weights_bar",
 ]

@@ -11,12 +11,15 @@ from viz._checks import MARGIN, as_matrix, check_labels, escape
 from viz.heatmaps import DIVERGING, matrix_heatmap
 
 
-def pe_heatmap(pe: object, *, title: str = "", colorscale: str = DIVERGING) -> go.Figure:
-    """The PE matrix (n_positions, d_model): position down the y axis, dimension along x."""
+def pe_heatmap(
+    pe: object, *, title: str = "", colorscale: str = DIVERGING, zmax: float = 1.0
+) -> go.Figure:
+    """The PE matrix (n_positions, d_model): position down the y axis, dimension along x; the
+    colour scale runs from -zmax to zmax (1 for sinusoids; learned embeddings have their own)."""
     z = as_matrix(pe, "pe")
     return matrix_heatmap(
         z, None, None, title=title, show_values=False, colorscale=colorscale,
-        zmin=-1.0, zmax=1.0, zmid=0.0, axis_names=("position", "dimension"), value_name="PE",
+        zmin=-zmax, zmax=zmax, zmid=0.0, axis_names=("position", "dimension"), value_name="PE",
     )  # fmt: skip
 
 
@@ -71,4 +74,16 @@ def gaussian_window_plot(
     fig.update_xaxes(tickmode="array", tickvals=list(s), ticktext=ticks, title={"text": "source"})
     fig.update_layout(title={"text": title}, barmode="group", yaxis_title="weight")
     fig.update_layout(margin=MARGIN)
+    return fig
+
+
+def position_norms_figure(norms: dict[str, object], *, title: str = "") -> go.Figure:
+    """The length ||p_pos|| of each position's vector, one line per named table (name -> (P,))."""
+    fig = go.Figure()
+    for name, values in norms.items():
+        v = np.asarray(values, dtype=float).ravel()
+        fig.add_scatter(x=np.arange(v.size), y=v, mode="lines", name=escape([name])[0],
+                        hovertemplate="position %{x}: %{y:.2f}<extra></extra>")  # fmt: skip
+    fig.update_layout(title={"text": title}, xaxis_title="position", yaxis_title="vector length",
+                      margin=MARGIN, legend={"orientation": "h", "y": -0.25})  # fmt: skip
     return fig
