@@ -6,6 +6,7 @@ Prints one table. Scenarios and extra timings come from ``bench/scenarios_*.py``
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 import statistics
 import time
@@ -14,7 +15,7 @@ from pathlib import Path
 from bench.registry import RENDERED, SCENARIOS, TIMINGS, Row, Scenario
 from bench.server import CHROMIUM, launch_chromium, streamlit_server
 
-TRIES = 20
+TRIES = int(os.environ.get("BENCH_TRIES", "20"))  # warm tries per scenario (after one warm-up)
 BENCH_DIR = Path(__file__).resolve().parent
 
 
