@@ -89,23 +89,25 @@ def greedy_decode(
     y = torch.full((B,), BOS_ID, dtype=torch.long, device=src.device)
     done = torch.zeros(B, dtype=torch.bool, device=src.device)
     outs: list[StepOutput] = []
-    log_probs_t, ys = [], []
+    log_probs_t, picked_t, ys = [], [], []
     for _ in range(max_len):
         out, state = model.decode_step(y, state, memory, window)
         log_probs = torch.log_softmax(out.logits.float(), -1)  # (B, V)
         y = log_probs.argmax(-1)  # (B,)
-        outs.append(out), log_probs_t.append(log_probs), ys.append(y)
+        outs.append(out), ys.append(y)
+        picked_t.append(log_probs.gather(-1, y.unsqueeze(-1)).squeeze(-1))  # (B,)
+        if record:  # kept for the top-k (a corpus run skips it: T x B x V floats)
+            log_probs_t.append(log_probs)
         done |= y == EOS_ID
         if bool(done.all()):
             break
     tokens = torch.stack(ys)  # (T, B)
     is_eos = (tokens == EOS_ID).long()
     alive = (is_eos.cumsum(0) - is_eos) == 0  # (T, B): no </s> before step t
-    log_probs = torch.stack(log_probs_t)  # (T, B, V)
-    picked = log_probs.gather(-1, tokens.unsqueeze(-1)).squeeze(-1).cpu()  # (T, B)
+    picked = torch.stack(picked_t).cpu()  # (T, B) log-probability of each chosen token
     query = _stack(outs, "query")  # (T, B, H)
     if record:
-        top = log_probs.topk(top_k, dim=-1)  # (T, B, k)
+        top = torch.stack(log_probs_t).topk(top_k, dim=-1)  # (T, B, k)
         top_ids, top_probs = top.indices.tolist(), top.values.exp().tolist()
         weights, raw, gauss = (_stack(outs, f) for f in ("weights", "raw_weights", "gaussian"))
         p_t = _stack(outs, "p_t")  # (T, B) or None
