@@ -6,6 +6,8 @@ import re
 
 import pytest
 
+from models.checkpoint import CHECKPOINT_ROOT
+
 pytestmark = pytest.mark.browser
 CHART = '[data-testid="stPlotlyChart"]'
 
@@ -105,7 +107,19 @@ def test_positional_encoding_sentence(page, app_url, screenshots):
     assert float(metrics[0]) < 1e-12 and float(metrics[1]) > 1e-3
     xticks = [tick for i in range(page.locator(CHART).count()) for tick in _ticks(page, i)]
     assert {"le", "chat", "noir", "dort", "ici"} <= set(xticks)
-    _shoot(page, screenshots / "positional_encoding.png", 4200)
+    if all(
+        (CHECKPOINT_ROOT / f"transformer-{p}" / "card.json").is_file()
+        for p in ("sinusoidal", "learned")
+    ):
+        # the trained Transformers' position vectors, sinusoidal and learned, side by side
+        page.wait_for_function(
+            "[...document.querySelectorAll('.gtitle')].some(t => t.textContent.startsWith('Length'))"
+        )
+        titles = _chart_titles(page)
+        assert "sinusoidal: cosine similarity of positions" in titles
+        assert "learned: cosine similarity of positions" in titles
+        assert "Length of each position's vector" in titles
+    _shoot(page, screenshots / "positional_encoding.png", 6600)
 
 
 def test_positional_encoding_bad_sentence(page, app_url):
