@@ -47,7 +47,9 @@ def _open(browser, url: str):  # noqa: ANN001, ANN202
 
 
 def _interact(page, scenario: Scenario, i: int) -> float:  # noqa: ANN001
-    """Seconds from change number i to its redraw."""
+    """Seconds from change number i to its redraw, starting from a settled page (the previous
+    run finished and every chart drawn, as when a person reads the result before typing again)."""
+    page.wait_for_function(RENDERED, timeout=120_000)
     start = time.perf_counter()
     scenario.interact(page, i)
     page.wait_for_function(scenario.redrawn(i), timeout=60_000, polling="raf")
