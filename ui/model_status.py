@@ -30,7 +30,7 @@ def _headline(card: dict) -> str:
         return f"test BLEU {card['test_bleu_greedy']:.1f} greedy" + (
             f", {beam:.1f} beam 5" if beam else ""
         )
-    metrics = card.get("metrics", card)
+    metrics = card.get("metrics") or card.get("test") or card  # caption cards: under "test"
     if "exact_match" in metrics:
         return f"exact match {100 * metrics['exact_match']:.0f}%, localization {100 * metrics.get('localization', 0):.0f}%"
     return "no measured metrics in card.json"
