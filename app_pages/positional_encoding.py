@@ -12,7 +12,7 @@ from ui.charts import plotly_chart
 from ui.downloads import download_csv
 from ui.model_status import read_card
 from ui.multi_head import load_transformer_ui, transformer_folder
-from ui.text import sanitize_text, tokenize, user_text
+from ui.text import escape_markdown, sanitize_text, tokenize
 from viz import attention_panels, matrix_heatmap, pe_curves, pe_heatmap, position_norms_figure
 
 MAX_CHARS = 300
@@ -101,10 +101,8 @@ def demo_maps(plain: PermutationResult, with_pe: PermutationResult) -> None:
 
 @st.fragment
 def permutation_section() -> None:
-    """A typed sentence through one self-attention layer, in order and shuffled."""
-    st.subheader("Shuffle the words")
-    st.markdown("Each word gets a random but fixed embedding; one self-attention layer with fixed "
-                "random projections reads the sentence in its order and in a shuffled order.")  # fmt: skip
+    """A typed sentence through one self-attention layer, in order and shuffled (the heading and
+    the explanation sit outside, in ``main``: a fragment rerun resends only what can change)."""
     raw = st.text_input(
         "Sentence", "the cat sat on the mat", key="pe_sentence", bind="query-params"
     )
@@ -117,10 +115,10 @@ def permutation_section() -> None:
     if len(tokens) < 2:
         st.info("Type a sentence of at least two words to shuffle.")
         return
-    user_text(" ".join(tokens), label="Tokens:")
     plain = permutation_demo(tokens, with_pe=False, shuffle_seed=int(seed))
     with_pe = permutation_demo(tokens, with_pe=True, shuffle_seed=int(seed))
-    user_text(" ".join(plain.shuffled_tokens), label="Shuffled:")
+    st.markdown(f"**Tokens:** {escape_markdown(' '.join(tokens))}  \n"
+                f"**Shuffled:** {escape_markdown(' '.join(plain.shuffled_tokens))}")  # fmt: skip
     demo_maps(plain, with_pe)
     _verdict(plain, with_pe)
 
@@ -209,6 +207,9 @@ def main() -> None:
     st.title("Positional encoding")
     st.markdown(ABOUT)
     encoding_sections()
+    st.subheader("Shuffle the words")
+    st.markdown("Each word gets a random but fixed embedding; one self-attention layer with fixed "
+                "random projections reads the sentence in its order and in a shuffled order.")  # fmt: skip
     permutation_section()
     trained_section()
 
