@@ -63,6 +63,6 @@ def position_table(positions: nn.Module) -> torch.Tensor:
 
 def position_cosine(table: torch.Tensor) -> torch.Tensor:
     """Cosine similarity of every pair of position vectors: (P, d) -> (P, P), 1 on the diagonal
-    (0 for an all-zero vector: sinusoidal position 0 has unit sines of 0 and cosines of 1, never 0)."""
+    (an all-zero vector, which no position has, would get 0 instead of NaN)."""
     unit = torch.nn.functional.normalize(table.double(), dim=-1)  # (P, d)
     return (unit @ unit.T).float()  # (P, P)

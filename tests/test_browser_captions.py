@@ -7,20 +7,18 @@ The server reads the shipped captioners where they exist and tiny random-weight 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
-from bench.server import streamlit_server
 from models.caption_checkpoint import CAPTION_MODELS, CHECKPOINT_ROOT
 from models.scenes import Placement, compose, load_sprites
+from tests.browser_helpers import CHART, open_tab, served_with, wait_settled
 from tests.tiny_captions import build_tiny_caption_checkpoints
 from ui.captions import CHECKPOINTS_ENV
 
 pytestmark = pytest.mark.browser
-CHART = '[data-testid="stPlotlyChart"]'
 
 
 def _is_real(name: str) -> bool:
@@ -34,33 +32,15 @@ def url(tmp_path_factory: pytest.TempPathFactory):
     tiny = build_tiny_caption_checkpoints(tmp_path_factory.mktemp("tiny"))
     for name in CAPTION_MODELS:
         (root / name).symlink_to(CHECKPOINT_ROOT / name if _is_real(name) else tiny / name)
-    old = os.environ.get(CHECKPOINTS_ENV)
-    os.environ[CHECKPOINTS_ENV] = str(root)
-    try:
-        log = tmp_path_factory.mktemp("streamlit_captions") / "server.log"
-        with streamlit_server("app.py", log=log) as (base, _):
-            yield base
-    finally:
-        os.environ.pop(CHECKPOINTS_ENV, None) if old is None else os.environ.__setitem__(
-            CHECKPOINTS_ENV, old
-        )
+    log = tmp_path_factory.mktemp("streamlit_captions") / "server.log"
+    with served_with(CHECKPOINTS_ENV, root, log) as base:
+        yield base
 
 
 @pytest.fixture
 def tab(browser, url):  # noqa: ANN001 - playwright objects
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(120_000)
-    yield page
-    context.close()
-
-
-def _settled(page, n_charts: int) -> None:  # noqa: ANN001
-    """The script has finished and at least ``n_charts`` plotly charts are drawn."""
-    page.wait_for_function(
-        f"document.querySelectorAll('{CHART} .main-svg').length >= {n_charts}", polling=200
-    )
-    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+    with open_tab(browser) as page:
+        yield page
 
 
 def _overlays(page) -> int:  # noqa: ANN001
@@ -74,7 +54,7 @@ def _codes(page) -> list[str]:  # noqa: ANN001
 
 def test_example_overlays_compose_and_upload(tab, url, screenshots, tmp_path: Path):
     tab.goto(f"{url}/captions?cap_ex=2&cap_n=20")
-    _settled(tab, 6)
+    wait_settled(tab, 6)
     # two word strips and two players; the later charts may still be drawing
     tab.wait_for_function(
         f"document.querySelectorAll('{CHART} .imagelayer image, {CHART} image').length >= 4"
@@ -91,7 +71,7 @@ def test_example_overlays_compose_and_upload(tab, url, screenshots, tmp_path: Pa
         "() => document.querySelector('[data-testid=\"stCode\"] code')?.textContent !== "
         f"{first[0]!r}"
     )
-    _settled(tab, 6)
+    wait_settled(tab, 6)
     assert _codes(tab)[0] != first[0]  # another scene, another layout caption
     if all(_is_real(n) for n in CAPTION_MODELS):
         tab.set_viewport_size({"width": 1400, "height": 2300})
@@ -105,10 +85,10 @@ def test_example_overlays_compose_and_upload(tab, url, screenshots, tmp_path: Pa
         "() => document.querySelector('[data-testid=\"stCode\"] code')?.textContent === "
         "'a dog to the left of an apple'"
     )
-    _settled(tab, 6)
+    wait_settled(tab, 6)
     tab.get_by_role("button", name="Random layout").click()
     tab.wait_for_function("() => !location.search.includes('dog%3A25%3A30')", polling=200)
-    _settled(tab, 6)
+    wait_settled(tab, 6)
 
     scene = compose([Placement("cat", 50, 60, 64), Placement("bus", 170, 170, 70)], load_sprites())
     Image.fromarray(scene.image).save(tmp_path / "scene.png")
@@ -122,6 +102,6 @@ def test_example_overlays_compose_and_upload(tab, url, screenshots, tmp_path: Pa
     tab.wait_for_function(  # soft and hard captions of the upload, no layout caption
         "() => document.querySelectorAll('[data-testid=\"stCode\"] code').length === 2"
     )
-    _settled(tab, 6)
+    wait_settled(tab, 6)
     if all(_is_real(n) for n in CAPTION_MODELS):
         assert "cat" in _codes(tab)[0]

@@ -8,21 +8,19 @@ ones (``ATLAS_CHECKPOINTS``); the pretrained encoder is always the real all-Mini
 
 from __future__ import annotations
 
-import os
 import urllib.parse
 from pathlib import Path
 
 import pytest
 
-from bench.server import streamlit_server
 from models.checkpoint import CHECKPOINT_ROOT
 from models.pretrained import PretrainedEncoder
 from models.transformer_translator import TransformerTranslator
+from tests.browser_helpers import CHART, open_tab, served_with, wait_settled
 from tests.tiny_transformer import build_tiny_transformers
 from ui.multi_head import CHECKPOINTS_ENV
 
 pytestmark = pytest.mark.browser
-CHART = '[data-testid="stPlotlyChart"]'
 SENTENCE = "The black dog chased a ball across the park."
 ZWSP = "\u200b"
 
@@ -45,33 +43,15 @@ def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def url(checkpoints: Path, tmp_path_factory: pytest.TempPathFactory):
-    old = os.environ.get(CHECKPOINTS_ENV)
-    os.environ[CHECKPOINTS_ENV] = str(checkpoints)
-    try:
-        log = tmp_path_factory.mktemp("streamlit_mh") / "server.log"
-        with streamlit_server("app.py", log=log) as (base, _):
-            yield base
-    finally:
-        if old is None:
-            os.environ.pop(CHECKPOINTS_ENV, None)
-        else:
-            os.environ[CHECKPOINTS_ENV] = old
+    log = tmp_path_factory.mktemp("streamlit_mh") / "server.log"
+    with served_with(CHECKPOINTS_ENV, checkpoints, log) as base:
+        yield base
 
 
 @pytest.fixture
 def tab(browser, url):  # noqa: ANN001
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(120_000)
-    yield page
-    context.close()
-
-
-def _wait_for_app(page, n_charts: int) -> None:  # noqa: ANN001
-    page.wait_for_function(
-        f"document.querySelectorAll('{CHART} .main-svg').length >= {n_charts}", polling=200
-    )
-    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+    with open_tab(browser) as page:
+        yield page
 
 
 def _chart(page, title: str):  # noqa: ANN001, ANN202
@@ -102,11 +82,11 @@ def _type(page, text: str) -> None:  # noqa: ANN001
 
 def test_pretrained_head_ticks_toggle_and_screenshot(tab, url, screenshots):  # noqa: ANN001
     tab.goto(f"{url}/multi_head?mh_model=pretrained")
-    _wait_for_app(tab, 4)
+    wait_settled(tab, 4)
     _type(tab, SENTENCE)
     tokens = PretrainedEncoder.load().attend(SENTENCE).tokens
     _wait_for_ticks(tab, tokens)
-    _wait_for_app(tab, 4)
+    wait_settled(tab, 4)
     head = _chart(tab, "all-MiniLM-L6-v2 self-attention, layer 1, head 1")
     assert _ticks(head, "x") == tokens
     assert _ticks(head, "y")[::-1] == tokens  # the y axis runs top-down, its ticks bottom-up
@@ -128,13 +108,13 @@ def test_pretrained_head_ticks_toggle_and_screenshot(tab, url, screenshots):  # 
 def test_transformer_cross_attention(tab, url, checkpoints):  # noqa: ANN001
     query = urllib.parse.urlencode({"mh_model": "transformer", "mh_kind": "cross"})
     tab.goto(f"{url}/multi_head?{query}")
-    _wait_for_app(tab, 4)
+    wait_settled(tab, 4)
     _type(tab, SENTENCE)
     expected = TransformerTranslator.load(checkpoints / "transformer-sinusoidal").translate(
         SENTENCE
     )
     _wait_for_ticks(tab, expected.source_tokens)
-    _wait_for_app(tab, 4)
+    wait_settled(tab, 4)
     head = _chart(tab, "cross attention (decoder → encoder), layer 1, head 1")
     assert _ticks(head, "x") == expected.source_tokens
     assert _ticks(head, "y")[::-1] == expected.target_tokens
@@ -143,10 +123,10 @@ def test_transformer_cross_attention(tab, url, checkpoints):  # noqa: ANN001
 def test_click_on_an_overview_panel_shows_that_head_large(tab, url):  # noqa: ANN001
     """A click on the overview's layer 2, head 5 panel moves the pickers and the large head there."""
     tab.goto(f"{url}/multi_head?mh_model=pretrained")
-    _wait_for_app(tab, 4)
+    wait_settled(tab, 4)
     _type(tab, SENTENCE)
     _wait_for_ticks(tab, PretrainedEncoder.load().attend(SENTENCE).tokens)
-    _wait_for_app(tab, 4)
+    wait_settled(tab, 4)
     overview = _chart(tab, "all-MiniLM-L6-v2 self-attention: rows are layers")
     target = overview.locator(".scatterlayer .trace path.point").nth(1 * 12 + 4)
     target.scroll_into_view_if_needed()

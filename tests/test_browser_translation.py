@@ -15,14 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from bench.server import streamlit_server
 from models.checkpoint import CHECKPOINT_ROOT
 from models.translator import Translator
+from tests.browser_helpers import CHART, open_tab, served_with, wait_settled
 from tests.tiny_seq2seq import build_tiny_checkpoints
 from ui.translation import CHECKPOINTS_ENV
 
 pytestmark = pytest.mark.browser
-CHART = '[data-testid="stPlotlyChart"]'
 KINDS = ("none", "bahdanau", "luong-dot", "luong-general", "luong-concat", "local-m", "local-p")
 SENTENCE = "A black dog is running on the green grass."
 
@@ -59,34 +58,15 @@ def _shoot_if_real(page, path: Path, height: int, kinds: tuple[str, ...]) -> Non
 @pytest.fixture(scope="module")
 def url(checkpoints: Path, tmp_path_factory: pytest.TempPathFactory):
     """A Streamlit server of app.py reading ``checkpoints``."""
-    old = os.environ.get(CHECKPOINTS_ENV)
-    os.environ[CHECKPOINTS_ENV] = str(checkpoints)
-    try:
-        log = tmp_path_factory.mktemp("streamlit_translation") / "server.log"
-        with streamlit_server("app.py", log=log) as (base, _):
-            yield base
-    finally:
-        if old is None:
-            os.environ.pop(CHECKPOINTS_ENV, None)
-        else:
-            os.environ[CHECKPOINTS_ENV] = old
+    log = tmp_path_factory.mktemp("streamlit_translation") / "server.log"
+    with served_with(CHECKPOINTS_ENV, checkpoints, log) as base:
+        yield base
 
 
 @pytest.fixture
 def tab(browser, url):  # noqa: ANN001 - playwright objects
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(180_000)  # the CI machine also trains
-    yield page
-    context.close()
-
-
-def _wait_for_app(page, n_charts: int) -> None:  # noqa: ANN001
-    """The script has finished and at least ``n_charts`` plotly charts are drawn."""
-    page.wait_for_function(
-        f"document.querySelectorAll('{CHART} .main-svg').length >= {n_charts}", polling=200
-    )
-    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+    with open_tab(browser, 180_000) as page:  # the CI machine also trains
+        yield page
 
 
 def _ticks(page, chart: int, axis: str = "x") -> list[str]:  # noqa: ANN001
@@ -103,7 +83,7 @@ def _shoot(page, path: Path, height: int) -> None:  # noqa: ANN001
 
 def test_alignment_enter_draws_the_heatmap_with_the_tokens(tab, url, checkpoints, screenshots):
     tab.goto(f"{url}/alignment")
-    _wait_for_app(tab, 4)
+    wait_settled(tab, 4)
     box = tab.get_by_role("textbox", name="English sentence")
     box.fill(SENTENCE)
     box.press("Enter")
@@ -115,7 +95,7 @@ def test_alignment_enter_draws_the_heatmap_with_the_tokens(tab, url, checkpoints
         "return JSON.stringify([...c.querySelectorAll('.xtick text')].map(t => t.textContent)) "
         f"=== JSON.stringify({want}); }}"
     )
-    _wait_for_app(tab, 4)
+    wait_settled(tab, 4)
     assert _ticks(tab, 0, "x") == expected.source_tokens
     assert _ticks(tab, 0, "y") == expected.target_tokens
     tab.wait_for_url(re.compile("aln_text=" + re.escape(urllib.parse.quote_plus("A black"))))
@@ -125,7 +105,7 @@ def test_alignment_enter_draws_the_heatmap_with_the_tokens(tab, url, checkpoints
 def test_local_attention_window_and_play(tab, url, screenshots):
     query = urllib.parse.urlencode({"loc_text": SENTENCE, "loc_model": "local-p"})
     tab.goto(f"{url}/local_attention?{query}")
-    _wait_for_app(tab, 3)
+    wait_settled(tab, 3)
     steps = tab.locator(CHART).filter(has=tab.locator(".updatemenu-button"))  # the animated one
     assert steps.count() == 1
     assert steps.locator(".shapelayer path").count() >= 3  # the shaded window in each panel
@@ -144,7 +124,7 @@ def test_local_attention_window_and_play(tab, url, screenshots):
 
 def test_why_attention_side_by_side_and_charts(tab, url, screenshots):
     tab.goto(f"{url}/why_attention")
-    _wait_for_app(tab, 1)
+    wait_settled(tab, 1)
     body = tab.locator("body").inner_text()
     assert "Without attention" in body and "With attention" in body
     assert tab.locator('[data-testid="stMetricValue"]').count() == 2  # BLEU vs the reference
