@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import plotly.colors
@@ -102,3 +106,22 @@ def test_apply_classroom_recolours_shared_colour_axes():
     ):
         apply_classroom(fig)
         assert [c for _, c in fig.layout.coloraxis.colorscale] == cividis
+
+
+def test_new_threads_run_torch_on_one_thread():
+    """Streamlit runs each rerun in a new thread: importing ui.runtime first (as app.py does) makes
+    such threads start with one OpenMP thread, not one per core (a fresh interpreter, since this
+    process may have loaded torch already)."""
+    code = (
+        "import threading, ui.runtime, torch\n"
+        "seen = []\n"
+        "t = threading.Thread(target=lambda: seen.append(torch.get_num_threads()))\n"
+        "t.start(); t.join()\n"
+        "print(seen[0])\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    env.pop("ATLAS_TORCH_THREADS", None)
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True,
+                         text=True, check=True)  # fmt: skip
+    assert out.stdout.strip() == "1"
