@@ -85,12 +85,15 @@ sprites: font $(STAMP_RUN)
 	$(BIN)/python -m training.make_scenes --export-sprites assets/sprites
 
 caption-data: font $(STAMP_RUN)
-	$(BIN)/python -m training.caption_data --seed 1 --n 4000
+	$(BIN)/python -m training.caption_data --seed 1 --n 10000
 	$(BIN)/python -m training.caption_data --seed 2 --n 250
 
 train-captions: caption-data
 	$(BIN)/python -m training.train_captions --attention soft
 	$(BIN)/python -m training.train_captions --attention hard --init-from caption-soft
+	$(BIN)/python -m training.train_captions --attention hard --epochs 16 --lr 5e-4 --reinforce 0.1 \
+	  --curriculum -9 --train-n 10000 --val-n 250 --patience 6 --init-from checkpoints/caption-hard \
+	  --run-dir runs/caption-hard-10k
 
 evaluate-captions: font $(STAMP_RUN)
 	$(BIN)/python -m training.evaluate_captions --model caption-soft --n 500 --seed $(CAPTION_TEST_SEED) --write-card

@@ -229,3 +229,20 @@ def test_shipped_checkpoints_on_fresh_scenes(name):
         name
     ]  # a little below the 500-scene floors
     assert metrics["exact_match"] >= floor[0] and metrics["localization"] >= floor[1], metrics
+
+
+@pytest.mark.checkpoints
+@pytest.mark.parametrize(
+    ("name", "exact", "localization"), [("caption-soft", 0.90, 0.80), ("caption-hard", 0.80, 0.70)]
+)
+def test_shipped_cards_meet_the_floors(name, exact, localization):
+    """The cards' 500-scene test figures (evaluate_captions --write-card) meet the issue's floors."""
+    import json
+
+    from models.caption_checkpoint import resolve
+
+    card_path = resolve(name) / "card.json"
+    need(card_path.is_file(), f"checkpoint {name} not trained yet")
+    test = json.loads(card_path.read_text())["test"]
+    assert test["n"] == 500
+    assert test["exact_match"] >= exact and test["localization"] >= localization, test
