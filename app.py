@@ -11,7 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui.runtime import configure_torch_threads
+from ui.runtime import configure_torch_threads, freeze_long_lived
 from ui.sidebar import sidebar_ui
 
 ROOT = Path(__file__).resolve().parent
@@ -96,6 +96,7 @@ def main() -> None:
         page_title="Attention atlas", page_icon=":material/visibility:", layout="wide"
     )
     configure_torch_threads()
+    freeze_long_lived()
     sidebar_ui()
     navigation = build_navigation()
     navigation.run()

@@ -10,6 +10,7 @@ import os
 import pkgutil
 import statistics
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 from bench.registry import RENDERED, SCENARIOS, TIMINGS, Row, Scenario
@@ -155,22 +156,18 @@ def main() -> None:
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"Chromium not found at {CHROMIUM}")
     load_scenarios()
-    scripts = sorted({s.script for s in SCENARIOS} | {"app.py"})
+    scripts = sorted({s.script for s in SCENARIOS} | {"app.py", "bench/empty_app.py"})
     rows: list[Row] = []
-    with sync_playwright() as playwright:
+    with sync_playwright() as playwright, ExitStack() as servers:
         browser = launch_chromium(playwright)
-        with (
-            streamlit_server("app.py") as (app_url, cold),
-            streamlit_server("bench/empty_app.py") as (empty_url, empty_cold),
-        ):
-            rows.append(Row("cold start to /_stcore/health: app.py", f"{cold:.2f} s"))
-            rows.append(Row("cold start to /_stcore/health: empty page", f"{empty_cold:.2f} s"))
-            rows += page_rows(browser, app_url)
-            urls = {"app.py": app_url, "bench/empty_app.py": empty_url}
-            missing = [s for s in scripts if s not in urls]
-            if missing:
-                raise SystemExit(f"no server for scenario scripts {missing}")
-            rows += scenario_rows(browser, urls)
+        urls, colds = {}, {}
+        for script in scripts:  # app.py, the empty page, the lower-bound chart page
+            urls[script], colds[script] = servers.enter_context(streamlit_server(script))
+        rows.append(Row("cold start to /_stcore/health: app.py", f"{colds['app.py']:.2f} s"))
+        rows.append(Row("cold start to /_stcore/health: empty page",
+                        f"{colds['bench/empty_app.py']:.2f} s"))  # fmt: skip
+        rows += page_rows(browser, urls["app.py"])
+        rows += scenario_rows(browser, urls)
         browser.close()
     for func in TIMINGS:
         rows += func()

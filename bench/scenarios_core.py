@@ -50,3 +50,16 @@ register(
         redrawn=lambda i: _tick_is(f"w{i}"),
     )
 )
+
+# Lower bounds: the empty page plus one figure that changes with the text (bench/chart_app.py).
+# They show what one plotly chart redraw costs before any page does anything else.
+for _figure, _what in (("heatmap", "one 4x4 heatmap"), ("panels", "four 4x4 maps in one figure")):
+    register(
+        Scenario(
+            name=f"lower bound: text box + {_what}",
+            url_path=f"?figure={_figure}",
+            script="bench/chart_app.py",
+            interact=lambda page, i: _type(page, "Text", "textbox", f"w{i} the cat sat"),
+            redrawn=lambda i: _tick_is(f"w{i}"),
+        )
+    )

@@ -33,6 +33,7 @@ from models.scenes import (
     random_placements,
     random_scene,
 )
+from ui.runtime import freeze_long_lived
 from ui.url_state import parse_choice, parse_int, read_param, write_params
 
 SOURCES = ("example", "compose", "upload")
@@ -56,7 +57,9 @@ def checkpoint_folder(name: str) -> Path:
 @st.cache_resource(show_spinner="Loading the image encoder (EfficientNet-Lite0)…")
 def encoder_resource(device: str) -> torch.nn.Module:
     """The frozen encoder, shared by both captioners (eval mode; never mutated)."""
-    return load_encoder(device)
+    encoder = load_encoder(device)
+    freeze_long_lived(again=True)  # cached for the life of the process
+    return encoder
 
 
 @st.cache_resource(show_spinner="Loading a captioner…")

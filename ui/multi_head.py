@@ -29,6 +29,7 @@ from models.transformer_checkpoint import transformer_rebuild_command
 from models.transformer_translator import TransformerAttention, TransformerTranslator
 from models.translator import Translation
 from ui.downloads import matrix_csv
+from ui.runtime import freeze_long_lived
 from ui.sidebar import current_device
 from ui.text import escape_markdown
 
@@ -62,7 +63,9 @@ def _stamp(folder: Path) -> float:
 @st.cache_resource(show_spinner="Loading the Transformer…", max_entries=8)
 def _cached_transformer(folder: str, device: str, stamp: float) -> TransformerTranslator:
     """One translator per (folder, device, weights version), in eval mode, shared by sessions."""
-    return TransformerTranslator.load(Path(folder), device)
+    model = TransformerTranslator.load(Path(folder), device)
+    freeze_long_lived(again=True)  # cached for the life of the process
+    return model
 
 
 def load_transformer_ui(positional: str) -> TransformerTranslator | None:
@@ -83,7 +86,9 @@ def load_transformer_ui(positional: str) -> TransformerTranslator | None:
 @st.cache_resource(show_spinner="Loading the pretrained encoder…", max_entries=4)
 def _cached_pretrained(name: str, device: str) -> PretrainedEncoder:
     """One encoder per (name, device), eval mode, shared by sessions (errors are not cached)."""
-    return PretrainedEncoder.load(name, device)
+    encoder = PretrainedEncoder.load(name, device)
+    freeze_long_lived(again=True)  # transformers imports its modules lazily, on load
+    return encoder
 
 
 def load_pretrained_ui(name: str) -> PretrainedEncoder | None:

@@ -6,6 +6,7 @@ OpenMP runtime reads ``OMP_NUM_THREADS`` once, when torch loads it.
 
 from __future__ import annotations
 
+import gc
 import os
 
 THREADS_ENV = "ATLAS_TORCH_THREADS"
@@ -38,3 +39,24 @@ def configure_torch_threads() -> int:
     if torch.get_num_threads() != threads:
         torch.set_num_threads(threads)
     return threads
+
+
+_frozen = False
+
+
+def freeze_long_lived(*, again: bool = False) -> None:
+    """Collect garbage once, then move every object alive into the collector's permanent
+    generation (``gc.freeze``), so that later collections skip them.
+
+    The server holds the modules of streamlit, plotly, torch and transformers: about 250,000
+    tracked objects, and a full collection took 80-180 ms here. Reruns allocate enough to start
+    one every few interactions, a pause in the middle of someone's click; after the freeze a
+    collection takes well under a millisecond. Called on the first run (imports done) and, with
+    ``again``, after each model load (its lazy imports and modules live as long as the process).
+    """
+    global _frozen
+    if _frozen and not again:
+        return
+    gc.collect()
+    gc.freeze()
+    _frozen = True

@@ -24,6 +24,7 @@ from models.seq2seq import ATTENTION_NAMES
 from models.translator import EncoderGradients, Translation, Translator
 from models.wordview import merge_subwords
 from ui.downloads import matrix_csv
+from ui.runtime import freeze_long_lived
 from ui.sidebar import current_device
 from ui.text import escape_markdown, sanitize_text
 from ui.url_state import parse_int, read_param
@@ -81,7 +82,9 @@ def _stamp(folder: Path) -> float:
 @st.cache_resource(show_spinner="Loading the translation model…", max_entries=16)
 def _cached_translator(folder: str, device: str, stamp: float) -> Translator:
     """One Translator per (folder, device, weights file version), in eval mode, shared by sessions."""
-    return Translator.load(Path(folder), device)
+    translator = Translator.load(Path(folder), device)
+    freeze_long_lived(again=True)  # cached for the life of the process
+    return translator
 
 
 def load_translator(kind: str, *, quiet: bool = False) -> Translator | None:

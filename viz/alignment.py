@@ -14,6 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from viz._checks import as_matrix, check_labels, escape
+from viz._margins import fitted_margin
 from viz.heatmaps import matrix_heatmap
 
 LINE_BINS = 8  # alignment lines are grouped into this many opacity/width classes (one trace each)
@@ -240,10 +241,12 @@ def step_figure(
         customdata=cand, text=[f"{p:.3f}" for p in probs], textposition="inside",
         hovertemplate="%{customdata}: %{x:.3f}<extra>probability</extra>", xaxis="x2", yaxis="y2",
     )  # fmt: skip
+    margin, angle = fitted_margin(check_labels(source_tokens, w.size, "source"), ["0.8"], right=20)
     layout = {
-        "title": {"text": title}, "margin": {**_MARGIN, "b": 40}, "showlegend": False, "height": 400,
+        "title": {"text": title}, "margin": margin, "showlegend": False, "height": 400,
         "xaxis": {"domain": [0, 0.6], "tickmode": "array", "tickvals": list(range(w.size)),
-                  "ticktext": ticks, "title": {"text": "source (attention weights)"}},
+                  "ticktext": ticks, "title": {"text": "source (attention weights)"},
+                  "tickangle": angle},
         "yaxis": {"range": [0, 1.05], "title": {"text": "weight"}},
         "xaxis2": {"domain": [0.72, 1], "anchor": "y2", "range": [0, 1.05],
                    "title": {"text": "next-token probability"}},

@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from viz._checks import HOVER_CELL_LIMIT, MARGIN, as_matrix, check_labels, escape
+from viz._margins import colorbar_px, fitted_margin, widest_px, x_tick_angle, x_ticks_height
 
 SEQUENTIAL = "Blues"
 DIVERGING = "RdBu"
@@ -69,27 +70,36 @@ def matrix_heatmap(
     if show_values:
         trace.texttemplate = "%{z:.2f}"
     fig = go.Figure(trace)
-    _set_token_axes(fig, xs, ys, axis_names, numeric=(x_labels is None, y_labels is None))
-    fig.update_layout(title={"text": title}, margin=MARGIN)
+    shown_x, shown_y = _set_token_axes(
+        fig, xs, ys, axis_names, numeric=(x_labels is None, y_labels is None)
+    )
+    margin, angle = fitted_margin(shown_x, shown_y, colorbar_title=value_name)
+    fig.update_layout(title={"text": title}, margin=margin)
+    fig.update_xaxes(tickangle=angle)
     return fig
 
 
 def _set_token_axes(
     fig: go.Figure, xs: list[str], ys: list[str], names: tuple[str, str], numeric: tuple[bool, bool]
-) -> None:
+) -> tuple[list[str], list[str]]:
     """Tokens on the ticks (every one up to 64, else thinned), plain numbers for positions;
-    the first query (row) at the top."""
+    the first query (row) at the top. Returns the labels shown on x and on y (for the margins)."""
+    shown = []
     for axis, labels, name, plain in (
         (fig.layout.xaxis, xs, names[1], numeric[0]),
         (fig.layout.yaxis, ys, names[0], numeric[1]),
     ):
         axis.title = {"text": name}
-        if not plain:
-            step = max(1, len(labels) // 64)
-            axis.tickmode = "array"
-            axis.tickvals = list(range(0, len(labels), step))
-            axis.ticktext = escape(labels[::step])
+        if plain:  # plotly picks a few round positions
+            shown.append(["-0.5", str(len(labels) - 1)] if labels else [])
+            continue
+        step = max(1, len(labels) // 64)
+        axis.tickmode = "array"
+        axis.tickvals = list(range(0, len(labels), step))
+        axis.ticktext = escape(labels[::step])
+        shown.append(labels[::step])
     fig.layout.yaxis.autorange = "reversed"
+    return shown[0], shown[1]
 
 
 def attention_heatmap(
@@ -219,6 +229,7 @@ def attention_panels(
     """
     rows = max(1, -(-len(panels) // cols))
     traces, layout, titles = [], {}, []
+    left, bottom = 0, 28  # margins that fit the first column's and the last row's tick labels
     for index, (weights, x_labels, y_labels, panel_title) in enumerate(panels):
         z = as_matrix(weights)
         ys = check_labels(y_labels, z.shape[0], f"panel {index + 1}: y labels vs {z.shape[0]} rows")
@@ -235,15 +246,19 @@ def attention_panels(
         })  # fmt: skip
         x_domain, y_domain = _panel_domains(index, rows, cols)
         layout[f"xaxis{suffix}"] = {"domain": x_domain, "anchor": f"y{suffix}", "tickmode": "array",
-                                    "tickvals": list(range(len(xs))), "ticktext": escape(xs)}  # fmt: skip
+                                    "tickvals": list(range(len(xs))), "ticktext": escape(xs),
+                                    "tickangle": x_tick_angle(xs)}  # fmt: skip
+        left = max(left, widest_px(ys) + 10) if index % cols == 0 else left
+        bottom = x_ticks_height(xs, x_tick_angle(xs)) if index // cols == rows - 1 else bottom
         layout[f"yaxis{suffix}"] = {"domain": y_domain, "anchor": f"x{suffix}", "tickmode": "array",
                                     "tickvals": list(range(len(ys))), "ticktext": escape(ys),
                                     "autorange": "reversed"}  # fmt: skip
         titles.append({"text": escape([panel_title])[0], "x": sum(x_domain) / 2, "y": y_domain[1],
                        "xref": "paper", "yref": "paper", "showarrow": False,
                        "xanchor": "center", "yanchor": "bottom"})  # fmt: skip
+    margin = {"l": left, "b": bottom, "t": MARGIN["t"], "r": colorbar_px("weight")}
     layout.update(
-        annotations=titles, title={"text": title}, margin=MARGIN,
+        annotations=titles, title={"text": title}, margin=margin,
         coloraxis={"colorscale": colorscale, "cmin": 0.0, "cmax": 1.0,
                    "colorbar": {"title": {"text": "weight"}}},
     )  # fmt: skip

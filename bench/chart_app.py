@@ -1,0 +1,26 @@
+"""A lower bound for chart pages: the empty page's text box plus one plotly figure that changes
+with the text, drawn the way the app's pages draw them (``viz`` builders, ``ui.charts``).
+
+``?figure=heatmap``: one attention heatmap over the typed words (the Alignment page's main chart);
+``?figure=panels``: the four maps of the Positional encoding page's shuffle demo in one figure.
+The weights are fixed random rows (no model): what remains is Streamlit's and Plotly's cost.
+"""
+
+import numpy as np
+import streamlit as st
+
+from ui.charts import plotly_chart
+from ui.runtime import freeze_long_lived
+from viz import attention_heatmap, attention_panels
+
+freeze_long_lived()  # as app.py does
+figure = st.query_params.get("figure", "heatmap")
+text = st.text_input("Text")
+words = text.split() or ["(empty)"]
+weights = np.random.default_rng(0).dirichlet(np.ones(len(words)), size=len(words))  # (T, T)
+if figure == "panels":
+    panels = [(weights, words, words, f"map {k + 1}") for k in range(4)]
+    plotly_chart(attention_panels(panels), key="chart")
+else:
+    plotly_chart(attention_heatmap(weights, words, words, title="weights"), key="chart")
+st.write(f"echo: {text}")
