@@ -16,6 +16,7 @@ from ui.text import escape_markdown, sanitize_text, tokenize
 from viz import attention_panels, matrix_heatmap, pe_curves, pe_heatmap, position_norms_figure
 
 MAX_CHARS = 300
+CHECK = "max |difference| after un-shuffling"
 MAX_TOKENS = 40
 ABOUT = """
 Self-attention looks at a set of vectors, not a sequence: nothing in `softmax(QKᵀ/√d)V` knows
@@ -79,24 +80,21 @@ def similarity_section(n: int, d: int) -> None:
 
 
 def demo_maps(plain: PermutationResult, with_pe: PermutationResult) -> None:
-    """The four attention maps in one figure: columns without / with PE, rows original / shuffled."""
+    """The four attention maps in one figure: columns without / with PE, rows original / shuffled;
+    each shuffled map's title carries the check (max |difference| after un-shuffling)."""
     panels = [
         (plain.weights, plain.tokens, plain.tokens, "without PE · original order"),
         (with_pe.weights, with_pe.tokens, with_pe.tokens, "with PE · original order"),
         (plain.shuffled_weights, plain.shuffled_tokens, plain.shuffled_tokens,
-         "without PE · shuffled order"),
+         f"without PE · shuffled order\n{CHECK}: {plain.max_diff:.2e}"),
         (with_pe.shuffled_weights, with_pe.shuffled_tokens, with_pe.shuffled_tokens,
-         "with PE · shuffled order"),
+         f"with PE · shuffled order\n{CHECK}: {with_pe.max_diff:.2e}"),
     ]  # fmt: skip
     side = min(700, 260 + 22 * len(plain.tokens))  # px per row of maps
     plotly_chart(attention_panels(panels), key="perm_maps", height=2 * side)
-    for column, result, key in zip(
-        st.columns(2), (plain, with_pe), ("perm_nope", "perm_pe"), strict=True
-    ):
-        with column:
-            st.metric("max |difference| after un-shuffling", f"{result.max_diff:.2e}")
-            download_csv(result.weights, result.tokens, result.tokens, f"{key}_weights.csv",
-                         key=f"{key}_csv")  # fmt: skip
+    labels = [f"without PE · {t}" for t in plain.tokens] + [f"with PE · {t}" for t in plain.tokens]
+    download_csv(np.vstack([plain.weights, with_pe.weights]), labels, plain.tokens,
+                 "permutation_weights.csv", label="Download both maps (CSV)", key="perm_csv")  # fmt: skip
 
 
 @st.fragment

@@ -351,7 +351,7 @@ def test_real_checkpoints_why(real):
 
 
 def test_json_download_text_serialises_numpy():
-    from ui.translation import _to_json  # noqa: PLC0415
+    from ui.downloads import json_text  # noqa: PLC0415
 
-    text = _to_json({"w": np.eye(2, dtype=np.float32), "p": np.float32(0.5), "tok": "▁chien"})
+    text = json_text({"w": np.eye(2, dtype=np.float32), "p": np.float32(0.5), "tok": "▁chien"})
     assert json.loads(text) == {"w": [[1.0, 0.0], [0.0, 1.0]], "p": 0.5, "tok": "▁chien"}

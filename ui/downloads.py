@@ -13,13 +13,17 @@ import streamlit as st
 def matrix_csv(matrix: object, row_labels: Sequence[str], col_labels: Sequence[str]) -> str:
     """CSV text of a (rows, cols) matrix with labelled rows and columns (duplicates allowed)."""
     arr = np.asarray(matrix, dtype=float)
+    _check_shape(arr, row_labels, col_labels)
+    frame = pd.DataFrame(arr, index=list(row_labels), columns=list(col_labels))
+    return frame.to_csv(float_format="%.6g")
+
+
+def _check_shape(arr: np.ndarray, row_labels: Sequence[str], col_labels: Sequence[str]) -> None:
     if arr.shape != (len(row_labels), len(col_labels)):
         raise ValueError(
             f"matrix is {arr.shape} but there are {len(row_labels)} row and "
             f"{len(col_labels)} column labels"
         )
-    frame = pd.DataFrame(arr, index=list(row_labels), columns=list(col_labels))
-    return frame.to_csv(float_format="%.6g")
 
 
 def download_csv(
@@ -31,9 +35,12 @@ def download_csv(
     label: str = "Download CSV",
     key: str | None = None,
 ) -> None:
-    """A download button for one labelled matrix as CSV."""
+    """A download button for one labelled matrix as CSV, written when the button is clicked
+    (a rerun only registers it)."""
+    arr, rows, cols = np.array(matrix, dtype=float), list(row_labels), list(col_labels)
+    _check_shape(arr, rows, cols)  # now, not at the click
     st.download_button(
-        label, matrix_csv(matrix, row_labels, col_labels), file_name=filename,
+        label, lambda: matrix_csv(arr, rows, cols), file_name=filename,
         mime="text/csv", key=key, icon=":material/download:", on_click="ignore",
     )  # fmt: skip
 
@@ -50,9 +57,14 @@ def _jsonable(obj: object) -> object:
 def download_json(
     data: object, filename: str, *, label: str = "Download JSON", key: str | None = None
 ) -> None:
-    """A download button for a JSON document (numpy arrays become nested lists)."""
-    text = json.dumps(data, default=_jsonable, ensure_ascii=False, indent=1)
+    """A download button for a JSON document (numpy arrays become nested lists), written when the
+    button is clicked."""
     st.download_button(
-        label, text, file_name=filename, mime="application/json", key=key,
+        label, lambda: json_text(data), file_name=filename, mime="application/json", key=key,
         icon=":material/download:", on_click="ignore",
     )  # fmt: skip
+
+
+def json_text(data: object) -> str:
+    """``data`` as indented JSON text (numpy arrays and scalars become lists and floats)."""
+    return json.dumps(data, default=_jsonable, ensure_ascii=False, indent=1)

@@ -8,7 +8,6 @@ that builds it and leaves the rest of the page (and the app) working.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from models.checkpoint import CHECKPOINT_ROOT, CheckpointError, read_card, rebui
 from models.seq2seq import ATTENTION_NAMES
 from models.translator import EncoderGradients, Translation, Translator
 from models.wordview import merge_subwords
-from ui.downloads import matrix_csv
+from ui.downloads import download_csv, download_json
 from ui.runtime import freeze_long_lived
 from ui.sidebar import current_device
 from ui.text import escape_markdown, sanitize_text
@@ -407,31 +406,16 @@ def step_slider(label: str, key: str, n_steps: int) -> int:
     return int(st.slider(label, 0, n_steps - 1, key=key, bind="query-params"))
 
 
-def _to_json(data: object) -> str:
-    """JSON text; numpy arrays and scalars become lists and numbers."""
-
-    def default(obj: object) -> object:
-        if isinstance(obj, np.ndarray | np.generic):
-            return obj.tolist()
-        raise TypeError(f"cannot serialise {type(obj).__name__}")
-
-    return json.dumps(data, default=default, ensure_ascii=False, indent=1)
-
-
 def downloads_ui(
     matrix: np.ndarray, rows: list[str], cols: list[str], data: dict, name: str, key: str
 ) -> None:
     """Two download buttons: the labelled matrix as CSV and ``data`` as JSON. Both files are
     written only when clicked (deferred), so they cost nothing on each rerun."""
     c1, c2 = st.columns(2)
-    c1.download_button(
-        "Download CSV", lambda: matrix_csv(matrix, rows, cols), file_name=f"{name}.csv",
-        mime="text/csv", key=f"{key}_csv", icon=":material/download:", on_click="ignore",
-    )  # fmt: skip
-    c2.download_button(
-        "Download JSON", lambda: _to_json(data), file_name=f"{name}.json",
-        mime="application/json", key=f"{key}_json", icon=":material/download:", on_click="ignore",
-    )  # fmt: skip
+    with c1:
+        download_csv(matrix, rows, cols, f"{name}.csv", key=f"{key}_csv")
+    with c2:
+        download_json(data, f"{name}.json", key=f"{key}_json")
 
 
 def show_notices(result: Result, translator: Translator | None = None) -> bool:

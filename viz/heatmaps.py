@@ -223,7 +223,8 @@ def attention_panels(
 ) -> go.Figure:
     """Several attention maps in one figure (one draw in the browser instead of several).
 
-    panels: (weights (T_q, T_k), key labels, query labels, panel title), filled row by row;
+    panels: (weights (T_q, T_k), key labels, query labels, panel title, where a newline starts a
+    second line), filled row by row;
     each panel keeps its own tokens on the ticks and the per-cell hover of ``attention_heatmap``.
     Built as plain dicts and validated once: this runs on every edit of the sentence.
     """
@@ -253,7 +254,8 @@ def attention_panels(
         layout[f"yaxis{suffix}"] = {"domain": y_domain, "anchor": f"x{suffix}", "tickmode": "array",
                                     "tickvals": list(range(len(ys))), "ticktext": escape(ys),
                                     "autorange": "reversed"}  # fmt: skip
-        titles.append({"text": escape([panel_title])[0], "x": sum(x_domain) / 2, "y": y_domain[1],
+        text = escape([panel_title])[0].replace("\n", "<br>")  # a newline starts a second line
+        titles.append({"text": text, "x": sum(x_domain) / 2, "y": y_domain[1],
                        "xref": "paper", "yref": "paper", "showarrow": False,
                        "xanchor": "center", "yanchor": "bottom"})  # fmt: skip
     margin = {"l": left, "b": bottom, "t": MARGIN["t"], "r": colorbar_px("weight")}
