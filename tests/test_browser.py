@@ -103,7 +103,9 @@ def test_positional_encoding_sentence(page, app_url, screenshots):
         "[...document.querySelectorAll('.xtick text')].some(t => t.textContent === 'noir')"
     )
     _wait_for_app(page, 4)
-    checks = [t for t in page.locator(".annotation-text").all_text_contents() if "un-shuffling" in t]
+    checks = [
+        t for t in page.locator(".annotation-text").all_text_contents() if "un-shuffling" in t
+    ]
     plain, with_pe = (float(t.rsplit(": ", 1)[1]) for t in checks)
     assert plain < 1e-12 and with_pe > 1e-3
     xticks = [tick for i in range(page.locator(CHART).count()) for tick in _ticks(page, i)]
