@@ -15,7 +15,8 @@ import plotly
 import pytest
 
 from viz import attention_heatmap, attention_panels, diff_heatmap, matrix_heatmap
-from viz.alignment import step_figure
+from viz.alignment import local_heatmap, step_figure
+from viz.charts import vector_diagram, weights_bar
 
 pytestmark = pytest.mark.browser
 
@@ -46,6 +47,20 @@ def _figures(tokens: list[str]) -> dict:
         "attention_panels": attention_panels([(z, tokens, tokens, "map")] * 4),
         "step_figure": step_figure(z[0], tokens, [("le", 0.5), ("un", 0.25)]),
         "matrix_heatmap (positions)": matrix_heatmap(z, None, None, value_name="PE·PE"),
+        "local_heatmap": local_heatmap(
+            z,
+            tokens,
+            tokens,
+            np.arange(n) * 0.5,
+            np.stack([np.arange(n) - 2.0, np.arange(n) + 2.0], 1),
+        ),
+        "weights_bar": weights_bar(z[0], tokens, title="weights"),
+        "weights_bar (two series, large scores)": weights_bar(
+            {"raw": z[0] * 1e4, "final": -z[1]}, tokens, y_title="score"
+        ),
+        "vector_diagram": vector_diagram(
+            [2.0, 1.0], z[:, :2], z[:, -2:], [0.5, 0.5], tokens, extra={"hard pick (A)": [1, 1]}
+        ),
     }
 
 

@@ -21,6 +21,7 @@ LINE_BINS = 8  # alignment lines are grouped into this many opacity/width classe
 INK = "#0072B2"
 ACCENT = "#D55E00"
 _MARGIN = {"l": 10, "r": 10, "t": 50, "b": 10}
+LEGEND_ROW_PX = 30  # one horizontal legend row
 
 
 def alignment_heatmap(
@@ -214,7 +215,10 @@ def local_heatmap(
         x=centres, y=rows, mode="lines+markers", name="p_t", line={"color": ACCENT, "width": 3},
         marker={"size": 7}, hovertemplate="step %{y}: p_t = %{x:.2f}<extra></extra>",
     )  # fmt: skip
-    fig.update_layout(legend={"orientation": "h", "y": -0.15})
+    # the legend in its own row at the bottom of the figure, under the axis title
+    margin = fig.layout.margin.to_plotly_json()
+    fig.update_layout(legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"},
+                      margin=margin | {"b": margin["b"] + LEGEND_ROW_PX})  # fmt: skip
     return fig
 
 

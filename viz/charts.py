@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from viz._checks import MARGIN, check_labels, escape
+from viz._margins import fitted_margin, widest_px
 
 COLOURS = {"query": "#D55E00", "keys": "#0072B2", "values": "#009E73", "context": "#000000"}
 
@@ -37,10 +38,20 @@ def weights_bar(
             textposition="auto", hovertemplate="%{customdata}: %{y:.3f}<extra>" + name + "</extra>",
             customdata=ticks,
         )  # fmt: skip
-    fig.update_xaxes(tickmode="array", tickvals=list(range(n)), ticktext=ticks)
-    fig.update_layout(title={"text": title}, yaxis_title=y_title, barmode="group")
-    fig.update_layout(margin=MARGIN)
+    margin, angle = fitted_margin(
+        check_labels(labels, n, "labels"), _y_tick_guess(arrays.values()), x_title=False,
+        right=20 if len(arrays) == 1 else 62 + widest_px(list(arrays)),  # room for the legend
+    )  # fmt: skip
+    fig.update_xaxes(tickmode="array", tickvals=list(range(n)), ticktext=ticks, tickangle=angle)
+    fig.update_layout(title={"text": title}, yaxis_title=y_title, barmode="group", margin=margin)
     return fig
+
+
+def _y_tick_guess(arrays: object) -> list[str]:
+    """Labels as wide as the widest y tick plotly is likely to write for bars of these values."""
+    values = np.concatenate([np.ravel(a) for a in arrays] + [np.zeros(1)])
+    widest = max(len(f"{v:.3g}") for v in (values.min(), values.max()))
+    return ["0" * max(4, widest + 1)]
 
 
 def _arrows(fig: go.Figure, points: np.ndarray, names: list[str], group: str, dash: str) -> None:
@@ -100,5 +111,7 @@ def vector_diagram(
         _arrows(fig, _as_points(vec, name)[:1], [name], name, "dash")
     fig.update_yaxes(scaleanchor="x", scaleratio=1, zeroline=True)
     fig.update_xaxes(zeroline=True)
-    fig.update_layout(title={"text": title}, margin=MARGIN)
+    legend = ["keys", "values", "query", "context", *(extra or {})]
+    margin = MARGIN | {"r": 62 + widest_px(legend)}  # the legend sits in the right margin
+    fig.update_layout(title={"text": title}, margin=margin)
     return fig
