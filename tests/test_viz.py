@@ -169,3 +169,15 @@ def test_attention_panels_grid_of_four():
     assert fig.layout.yaxis.domain[1] == 1.0 and fig.layout.yaxis3.domain[0] == 0.0
     with pytest.raises(ValueError, match="panel 2: x labels"):
         attention_panels([(w, list("abc"), list("abc"), "ok"), (w, list("ab"), list("abc"), "bad")])
+
+
+def test_attention_panels_colour_bar_only_without_numbers():
+    """Small panels print their weights in the cells and need no colour bar; one large panel
+    (no numbers in its cells) brings the colour bar back."""
+    small, large = np.full((3, 3), 1 / 3), np.full((13, 13), 1 / 13)
+    fig = attention_panels([(small, list("abc"), list("abc"), "a")] * 2)
+    assert fig.layout.coloraxis.showscale is False
+    assert all(t.texttemplate == "%{z:.2f}" for t in fig.data)
+    words = [f"w{i}" for i in range(13)]
+    fig = attention_panels([(small, list("abc"), list("abc"), "a"), (large, words, words, "b")])
+    assert fig.layout.coloraxis.showscale is True and fig.data[1].texttemplate is None

@@ -226,7 +226,9 @@ def attention_panels(
     panels: (weights (T_q, T_k), key labels, query labels, panel title, where a newline starts a
     second line), filled row by row;
     each panel keeps its own tokens on the ticks and the per-cell hover of ``attention_heatmap``.
-    Built as plain dicts and validated once: this runs on every edit of the sentence.
+    When every panel is small enough to print its numbers in the cells, the colour bar is left out
+    (the numbers say more, and the figure draws faster). Built as plain dicts and validated once:
+    this runs on every edit of the sentence.
     """
     rows = max(1, -(-len(panels) // cols))
     traces, layout, titles = [], {}, []
@@ -258,10 +260,16 @@ def attention_panels(
         titles.append({"text": text, "x": sum(x_domain) / 2, "y": y_domain[1],
                        "xref": "paper", "yref": "paper", "showarrow": False,
                        "xanchor": "center", "yanchor": "bottom"})  # fmt: skip
-    margin = {"l": left, "b": bottom, "t": MARGIN["t"], "r": colorbar_px("weight")}
+    numbers = all(trace["texttemplate"] for trace in traces)
+    margin = {
+        "l": left,
+        "b": bottom,
+        "t": MARGIN["t"],
+        "r": 20 if numbers else colorbar_px("weight"),
+    }
     layout.update(
         annotations=titles, title={"text": title}, margin=margin,
-        coloraxis={"colorscale": colorscale, "cmin": 0.0, "cmax": 1.0,
+        coloraxis={"colorscale": colorscale, "cmin": 0.0, "cmax": 1.0, "showscale": not numbers,
                    "colorbar": {"title": {"text": "weight"}}},
     )  # fmt: skip
     return go.Figure({"data": traces, "layout": layout})
