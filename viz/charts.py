@@ -31,20 +31,24 @@ def weights_bar(
     if any(size != n for size in sizes.values()):
         raise ValueError(f"series have different lengths: {sizes}")
     ticks = escape(check_labels(labels, n, f"labels vs {n} values"))
-    fig = go.Figure()
-    for name, arr in arrays.items():
-        fig.add_bar(
-            x=list(range(n)), y=arr, name=name, text=[f"{v:.3f}" for v in arr],
-            textposition="auto", hovertemplate="%{customdata}: %{y:.3f}<extra>" + name + "</extra>",
-            customdata=ticks,
-        )  # fmt: skip
+    bars = [
+        {"type": "bar", "x": list(range(n)), "y": arr, "name": name,
+         "text": [f"{v:.3f}" for v in arr], "textposition": "auto", "customdata": ticks,
+         "hovertemplate": "%{customdata}: %{y:.3f}<extra>" + name + "</extra>"}
+        for name, arr in arrays.items()
+    ]  # fmt: skip
     margin, angle = fitted_margin(
         check_labels(labels, n, "labels"), _y_tick_guess(arrays.values()), x_title=False,
         right=20 if len(arrays) == 1 else 62 + widest_px(list(arrays)),  # room for the legend
     )  # fmt: skip
-    fig.update_xaxes(tickmode="array", tickvals=list(range(n)), ticktext=ticks, tickangle=angle)
-    fig.update_layout(title={"text": title}, yaxis_title=y_title, barmode="group", margin=margin)
-    return fig
+    layout = {
+        "title": {"text": title}, "barmode": "group", "margin": margin,
+        "xaxis": {"tickmode": "array", "tickvals": list(range(n)), "ticktext": ticks,
+                  "tickangle": angle},
+        "yaxis": {"title": {"text": y_title}},
+    }  # fmt: skip
+    # built as plain dicts and validated once: the anatomy page redraws this on every edit
+    return go.Figure({"data": bars, "layout": layout})
 
 
 def _y_tick_guess(arrays: object) -> list[str]:
@@ -54,26 +58,26 @@ def _y_tick_guess(arrays: object) -> list[str]:
     return ["0" * max(4, widest + 1)]
 
 
-def _arrows(fig: go.Figure, points: np.ndarray, names: list[str], group: str, dash: str) -> None:
+def _arrows(points: np.ndarray, names: list[str], group: str, dash: str) -> list[dict]:
     """Arrows from the origin to each 2-D point: one line trace with arrow-head markers at the
-    tips (``angleref="previous"`` points them along the line), cheaper to draw than annotations."""
+    tips (``angleref="previous"`` points them along the line), cheaper to draw than annotations;
+    and the names at the tips."""
     xs: list[float | None] = []
     ys: list[float | None] = []
     for x, y in points:
         xs += [0.0, float(x), None]
         ys += [0.0, float(y), None]
     colour = COLOURS.get(group, "#555555")
-    fig.add_scatter(
-        x=xs, y=ys, mode="lines+markers", name=group, line={"color": colour, "dash": dash},
-        marker={"symbol": "arrow", "angleref": "previous", "size": [0, 13, 0] * len(points),
-                "color": colour},
-        hoverinfo="skip",
-    )  # fmt: skip
-    fig.add_scatter(
-        x=points[:, 0], y=points[:, 1], mode="text", text=escape(names),
-        textposition="top center", textfont={"color": colour}, name=f"{group} tips",
-        showlegend=False, hovertemplate="%{text}: (%{x:.3f}, %{y:.3f})<extra>" + group + "</extra>",
-    )  # fmt: skip
+    return [
+        {"type": "scatter", "x": xs, "y": ys, "mode": "lines+markers", "name": group,
+         "line": {"color": colour, "dash": dash}, "hoverinfo": "skip",
+         "marker": {"symbol": "arrow", "angleref": "previous", "size": [0, 13, 0] * len(points),
+                    "color": colour}},
+        {"type": "scatter", "x": points[:, 0], "y": points[:, 1], "mode": "text",
+         "text": escape(names), "textposition": "top center", "textfont": {"color": colour},
+         "name": f"{group} tips", "showlegend": False,
+         "hovertemplate": "%{text}: (%{x:.3f}, %{y:.3f})<extra>" + group + "</extra>"},
+    ]  # fmt: skip
 
 
 def _as_points(arr: object, name: str) -> np.ndarray:
@@ -102,16 +106,19 @@ def vector_diagram(
     if k.shape != v.shape:
         raise ValueError(f"{k.shape[0]} keys but {v.shape[0]} values")
     names = check_labels(labels, k.shape[0], f"labels vs {k.shape[0]} keys")
-    fig = go.Figure()
-    _arrows(fig, k, [f"k:{n}" for n in names], "keys", "dot")
-    _arrows(fig, v, [f"v:{n}" for n in names], "values", "solid")
-    _arrows(fig, _as_points(query, "query")[:1], ["query"], "query", "solid")
-    _arrows(fig, _as_points(context, "context")[:1], ["context"], "context", "solid")
+    traces = [
+        *_arrows(k, [f"k:{n}" for n in names], "keys", "dot"),
+        *_arrows(v, [f"v:{n}" for n in names], "values", "solid"),
+        *_arrows(_as_points(query, "query")[:1], ["query"], "query", "solid"),
+        *_arrows(_as_points(context, "context")[:1], ["context"], "context", "solid"),
+    ]
     for name, vec in (extra or {}).items():
-        _arrows(fig, _as_points(vec, name)[:1], [name], name, "dash")
-    fig.update_yaxes(scaleanchor="x", scaleratio=1, zeroline=True)
-    fig.update_xaxes(zeroline=True)
+        traces += _arrows(_as_points(vec, name)[:1], [name], name, "dash")
     legend = ["keys", "values", "query", "context", *(extra or {})]
-    margin = MARGIN | {"r": 62 + widest_px(legend)}  # the legend sits in the right margin
-    fig.update_layout(title={"text": title}, margin=margin)
-    return fig
+    layout = {
+        "title": {"text": title},
+        "margin": MARGIN | {"r": 62 + widest_px(legend)},  # the legend sits in the right margin
+        "xaxis": {"zeroline": True},
+        "yaxis": {"scaleanchor": "x", "scaleratio": 1, "zeroline": True},
+    }
+    return go.Figure({"data": traces, "layout": layout})  # validated once
