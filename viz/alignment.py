@@ -77,7 +77,7 @@ def alignment_lines(
     span = max(n_src, n_tgt, 2) - 1
     y_src = [j * span / max(n_src - 1, 1) for j in range(n_src)]
     y_tgt = [i * span / max(n_tgt - 1, 1) for i in range(n_tgt)]
-    fig = go.Figure()
+    traces: list[dict] = []
     mids: tuple[list[float], list[float], list[str]] = ([], [], [])
     for b, cells in enumerate(_line_bins(z, threshold)):
         if not cells:
@@ -91,31 +91,34 @@ def alignment_lines(
             mids[1].append((y_src[j] + y_tgt[i]) / 2)
             mids[2].append(f"source: {xs[j]}<br>target: {ys[i]}<br>weight: {w:.3f}")
         level = (b + 1) / LINE_BINS
-        fig.add_scatter(
-            x=lx, y=ly, mode="lines", hoverinfo="skip", showlegend=False,
-            line={"color": INK, "width": 0.5 + 6 * level}, opacity=0.15 + 0.85 * level,
-        )  # fmt: skip
-    fig.add_scatter(
-        x=mids[0], y=mids[1], mode="markers", marker={"size": 6, "opacity": 0}, showlegend=False,
-        customdata=mids[2], hovertemplate="%{customdata}<extra></extra>", name="weights",
-    )  # fmt: skip
-    _token_column(fig, 0.0, y_src, xs, "left", "source")
-    _token_column(fig, 1.0, y_tgt, ys, "right", "target")
-    fig.update_xaxes(visible=False, range=[-1.0, 2.0])
-    fig.update_yaxes(visible=False, autorange="reversed")
-    fig.update_layout(title={"text": title}, margin=_MARGIN, height=max(320, 22 * span + 100))
-    return fig
+        traces.append({
+            "type": "scatter", "x": lx, "y": ly, "mode": "lines", "hoverinfo": "skip",
+            "showlegend": False, "line": {"color": INK, "width": 0.5 + 6 * level},
+            "opacity": 0.15 + 0.85 * level,
+        })  # fmt: skip
+    traces += [
+        {"type": "scatter", "x": mids[0], "y": mids[1], "mode": "markers", "showlegend": False,
+         "marker": {"size": 6, "opacity": 0}, "customdata": mids[2], "name": "weights",
+         "hovertemplate": "%{customdata}<extra></extra>"},
+        _token_column(0.0, y_src, xs, "left", "source"),
+        _token_column(1.0, y_tgt, ys, "right", "target"),
+    ]  # fmt: skip
+    layout = {
+        "title": {"text": title}, "margin": _MARGIN, "height": max(320, 22 * span + 100),
+        "xaxis": {"visible": False, "range": [-1.0, 2.0]},
+        "yaxis": {"visible": False, "autorange": "reversed"},
+    }  # fmt: skip
+    return go.Figure({"data": traces, "layout": layout})  # validated once
 
 
-def _token_column(
-    fig: go.Figure, x: float, ys: list[float], labels: list[str], side: str, name: str
-):
+def _token_column(x: float, ys: list[float], labels: list[str], side: str, name: str) -> dict:
     """One sentence as a column of dots with its tokens written beside them."""
-    fig.add_scatter(
-        x=[x] * len(ys), y=ys, mode="markers+text", text=labels, textposition=f"middle {side}",
-        marker={"size": 7, "color": ACCENT if name == "target" else INK}, name=name,
-        showlegend=False, hovertemplate=f"{name}: %{{text}}<extra></extra>",
-    )  # fmt: skip
+    return {
+        "type": "scatter", "x": [x] * len(ys), "y": ys, "mode": "markers+text", "text": labels,
+        "textposition": f"middle {side}", "name": name, "showlegend": False,
+        "marker": {"size": 7, "color": ACCENT if name == "target" else INK},
+        "hovertemplate": f"{name}: %{{text}}<extra></extra>",
+    }  # fmt: skip
 
 
 def row_entropy(weights: object) -> np.ndarray:

@@ -53,53 +53,45 @@ def matrix_heatmap(
     n_rows, n_cols = z.shape
     ys = check_labels(y_labels, n_rows, f"y labels ({axis_names[0]}) vs {n_rows} rows")
     xs = check_labels(x_labels, n_cols, f"x labels ({axis_names[1]}) vs {n_cols} columns")
-    trace = go.Heatmap(
-        z=z, x=list(range(n_cols)), y=list(range(n_rows)), colorscale=colorscale,
-        zmin=zmin, zmax=zmax, zmid=zmid, colorbar={"title": {"text": value_name}},
-    )  # fmt: skip
+    trace = {
+        "type": "heatmap", "z": z, "x": np.arange(n_cols), "y": np.arange(n_rows),
+        "colorscale": colorscale, "zmin": zmin, "zmax": zmax, "zmid": zmid,
+        "colorbar": {"title": {"text": value_name}},
+    }  # fmt: skip
     if z.size <= HOVER_CELL_LIMIT:
-        trace.customdata = _hover_text(ys, xs, z, axis_names, value_name)
-        trace.hovertemplate = "%{customdata}<extra></extra>"
+        trace["customdata"] = _hover_text(ys, xs, z, axis_names, value_name)
+        trace["hovertemplate"] = "%{customdata}<extra></extra>"
     else:
-        trace.hovertemplate = (
+        trace["hovertemplate"] = (
             f"{axis_names[0]} #%{{y}}<br>{axis_names[1]} #%{{x}}<br>"
             f"{value_name}: %{{z:.3f}}<extra></extra>"
         )
     if show_values is None:
         show_values = z.size <= SMALL_MATRIX_CELLS
     if show_values:
-        trace.texttemplate = "%{z:.2f}"
-    fig = go.Figure(trace)
-    shown_x, shown_y = _set_token_axes(
-        fig, xs, ys, axis_names, numeric=(x_labels is None, y_labels is None)
+        trace["texttemplate"] = "%{z:.2f}"
+    (xaxis, shown_x), (yaxis, shown_y) = (
+        _token_axis(xs, axis_names[1], plain=x_labels is None),
+        _token_axis(ys, axis_names[0], plain=y_labels is None),
     )
     margin, angle = fitted_margin(shown_x, shown_y, colorbar_title=value_name)
-    fig.update_layout(title={"text": title}, margin=margin)
-    fig.update_xaxes(tickangle=angle)
-    return fig
+    layout = {
+        "title": {"text": title}, "margin": margin,
+        "xaxis": xaxis | {"tickangle": angle}, "yaxis": yaxis | {"autorange": "reversed"},
+    }  # fmt: skip
+    # built as plain dicts and validated once: pages redraw heatmaps on every edit
+    return go.Figure({"data": [trace], "layout": layout})
 
 
-def _set_token_axes(
-    fig: go.Figure, xs: list[str], ys: list[str], names: tuple[str, str], numeric: tuple[bool, bool]
-) -> tuple[list[str], list[str]]:
-    """Tokens on the ticks (every one up to 64, else thinned), plain numbers for positions;
-    the first query (row) at the top. Returns the labels shown on x and on y (for the margins)."""
-    shown = []
-    for axis, labels, name, plain in (
-        (fig.layout.xaxis, xs, names[1], numeric[0]),
-        (fig.layout.yaxis, ys, names[0], numeric[1]),
-    ):
-        axis.title = {"text": name}
-        if plain:  # plotly picks a few round positions
-            shown.append(["-0.5", str(len(labels) - 1)] if labels else [])
-            continue
-        step = max(1, len(labels) // 64)
-        axis.tickmode = "array"
-        axis.tickvals = list(range(0, len(labels), step))
-        axis.ticktext = escape(labels[::step])
-        shown.append(labels[::step])
-    fig.layout.yaxis.autorange = "reversed"
-    return shown[0], shown[1]
+def _token_axis(labels: list[str], name: str, *, plain: bool) -> tuple[dict, list[str]]:
+    """One axis: tokens on the ticks (every one up to 64, else thinned), or plain numbers for
+    positions. Returns (axis layout, the labels it shows, for the margins)."""
+    if plain:  # plotly picks a few round positions
+        return {"title": {"text": name}}, (["-0.5", str(len(labels) - 1)] if labels else [])
+    step = max(1, len(labels) // 64)
+    axis = {"title": {"text": name}, "tickmode": "array",
+            "tickvals": list(range(0, len(labels), step)), "ticktext": escape(labels[::step])}  # fmt: skip
+    return axis, labels[::step]
 
 
 def attention_heatmap(
