@@ -17,6 +17,9 @@ from bench.registry import RENDERED, SCENARIOS, TIMINGS, Row, Scenario
 from bench.server import CHROMIUM, launch_chromium, streamlit_server
 
 TRIES = int(os.environ.get("BENCH_TRIES", "20"))  # warm tries per scenario (after one warm-up)
+# BENCH_ONLY=anatomy,alignment: only the interaction scenarios whose names contain one of these
+# words (and the empty page), without the first renders and plain timings: a quick A/B check.
+ONLY = [word.strip() for word in os.environ.get("BENCH_ONLY", "").split(",") if word.strip()]
 BENCH_DIR = Path(__file__).resolve().parent
 
 
@@ -156,6 +159,8 @@ def main() -> None:
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"Chromium not found at {CHROMIUM}")
     load_scenarios()
+    if ONLY:
+        SCENARIOS[:] = [s for s in SCENARIOS if s.baseline or any(w in s.name for w in ONLY)]
     scripts = sorted({s.script for s in SCENARIOS} | {"app.py", "bench/empty_app.py"})
     rows: list[Row] = []
     with sync_playwright() as playwright, ExitStack() as servers:
@@ -166,10 +171,11 @@ def main() -> None:
         rows.append(Row("cold start to /_stcore/health: app.py", f"{colds['app.py']:.2f} s"))
         rows.append(Row("cold start to /_stcore/health: empty page",
                         f"{colds['bench/empty_app.py']:.2f} s"))  # fmt: skip
-        rows += page_rows(browser, urls["app.py"])
+        if not ONLY:
+            rows += page_rows(browser, urls["app.py"])
         rows += scenario_rows(browser, urls)
         browser.close()
-    for func in TIMINGS:
+    for func in [] if ONLY else TIMINGS:
         rows += func()
     print_table(rows)
 

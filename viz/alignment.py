@@ -236,7 +236,8 @@ def step_figure(
     top-k next-token candidates with their probabilities (horizontal bars, right). Two axes side
     by side, laid out by hand (make_subplots costs ~30 ms per figure)."""
     w = np.asarray(weights_row, dtype=float).ravel()
-    ticks = escape(check_labels(source_tokens, w.size, f"source labels vs {w.size} weights"))
+    shown = check_labels(source_tokens, w.size, f"source labels vs {w.size} weights")
+    ticks = escape(shown)
     cand = escape([str(tok) for tok, _ in candidates])
     probs = [float(p) for _, p in candidates]
     weights = go.Bar(
@@ -248,7 +249,7 @@ def step_figure(
         customdata=cand, text=[f"{p:.3f}" for p in probs], textposition="inside",
         hovertemplate="%{customdata}: %{x:.3f}<extra>probability</extra>", xaxis="x2", yaxis="y2",
     )  # fmt: skip
-    margin, angle = fitted_margin(check_labels(source_tokens, w.size, "source"), ["0.8"], right=20)
+    margin, angle = fitted_margin(shown, ["0.8"], right=20)
     layout = {
         "title": {"text": title}, "margin": margin, "showlegend": False, "height": 400,
         "xaxis": {"domain": [0, 0.6], "tickmode": "array", "tickvals": list(range(w.size)),

@@ -30,7 +30,8 @@ def weights_bar(
     n = next(iter(sizes.values()), 0)
     if any(size != n for size in sizes.values()):
         raise ValueError(f"series have different lengths: {sizes}")
-    ticks = escape(check_labels(labels, n, f"labels vs {n} values"))
+    shown = check_labels(labels, n, f"labels vs {n} values")
+    ticks = escape(shown)
     bars = [
         {"type": "bar", "x": list(range(n)), "y": arr, "name": name,
          "text": [f"{v:.3f}" for v in arr], "textposition": "auto", "customdata": ticks,
@@ -38,7 +39,7 @@ def weights_bar(
         for name, arr in arrays.items()
     ]  # fmt: skip
     margin, angle = fitted_margin(
-        check_labels(labels, n, "labels"), _y_tick_guess(arrays.values()), x_title=False,
+        shown, _y_tick_guess(arrays.values()), x_title=False,
         right=20 if len(arrays) == 1 else 62 + widest_px(list(arrays)),  # room for the legend
     )  # fmt: skip
     layout = {
