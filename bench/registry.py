@@ -32,7 +32,13 @@ class Scenario:
     interact: Callable[[object, int], None]
     redrawn: Callable[[int], str]
     script: str = "app.py"  # the Streamlit script the server runs
-    baseline: bool = False  # the empty-page reference the others are compared with
+    baseline: bool = False  # an empty-page reference the others are compared with
+    server_args: tuple[str, ...] = ()  # extra ``streamlit run`` options for this scenario's server
+
+    @property
+    def server(self) -> tuple[str, tuple[str, ...]]:
+        """Which server runs it: scenarios with the same script and options share one."""
+        return self.script, self.server_args
 
 
 @dataclass(frozen=True)

@@ -62,45 +62,49 @@ def _interact(page, scenario: Scenario, i: int) -> float:  # noqa: ANN001
 
 def interaction_latencies(
     browser,  # noqa: ANN001
-    urls: dict[str, str],
-) -> tuple[dict[str, list[float]], dict[str, list[float]], dict[str, str]]:
-    """TRIES warm interactions per scenario (after one warm-up), each followed by one on the empty
-    reference page, so that both see the same background load.
+    urls: dict[tuple, str],
+) -> tuple[dict[str, list[float]], dict[tuple[str, str], list[float]], dict[str, str]]:
+    """TRIES warm interactions per scenario (after one warm-up), each followed by one on every
+    empty reference page, so that all see the same background load.
 
-    Only the scenario's page and the empty page are open at a time, as for a person with one tab:
+    Only the scenario's page and the references are open at a time, as for a person with one tab:
     other heavy pages open in the same browser share its renderer and skew every figure.
 
-    Returns (seconds per scenario, the empty page's seconds paired with each scenario, error per
-    failed scenario); one failure does not stop the rest.
+    Returns (seconds per scenario, each reference's seconds paired with each scenario, keyed by
+    (scenario, reference), error per failed scenario); one failure does not stop the rest.
     """
-    base = next(s for s in SCENARIOS if s.baseline)
-    empty = _open(browser, f"{urls[base.script]}/{base.url_path}")
+    bases = [s for s in SCENARIOS if s.baseline]
+    empties = {b.name: _open(browser, f"{urls[b.server]}/{b.url_path}") for b in bases}
     times: dict[str, list[float]] = {}
-    paired: dict[str, list[float]] = {}
+    paired: dict[tuple[str, str], list[float]] = {}
     errors: dict[str, str] = {}
-    count = 0  # the empty page's change number (each must differ from the last)
+    count = 0  # the empty pages' change number (each must differ from the last)
     for scenario in SCENARIOS:
         if scenario.baseline:
             continue
         try:
-            page = _open(browser, f"{urls[scenario.script]}/{scenario.url_path}")
+            page = _open(browser, f"{urls[scenario.server]}/{scenario.url_path}")
         except Exception as err:  # noqa: BLE001 - reported in the table
             errors[scenario.name] = f"page did not render: {type(err).__name__}"
             continue
-        times[scenario.name], paired[scenario.name] = [], []
+        times[scenario.name] = []
+        for base in bases:
+            paired[scenario.name, base.name] = []
         for i in range(TRIES + 1):
             try:
                 elapsed = _interact(page, scenario, i)
             except Exception as err:  # noqa: BLE001 - reported in the table
                 errors[scenario.name] = f"try {i} failed: {type(err).__name__}"
                 break
-            reference = _interact(empty, base, count)
+            references = {b.name: _interact(empties[b.name], b, count) for b in bases}
             count += 1
             if i:  # try 0 is the warm-up
                 times[scenario.name].append(elapsed)
-                paired[scenario.name].append(reference)
+                for name, seconds in references.items():
+                    paired[scenario.name, name].append(seconds)
         page.context.close()
-    empty.context.close()
+    for empty in empties.values():
+        empty.context.close()
     return times, paired, errors
 
 
@@ -120,15 +124,25 @@ def page_rows(browser, url: str) -> list[Row]:  # noqa: ANN001
     return rows
 
 
-def scenario_rows(browser, urls: dict[str, str]) -> list[Row]:  # noqa: ANN001
-    """Warm interaction p50/p95 per scenario, next to the empty page's measured alongside it."""
+def _ms(values: list[float]) -> tuple[float, float]:
+    """(p50, p95) in milliseconds."""
+    return statistics.median(values) * 1000, _percentile(values, 95) * 1000
+
+
+def scenario_rows(browser, urls: dict[tuple, str]) -> list[Row]:  # noqa: ANN001
+    """Warm interaction p50/p95 per scenario, next to each empty page's measured alongside it.
+
+    The ratio to the first reference (an empty page with Streamlit's default settings) is the
+    floor's; the ratio to the others follows it."""
     latencies, paired, errors = interaction_latencies(browser, urls)
-    pooled = [t for name in paired for t in paired[name]]
+    bases = [s for s in SCENARIOS if s.baseline]
     rows = []
-    if pooled:
-        p50, p95 = statistics.median(pooled), _percentile(pooled, 95)
-        rows.append(Row("interaction: empty page (text input -> echo), all tries",
-                        f"p50 {p50 * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms", "reference"))  # fmt: skip
+    for base in bases:
+        pooled = [t for (_, name), ts in paired.items() if name == base.name for t in ts]
+        if pooled:
+            p50, p95 = _ms(pooled)
+            rows.append(Row(f"interaction: {base.name}, all tries",
+                            f"p50 {p50:.0f} ms, p95 {p95:.0f} ms", "reference"))  # fmt: skip
     for scenario in SCENARIOS:
         if scenario.baseline:
             continue
@@ -136,12 +150,14 @@ def scenario_rows(browser, urls: dict[str, str]) -> list[Row]:  # noqa: ANN001
         if scenario.name in errors:
             rows.append(Row(name, "FAILED", errors[scenario.name]))
             continue
-        times, base = latencies[scenario.name], paired[scenario.name]
-        p50, p95 = statistics.median(times), _percentile(times, 95)
-        b50, b95 = statistics.median(base), _percentile(base, 95)
-        rows.append(Row(name, f"p50 {p50 * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms",
-                        f"{p50 / b50:.2f}x / {p95 / b95:.2f}x the empty page alongside "
-                        f"(p50 {b50 * 1000:.0f} ms, p95 {b95 * 1000:.0f} ms)"))  # fmt: skip
+        p50, p95 = _ms(latencies[scenario.name])
+        notes = []
+        for k, base in enumerate(bases):
+            b50, b95 = _ms(paired[scenario.name, base.name])
+            what = "the empty page" if k == 0 else base.name
+            notes.append(f"{p50 / b50:.2f}x / {p95 / b95:.2f}x {what} alongside "
+                         f"(p50 {b50:.0f} ms, p95 {b95:.0f} ms)")  # fmt: skip
+        rows.append(Row(name, f"p50 {p50:.0f} ms, p95 {p95:.0f} ms", "; ".join(notes)))
     return rows
 
 
@@ -161,18 +177,20 @@ def main() -> None:
     load_scenarios()
     if ONLY:
         SCENARIOS[:] = [s for s in SCENARIOS if s.baseline or any(w in s.name for w in ONLY)]
-    scripts = sorted({s.script for s in SCENARIOS} | {"app.py", "bench/empty_app.py"})
+    app, empty = ("app.py", ()), ("bench/empty_app.py", ())
+    servers_needed = sorted({s.server for s in SCENARIOS} | {app, empty})
     rows: list[Row] = []
     with sync_playwright() as playwright, ExitStack() as servers:
         browser = launch_chromium(playwright)
         urls, colds = {}, {}
-        for script in scripts:  # app.py, the empty page, the lower-bound chart page
-            urls[script], colds[script] = servers.enter_context(streamlit_server(script))
-        rows.append(Row("cold start to /_stcore/health: app.py", f"{colds['app.py']:.2f} s"))
-        rows.append(Row("cold start to /_stcore/health: empty page",
-                        f"{colds['bench/empty_app.py']:.2f} s"))  # fmt: skip
+        for script, args in servers_needed:  # app.py, the empty pages, the lower-bound page
+            urls[script, args], colds[script, args] = servers.enter_context(
+                streamlit_server(script, extra_args=args)
+            )
+        rows.append(Row("cold start to /_stcore/health: app.py", f"{colds[app]:.2f} s"))
+        rows.append(Row("cold start to /_stcore/health: empty page", f"{colds[empty]:.2f} s"))
         if not ONLY:
-            rows += page_rows(browser, urls["app.py"])
+            rows += page_rows(browser, urls[app])
         rows += scenario_rows(browser, urls)
         browser.close()
     for func in [] if ONLY else TIMINGS:

@@ -45,14 +45,15 @@ def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 90.0) -> Non
 
 @contextmanager
 def streamlit_server(
-    script: str = "app.py", log: Path | None = None
+    script: str = "app.py", log: Path | None = None, extra_args: tuple[str, ...] = ()
 ) -> Iterator[tuple[str, float]]:
-    """Run ``streamlit run script`` on a free port; yields (base_url, seconds to healthy)."""
+    """Run ``streamlit run script`` on a free port (``extra_args``: more command-line options,
+    which override ``.streamlit/config.toml``); yields (base_url, seconds to healthy)."""
     port = free_port()
     cmd = [
         sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
         "--server.address", "127.0.0.1", "--server.headless", "true",
-        "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false",
+        "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false", *extra_args,
     ]  # fmt: skip
     out = open(log, "w") if log else subprocess.DEVNULL  # noqa: SIM115 - closed below
     start = time.monotonic()

@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 from viz._checks import MARGIN, check_labels, escape
 from viz._margins import fitted_margin, widest_px
 
+LEGEND_PX = 66  # a legend in the right margin: its symbol and padding, besides the widest name
 COLOURS = {"query": "#D55E00", "keys": "#0072B2", "values": "#009E73", "context": "#000000"}
 
 
@@ -40,7 +41,7 @@ def weights_bar(
     ]  # fmt: skip
     margin, angle = fitted_margin(
         shown, _y_tick_guess(arrays.values()), x_title=False,
-        right=20 if len(arrays) == 1 else 62 + widest_px(list(arrays)),  # room for the legend
+        right=20 if len(arrays) == 1 else LEGEND_PX + widest_px(list(arrays)),  # room for the legend
     )  # fmt: skip
     layout = {
         "title": {"text": title}, "barmode": "group", "margin": margin,
@@ -118,7 +119,8 @@ def vector_diagram(
     legend = ["keys", "values", "query", "context", *(extra or {})]
     layout = {
         "title": {"text": title},
-        "margin": MARGIN | {"r": 62 + widest_px(legend)},  # the legend sits in the right margin
+        "margin": MARGIN
+        | {"r": LEGEND_PX + widest_px(legend)},  # the legend sits in the right margin
         "xaxis": {"zeroline": True},
         "yaxis": {"scaleanchor": "x", "scaleratio": 1, "zeroline": True},
     }

@@ -1,0 +1,120 @@
+"""What plotly.js alone costs per chart: the floor under every chart page's interaction latency.
+
+Streamlit 1.67's frontend gives a plotly chart a new React key (its element id, a hash of the
+figure) whenever the figure changes, and keeps a chart's figure in state set once per id, so every
+changed chart is unmounted and drawn anew with ``Plotly.newPlot`` (``Plotly.react`` on a live
+chart, its cheaper in-place update, is never used). This times both in Chromium, outside
+Streamlit, with the plotly.js of the ``plotly`` package (Streamlit bundles its own, of the same
+major version), for the figures the anatomy and alignment pages redraw on each change.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+
+import numpy as np
+
+from bench.registry import Row, timing
+from bench.server import CHROMIUM, launch_chromium
+
+DRAWS = 15  # timed draws per figure, after two warm-ups
+SENTENCES = ("A man in a blue shirt is playing with 3 dogs on the green grass.",
+             "A man in a blue shirt is playing with 4 dogs on the green grass.")  # fmt: skip
+
+TIME_DRAWS = """async ([a, b, draws]) => {
+  const g = document.getElementById('g');
+  const settle = () => g.getBoundingClientRect();  // style and layout included
+  const fresh = [], update = [];
+  for (let i = 0; i < draws + 2; i++) {
+    Plotly.purge(g);
+    let t = performance.now();
+    await Plotly.newPlot(g, structuredClone(a.data), structuredClone(a.layout));
+    settle();
+    if (i >= 2) fresh.push(performance.now() - t);
+    t = performance.now();
+    await Plotly.react(g, structuredClone(b.data), structuredClone(b.layout));
+    settle();
+    if (i >= 2) update.push(performance.now() - t);
+  }
+  return [fresh, update];
+}"""
+
+
+def _anatomy_figures() -> dict[str, tuple]:
+    """The anatomy's weights bars and vector diagram at two temperatures (its default preset)."""
+    from models.toy import anatomy  # noqa: PLC0415
+    from viz import vector_diagram, weights_bar  # noqa: PLC0415
+
+    items = np.array([[2.0, 1.0, 1.0, 0.0], [-1.0, 1.0, 0.0, 1.0], [0.0, -2.0, -1.0, 0.0],
+                      [1.0, -1.0, 0.0, -1.0]])  # fmt: skip
+    query, names = np.array([2.0, 1.0]), list("ABCD")
+    pairs: dict[str, list] = {"anatomy: weights bars": [], "anatomy: vector diagram": []}
+    for temperature in (2.0, 2.01):
+        r = anatomy(query, items[:, :2], items[:, 2:], kind="dot", temperature=temperature)
+        pairs["anatomy: weights bars"].append(
+            weights_bar(r.weights, names, title=f"Weights a_s (T = {temperature:g})")
+        )
+        pairs["anatomy: vector diagram"].append(
+            vector_diagram(query, items[:, :2], items[:, 2:], r.context, names, title="Vectors")
+        )
+    return {name: tuple(figs) for name, figs in pairs.items()}
+
+
+def _alignment_figures() -> dict[str, tuple]:
+    """The alignment page's heatmap, lines and step inspector for two 15-word sentences (the
+    shipped Bahdanau model, or random weights of a similar shape when it is absent)."""
+    from viz.alignment import alignment_heatmap, alignment_lines, step_figure  # noqa: PLC0415
+
+    rows = []
+    try:
+        from models.checkpoint import CHECKPOINT_ROOT  # noqa: PLC0415
+        from models.translator import Translator  # noqa: PLC0415
+
+        tr = Translator.load(CHECKPOINT_ROOT / "seq2seq-bahdanau")
+        for text in SENTENCES:
+            t = tr.translate(text)
+            rows.append((t.weights, t.source_tokens, t.target_tokens, t.top_k[3]))
+    except Exception:  # noqa: BLE001 - any missing piece: random weights instead
+        rng = np.random.default_rng(0)
+        for text in SENTENCES:
+            src = text.split() + ["</s>"]
+            rows.append((rng.dirichlet(np.ones(len(src)) * 0.3, 17), src,
+                         [f"t{i}" for i in range(17)], [("▁un", 0.6), ("▁le", 0.2)]))  # fmt: skip
+    pairs: dict[str, list] = {"alignment: heatmap": [], "alignment: lines": [],
+                              "alignment: step inspector": []}  # fmt: skip
+    for weights, src, tgt, top in rows:
+        pairs["alignment: heatmap"].append(alignment_heatmap(weights, src, tgt, title="Bahdanau"))
+        pairs["alignment: lines"].append(alignment_lines(weights, src, tgt, threshold=0.1))
+        pairs["alignment: step inspector"].append(step_figure(weights[3], src, top, title="Step 3"))
+    return {name: tuple(figs) for name, figs in pairs.items()}
+
+
+@timing
+def plotly_draws() -> list[Row]:
+    """Median ``Plotly.newPlot`` (what Streamlit does on every change) and ``Plotly.react`` (an
+    in-place update) per figure, in ms."""
+    import plotly  # noqa: PLC0415
+    from playwright.sync_api import sync_playwright  # noqa: PLC0415
+
+    script = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    if not Path(CHROMIUM).exists() or not script.is_file():
+        return [Row("plotly.js draws", "skipped", "no Chromium or no plotly.min.js")]
+    figures = _anatomy_figures() | _alignment_figures()
+    rows = []
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_content("<div id='g' style='width:700px;height:450px'></div>")
+        page.add_script_tag(path=str(script))
+        for name, (first, second) in figures.items():
+            fresh, update = page.evaluate(
+                TIME_DRAWS, [json.loads(first.to_json()), json.loads(second.to_json()), DRAWS]
+            )
+            rows.append(Row(f"plotly.js: {name}",
+                            f"newPlot {statistics.median(fresh):.1f} ms, "
+                            f"react {statistics.median(update):.1f} ms",
+                            "newPlot is what a changed chart costs in Streamlit"))  # fmt: skip
+        browser.close()
+    return rows
