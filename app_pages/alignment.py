@@ -10,6 +10,7 @@ import streamlit as st
 
 from models.translator import Translation, Translator
 from ui.charts import plotly_chart
+from ui.downloads import csv_and_json
 from ui.text import user_text
 from ui.translation import (
     GLOBAL_MODELS,
@@ -17,7 +18,6 @@ from ui.translation import (
     Result,
     compute_alignment,
     compute_compare,
-    downloads_ui,
     load_translator,
     reference_ui,
     sentence_ui,
@@ -126,7 +126,7 @@ def result_downloads_ui(result: Result, settings: dict, name: str) -> None:
                      "weights": view.weights},
             "hypotheses": [{"text": h.text, "score": h.score, "target_tokens": h.target_tokens,
                             "weights": h.weights} for h in tr.hypotheses]}  # fmt: skip
-    downloads_ui(view.weights, view.target, view.source, data, name, f"aln_{name}")
+    csv_and_json(view.weights, view.target, view.source, data, name, f"aln_{name}")
 
 
 def translate_ui(translator: Translator, settings: dict) -> None:
@@ -205,7 +205,7 @@ def difference_ui(result: Result, view_b: AlignmentView, names: tuple[str, str])
     st.caption(f"Mean entropy: {names[0]} {mean_a:.2f} bits, {names[1]} {mean_b:.2f} bits.")
     data = {"models": names, "source": view.source, "target": view.target,
             "weights_a": view.weights, "weights_b": view_b.weights, "difference": diff}  # fmt: skip
-    downloads_ui(diff, view.target, view.source, data, "alignment-difference", "aln_cmp")
+    csv_and_json(diff, view.target, view.source, data, "alignment-difference", "aln_cmp")
 
 
 @st.fragment

@@ -7,13 +7,13 @@ import streamlit as st
 
 from models.translator import Translation, Translator
 from ui.charts import plotly_chart
+from ui.downloads import csv_and_json
 from ui.text import user_text
 from ui.translation import (
     LOCAL_MODELS,
     Result,
     compute_local,
     decode,
-    downloads_ui,
     load_translator,
     sentence_ui,
     show_notices,
@@ -109,7 +109,7 @@ def result_downloads_ui(result: Result, settings: dict) -> None:
             "source_tokens": tr.source_tokens, "target_tokens": tr.target_tokens,
             "p_t": tr.p_t, "window": tr.window, "gaussian": tr.gaussian,
             "raw_weights": tr.raw_weights, "weights": tr.weights}  # fmt: skip
-    downloads_ui(tr.weights, tr.target_tokens, tr.source_tokens, data, "local-attention", "loc")
+    csv_and_json(tr.weights, tr.target_tokens, tr.source_tokens, data, "local-attention", "loc")
 
 
 @st.fragment

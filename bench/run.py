@@ -11,10 +11,13 @@ import pkgutil
 import statistics
 import time
 from contextlib import ExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from bench.registry import RENDERED, SCENARIOS, TIMINGS, Row, Scenario
-from bench.server import CHROMIUM, launch_chromium, streamlit_server
+from bench.server import CHROMIUM, SERVER_PIDS, launch_chromium, streamlit_server
+from bench.work import BrowserWork, server_cpu_ms
 
 TRIES = int(os.environ.get("BENCH_TRIES", "20"))  # warm tries per scenario (after one warm-up)
 # BENCH_ONLY=anatomy,alignment: only the interaction scenarios whose names contain one of these
@@ -42,70 +45,104 @@ def first_render(browser, url: str) -> float:  # noqa: ANN001
     return elapsed
 
 
-def _open(browser, url: str):  # noqa: ANN001, ANN202
-    """A rendered page in its own context."""
+@dataclass
+class Tab:
+    """An open page, its main-thread meter, the process id of the server behind it, and the
+    (main-thread ms, server CPU ms) used so far, read at the start of each change and at the end."""
+
+    page: object
+    work: BrowserWork
+    pid: int
+    marks: list[tuple[float, float]] = field(default_factory=list)
+
+    def mark(self) -> None:
+        """Read both meters on the settled page."""
+        self.page.wait_for_function(RENDERED, timeout=120_000)
+        self.marks.append((self.work.busy_ms(), server_cpu_ms(self.pid)))
+
+    def work_per_change(self) -> tuple[list[float], list[float]]:
+        """(main-thread ms, server CPU ms) of each change between marks, the warm-up's left out."""
+        steps = list(zip(self.marks, self.marks[1:], strict=False))[1:]
+        return [b[0] - a[0] for a, b in steps], [b[1] - a[1] for a, b in steps]
+
+
+def _open(browser, url: str) -> Tab:  # noqa: ANN001
+    """A rendered page in its own context (its own renderer process, so its meter is its own)."""
     page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     page.goto(url)
     page.wait_for_function(RENDERED, timeout=120_000)
-    return page
+    parts = urlsplit(url)
+    return Tab(page, BrowserWork(page), SERVER_PIDS.get(f"{parts.scheme}://{parts.netloc}", 0))
 
 
-def _interact(page, scenario: Scenario, i: int) -> float:  # noqa: ANN001
+def _interact(tab: Tab, scenario: Scenario, i: int) -> float:
     """Seconds from change number i to its redraw, starting from a settled page (the previous
     run finished and every chart drawn, as when a person reads the result before typing again)."""
-    page.wait_for_function(RENDERED, timeout=120_000)
+    tab.mark()
     start = time.perf_counter()
-    scenario.interact(page, i)
-    page.wait_for_function(scenario.redrawn(i), timeout=60_000, polling="raf")
+    scenario.interact(tab.page, i)
+    tab.page.wait_for_function(scenario.redrawn(i), timeout=60_000, polling="raf")
     return time.perf_counter() - start
 
 
-def interaction_latencies(
-    browser,  # noqa: ANN001
-    urls: dict[tuple, str],
-) -> tuple[dict[str, list[float]], dict[tuple[str, str], list[float]], dict[str, str]]:
+@dataclass
+class Measured:
+    """Per scenario: latencies (s) and CPU work per change (ms), each reference's latencies
+    paired with the scenario's tries, and why a scenario failed."""
+
+    times: dict[str, list[float]] = field(default_factory=dict)
+    browser_ms: dict[str, list[float]] = field(default_factory=dict)
+    server_ms: dict[str, list[float]] = field(default_factory=dict)
+    paired: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)
+
+    def add_work(self, name: str, tab: Tab) -> None:
+        """The work per change read from a page's meters once its tries are done."""
+        tab.mark()
+        self.browser_ms[name], self.server_ms[name] = tab.work_per_change()
+
+
+def interaction_latencies(browser, urls: dict[tuple, str]) -> Measured:  # noqa: ANN001
     """TRIES warm interactions per scenario (after one warm-up), each followed by one on every
     empty reference page, so that all see the same background load.
 
     Only the scenario's page and the references are open at a time, as for a person with one tab:
-    other heavy pages open in the same browser share its renderer and skew every figure.
-
-    Returns (seconds per scenario, each reference's seconds paired with each scenario, keyed by
-    (scenario, reference), error per failed scenario); one failure does not stop the rest.
+    other heavy pages open in the same browser share its renderer and skew every figure. One
+    failure does not stop the rest.
     """
     bases = [s for s in SCENARIOS if s.baseline]
     empties = {b.name: _open(browser, f"{urls[b.server]}/{b.url_path}") for b in bases}
-    times: dict[str, list[float]] = {}
-    paired: dict[tuple[str, str], list[float]] = {}
-    errors: dict[str, str] = {}
+    out = Measured()
     count = 0  # the empty pages' change number (each must differ from the last)
     for scenario in SCENARIOS:
         if scenario.baseline:
             continue
         try:
-            page = _open(browser, f"{urls[scenario.server]}/{scenario.url_path}")
+            tab = _open(browser, f"{urls[scenario.server]}/{scenario.url_path}")
         except Exception as err:  # noqa: BLE001 - reported in the table
-            errors[scenario.name] = f"page did not render: {type(err).__name__}"
+            out.errors[scenario.name] = f"page did not render: {type(err).__name__}"
             continue
-        times[scenario.name] = []
-        for base in bases:
-            paired[scenario.name, base.name] = []
+        out.times[scenario.name] = []
         for i in range(TRIES + 1):
             try:
-                elapsed = _interact(page, scenario, i)
+                elapsed = _interact(tab, scenario, i)
             except Exception as err:  # noqa: BLE001 - reported in the table
-                errors[scenario.name] = f"try {i} failed: {type(err).__name__}"
+                out.errors[scenario.name] = f"try {i} failed: {type(err).__name__}"
                 break
             references = {b.name: _interact(empties[b.name], b, count) for b in bases}
             count += 1
             if i:  # try 0 is the warm-up
-                times[scenario.name].append(elapsed)
+                out.times[scenario.name].append(elapsed)
                 for name, seconds in references.items():
-                    paired[scenario.name, name].append(seconds)
-        page.context.close()
-    for empty in empties.values():
-        empty.context.close()
-    return times, paired, errors
+                    out.times.setdefault(name, []).append(seconds)
+                    out.paired.setdefault((scenario.name, name), []).append(seconds)
+        if scenario.name not in out.errors:
+            out.add_work(scenario.name, tab)
+        tab.page.context.close()
+    for name, empty in empties.items():
+        out.add_work(name, empty)
+        empty.page.context.close()
+    return out
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -129,34 +166,42 @@ def _ms(values: list[float]) -> tuple[float, float]:
     return statistics.median(values) * 1000, _percentile(values, 95) * 1000
 
 
+def _work(out: Measured, name: str) -> str:
+    """'per change: browser main thread N ms, server CPU M ms' (means over the tries)."""
+    return (f"per change: browser main thread {statistics.mean(out.browser_ms[name]):.0f} ms, "
+            f"server CPU {statistics.mean(out.server_ms[name]):.0f} ms")  # fmt: skip
+
+
 def scenario_rows(browser, urls: dict[tuple, str]) -> list[Row]:  # noqa: ANN001
-    """Warm interaction p50/p95 per scenario, next to each empty page's measured alongside it.
+    """Warm interaction p50/p95 per scenario, next to each empty page's measured alongside it,
+    and the CPU work each change cost.
 
     The ratio to the first reference (an empty page with Streamlit's default settings) is the
     floor's; the ratio to the others follows it."""
-    latencies, paired, errors = interaction_latencies(browser, urls)
+    out = interaction_latencies(browser, urls)
     bases = [s for s in SCENARIOS if s.baseline]
     rows = []
     for base in bases:
-        pooled = [t for (_, name), ts in paired.items() if name == base.name for t in ts]
-        if pooled:
-            p50, p95 = _ms(pooled)
+        if base.name in out.times:
+            p50, p95 = _ms(out.times[base.name])
             rows.append(Row(f"interaction: {base.name}, all tries",
-                            f"p50 {p50:.0f} ms, p95 {p95:.0f} ms", "reference"))  # fmt: skip
+                            f"p50 {p50:.0f} ms, p95 {p95:.0f} ms",
+                            f"reference; {_work(out, base.name)}"))  # fmt: skip
     for scenario in SCENARIOS:
         if scenario.baseline:
             continue
         name = f"interaction: {scenario.name}"
-        if scenario.name in errors:
-            rows.append(Row(name, "FAILED", errors[scenario.name]))
+        if scenario.name in out.errors:
+            rows.append(Row(name, "FAILED", out.errors[scenario.name]))
             continue
-        p50, p95 = _ms(latencies[scenario.name])
+        p50, p95 = _ms(out.times[scenario.name])
         notes = []
         for k, base in enumerate(bases):
-            b50, b95 = _ms(paired[scenario.name, base.name])
+            b50, b95 = _ms(out.paired[scenario.name, base.name])
             what = "the empty page" if k == 0 else base.name
             notes.append(f"{p50 / b50:.2f}x / {p95 / b95:.2f}x {what} alongside "
                          f"(p50 {b50:.0f} ms, p95 {b95:.0f} ms)")  # fmt: skip
+        notes.append(_work(out, scenario.name))
         rows.append(Row(name, f"p50 {p50:.0f} ms, p95 {p95:.0f} ms", "; ".join(notes)))
     return rows
 

@@ -14,6 +14,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+SERVER_PIDS: dict[
+    str, int
+] = {}  # base URL -> process id of each running server (the bench's CPU use)
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -61,8 +64,10 @@ def streamlit_server(
     try:
         url = f"http://127.0.0.1:{port}"
         wait_healthy(url, proc)
+        SERVER_PIDS[url] = proc.pid
         yield url, time.monotonic() - start
     finally:
+        SERVER_PIDS.pop(f"http://127.0.0.1:{port}", None)
         proc.terminate()
         try:
             proc.wait(timeout=10)

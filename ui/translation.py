@@ -22,7 +22,6 @@ from models.checkpoint import CHECKPOINT_ROOT, CheckpointError, read_card, rebui
 from models.seq2seq import ATTENTION_NAMES
 from models.translator import EncoderGradients, Translation, Translator
 from models.wordview import merge_subwords
-from ui.downloads import download_csv, download_json
 from ui.runtime import freeze_long_lived
 from ui.sidebar import current_device
 from ui.text import escape_markdown, sanitize_text
@@ -404,18 +403,6 @@ def step_slider(label: str, key: str, n_steps: int) -> int:
     current = st.session_state.get(key, read_param(key, parse_int, 0, 0, 10**6))
     st.session_state[key] = int(np.clip(current, 0, n_steps - 1))
     return int(st.slider(label, 0, n_steps - 1, key=key, bind="query-params"))
-
-
-def downloads_ui(
-    matrix: np.ndarray, rows: list[str], cols: list[str], data: dict, name: str, key: str
-) -> None:
-    """Two download buttons: the labelled matrix as CSV and ``data`` as JSON. Both files are
-    written only when clicked (deferred), so they cost nothing on each rerun."""
-    c1, c2 = st.columns(2)
-    with c1:
-        download_csv(matrix, rows, cols, f"{name}.csv", key=f"{key}_csv")
-    with c2:
-        download_json(data, f"{name}.json", key=f"{key}_json")
 
 
 def show_notices(result: Result, translator: Translator | None = None) -> bool:
