@@ -14,9 +14,20 @@ import numpy as np
 import plotly
 import pytest
 
-from viz import attention_heatmap, attention_panels, diff_heatmap, matrix_heatmap
+from models.positional import sinusoidal_encoding
+from viz import (
+    attention_heatmap,
+    attention_panels,
+    diff_heatmap,
+    gaussian_window_plot,
+    matrix_heatmap,
+    pe_curves,
+    pe_heatmap,
+    position_norms_figure,
+)
 from viz.alignment import alignment_heatmap, local_heatmap, step_figure
 from viz.charts import vector_diagram, weights_bar
+from viz.multi_head import head_grid, head_heatmap, head_lines, share_heatmaps
 
 pytestmark = pytest.mark.browser
 
@@ -42,10 +53,26 @@ GROWN = """async (spec) => {
 }"""
 
 
+PE = sinusoidal_encoding(512, 64).numpy()  # (512, 64)
+
+
 def _figures(tokens: list[str]) -> dict:
     n = len(tokens)
     z = np.random.default_rng(0).dirichlet(np.ones(n), size=n)  # (n, n), rows sum to 1
+    heads = np.random.default_rng(1).dirichlet(np.ones(n), size=(2, 3, n))  # (L, H, n, n)
     return {
+        "head_heatmap": head_heatmap(z, tokens, tokens, title="layer 1, head 1"),
+        "head_grid": head_grid(heads, title="all heads"),
+        "head_lines": head_lines(heads[0], tokens, tokens, heads=[0, 1]),
+        "share_heatmaps": share_heatmaps(
+            {"special": heads[:, :, 0, 0], "first": heads[:, :, 1, 0]}
+        ),
+        "pe_heatmap": pe_heatmap(PE[:n]),
+        "pe_curves": pe_curves(PE, [0, 1, 10, 11]),
+        "position_norms_figure": position_norms_figure(
+            {"sinusoidal": np.linalg.norm(PE, axis=1), "learned (BERT)": np.ones(512)}
+        ),
+        "gaussian_window_plot": gaussian_window_plot(np.arange(n), n / 2, 3, z[0], z[0], tokens),
         "attention_heatmap": attention_heatmap(z, tokens, tokens, title="weights"),
         "alignment_heatmap": alignment_heatmap(z, tokens[::-1], tokens, title="Bahdanau"),
         "diff_heatmap": diff_heatmap(z - z.T, tokens, tokens),

@@ -19,7 +19,8 @@ from collections.abc import Sequence
 TICK_FONT_PX = 12
 AXIS_TITLE_PX = 26  # an axis title and its gap to the tick labels
 FLAT_TICKS_FIT_PX = 280  # flat x tick labels only when all of them fit in this width
-COLORBAR_PX = 102  # a vertical colour bar with its ticks and a short title
+COLORBAR_PX = 104  # a vertical colour bar with its ticks and a short title
+LEGEND_PX = 66  # a legend in the right margin: its symbol and padding, besides the widest name
 
 
 # Advance widths of the printable ASCII characters ' ' to '~' in 1/1000 em: Arial's metrics, which
@@ -39,10 +40,13 @@ SAFETY = 1.1  # other sans-serif fonts (DejaVu Sans) run up to about 10% wider
 
 
 def char_em(char: str) -> float:
-    """Estimated width of one character in em at the default font."""
+    """Estimated width of one character in em at the default font (0 for invisible format and
+    combining characters, such as the zero-width spaces that keep repeated tokens apart)."""
     code = ord(char)
     if 32 <= code < 127:
         return ASCII_WIDTHS[code - 32] / 1000
+    if unicodedata.category(char) in ("Cf", "Mn", "Me"):
+        return 0.0
     return WIDE_EM if unicodedata.east_asian_width(char) in "WF" else OTHER_EM
 
 
@@ -50,8 +54,9 @@ def text_px(label: str) -> float:
     """Estimated width in px of ``label`` at the default tick font, a little generous: the larger
     of a flat 0.55 em per narrow character (1 em per wide one), which the paddings here were tuned
     with, and each character's own width plus 10% (for labels rich in m, w, capitals and ▁)."""
-    wide = sum(1 for c in label if unicodedata.east_asian_width(c) in "WF")
-    flat = 0.55 * (len(label) - wide) + WIDE_EM * wide
+    visible = [c for c in label if char_em(c) > 0]
+    wide = sum(1 for c in visible if unicodedata.east_asian_width(c) in "WF")
+    flat = 0.55 * (len(visible) - wide) + WIDE_EM * wide
     return max(flat, SAFETY * sum(char_em(c) for c in label)) * TICK_FONT_PX
 
 

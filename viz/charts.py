@@ -8,9 +8,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from viz._checks import MARGIN, check_labels, escape
-from viz._margins import fitted_margin, widest_px
+from viz._margins import LEGEND_PX, fitted_margin, widest_px
 
-LEGEND_PX = 66  # a legend in the right margin: its symbol and padding, besides the widest name
 COLOURS = {"query": "#D55E00", "keys": "#0072B2", "values": "#009E73", "context": "#000000"}
 
 

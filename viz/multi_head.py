@@ -15,6 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from viz._checks import MARGIN, check_labels, escape
+from viz._margins import colorbar_px, fitted_margin
 
 SEQUENTIAL = "Blues"
 SMALL_MATRIX_CELLS = 144  # per-cell numbers up to 12 x 12
@@ -85,10 +86,10 @@ def head_heatmap(
     }  # fmt: skip
     if z.size <= SMALL_MATRIX_CELLS:
         trace["texttemplate"] = "%{z:.2f}"
-    axis = {"type": "category", "tickangle": -60 if z.shape[1] > 8 else 0}
+    margin, angle = fitted_margin(xs, ys, colorbar_title=value_name)  # no second draw to fit them
     layout = {
-        "title": {"text": title}, "margin": MARGIN,
-        "xaxis": axis | {"title": {"text": axis_names[1]}},
+        "title": {"text": title}, "margin": margin,
+        "xaxis": {"type": "category", "tickangle": angle, "title": {"text": axis_names[1]}},
         "yaxis": {"type": "category", "autorange": "reversed", "title": {"text": axis_names[0]}},
     }  # fmt: skip
     return go.Figure({"data": [trace], "layout": layout})
@@ -182,7 +183,8 @@ def head_grid(
     }  # fmt: skip
     pooled = f" (each cell: mean of a {k} x {k} block)" if k > 1 else ""
     layout = {
-        "title": {"text": title + pooled}, "margin": MARGIN | {"t": 90},
+        "title": {"text": title + pooled},
+        "margin": MARGIN | {"t": 90, "r": colorbar_px("weight")},  # room for the colour bar
         "xaxis": {"type": "category", "side": "top", "tickvals": centre_x, "ticks": "",
                   "ticktext": [f"h{h + 1}" for h in range(n_heads)], "showgrid": False,
                   "zeroline": False},
@@ -291,7 +293,7 @@ def share_heatmaps(shares: dict[str, np.ndarray], *, title: str = "") -> go.Figu
          "xref": "paper", "yref": "paper", "showarrow": False, "yanchor": "bottom"}
         for n, name in enumerate(names)
     ]  # fmt: skip
-    layout |= {"title": {"text": title}, "margin": MARGIN | {"t": 80},
+    layout |= {"title": {"text": title}, "margin": MARGIN | {"t": 80, "r": colorbar_px("share")},
                "coloraxis": {"colorscale": SEQUENTIAL, "cmin": 0.0, "cmax": 1.0,
                              "colorbar": {"title": {"text": "share"}}}}  # fmt: skip
     return go.Figure({"data": traces, "layout": layout})

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from viz._checks import MARGIN, as_matrix, check_labels, escape
+from viz._checks import as_matrix, check_labels, escape
+from viz._margins import LEGEND_PX, fitted_margin, widest_px
 from viz.heatmaps import DIVERGING, matrix_heatmap
 
 
@@ -34,9 +35,18 @@ def pe_curves(pe: object, dims: Sequence[int], *, title: str = "") -> go.Figure:
     for d in dims:
         kind = "sin" if int(d) % 2 == 0 else "cos"
         fig.add_scatter(x=positions, y=z[:, int(d)], mode="lines", name=f"dim {int(d)} ({kind})")
-    fig.update_layout(title={"text": title}, xaxis_title="position", yaxis_title="PE value")
-    fig.update_layout(margin=MARGIN)
+    names = [f"dim {int(d)} ({'sin' if int(d) % 2 == 0 else 'cos'})" for d in dims]
+    # y ticks run from -1 to 1 (the widest is "−0.5"), x ticks are positions; the legend is right
+    margin, _ = fitted_margin([str(z.shape[0])], ["\u22120.5"],
+                              right=LEGEND_PX + widest_px(names) if names else 20)  # fmt: skip
+    fig.update_layout(title={"text": title}, xaxis_title="position", yaxis_title="PE value",
+                      margin=margin)  # fmt: skip
     return fig
+
+
+LOCAL_LEGEND = ("raw weights (global softmax)", "final weights (x Gaussian)",
+                "Gaussian (sigma = D/2)")  # fmt: skip
+LEGEND_ROW_PX = 30  # a horizontal legend in its own row under the x axis title
 
 
 def gaussian_window_plot(
@@ -59,21 +69,23 @@ def gaussian_window_plot(
         raise ValueError(f"{s.size} positions but {raw.size} raw and {final.size} final weights")
     if D <= 0 or not np.isfinite(p_t):
         raise ValueError(f"need D > 0 and a finite p_t, got D={D}, p_t={p_t}")
-    ticks = escape(check_labels(labels, s.size, f"labels vs {s.size} positions"))
+    shown = check_labels(labels, s.size, f"labels vs {s.size} positions")
+    ticks = escape(shown)
     fig = go.Figure()
     fig.add_vrect(x0=p_t - D, x1=p_t + D, fillcolor="#F0E442", opacity=0.25, line_width=0)
-    fig.add_bar(x=s, y=raw, name="raw weights (global softmax)", marker_color="#56B4E9")
-    fig.add_bar(x=s, y=final, name="final weights (x Gaussian)", marker_color="#0072B2")
+    fig.add_bar(x=s, y=raw, name=LOCAL_LEGEND[0], marker_color="#56B4E9")
+    fig.add_bar(x=s, y=final, name=LOCAL_LEGEND[1], marker_color="#0072B2")
     dense = np.linspace(s.min() - 1 if s.size else 0, s.max() + 1 if s.size else 1, 200)
     sigma = D / 2
     fig.add_scatter(
         x=dense, y=np.exp(-((dense - p_t) ** 2) / (2 * sigma**2)), mode="lines",
-        name="Gaussian (sigma = D/2)", line={"color": "#D55E00"},
+        name=LOCAL_LEGEND[2], line={"color": "#D55E00"},
     )  # fmt: skip
     fig.add_vline(x=p_t, line_dash="dash", line_color="#D55E00", annotation_text=f"p_t = {p_t:.2f}")
-    fig.update_xaxes(tickmode="array", tickvals=list(s), ticktext=ticks, title={"text": "source"})
-    fig.update_layout(title={"text": title}, barmode="group", yaxis_title="weight")
-    fig.update_layout(margin=MARGIN)
+    margin, angle = fitted_margin(shown, ["0.00"], right=LEGEND_PX + widest_px(LOCAL_LEGEND))
+    fig.update_xaxes(tickmode="array", tickvals=list(s), ticktext=ticks, title={"text": "source"},
+                     tickangle=angle)  # fmt: skip
+    fig.update_layout(title={"text": title}, barmode="group", yaxis_title="weight", margin=margin)
     return fig
 
 
@@ -84,6 +96,16 @@ def position_norms_figure(norms: dict[str, object], *, title: str = "") -> go.Fi
         v = np.asarray(values, dtype=float).ravel()
         fig.add_scatter(x=np.arange(v.size), y=v, mode="lines", name=escape([name])[0],
                         hovertemplate="position %{x}: %{y:.2f}<extra></extra>")  # fmt: skip
-    fig.update_layout(title={"text": title}, xaxis_title="position", yaxis_title="vector length",
-                      margin=MARGIN, legend={"orientation": "h", "y": -0.25})  # fmt: skip
+    margin, _ = fitted_margin(["0000"], _number_guess(norms.values()))
+    fig.update_layout(
+        title={"text": title}, xaxis_title="position", yaxis_title="vector length",
+        margin=margin | {"b": margin["b"] + LEGEND_ROW_PX},  # the legend in its own row below
+        legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"},
+    )  # fmt: skip
     return fig
+
+
+def _number_guess(arrays: object) -> list[str]:
+    """A label as wide as the widest y tick plotly is likely to write for these values."""
+    top = max((float(np.max(np.abs(a))) for a in arrays if np.size(a)), default=1.0)
+    return ["0" * (len(f"{top:.0f}") + 3)]
