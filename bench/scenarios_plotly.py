@@ -5,7 +5,8 @@ figure) whenever the figure changes, and keeps a chart's figure in state set onc
 changed chart is unmounted and drawn anew with ``Plotly.newPlot`` (``Plotly.react`` on a live
 chart, its cheaper in-place update, is never used). This times both in Chromium, outside
 Streamlit, with the plotly.js of the ``plotly`` package (Streamlit bundles its own, of the same
-major version), for the figures the anatomy and alignment pages redraw on each change.
+major version), for the figures the anatomy and alignment pages redraw on each change and the
+Multi-head page's largest one.
 """
 
 from __future__ import annotations
@@ -91,6 +92,17 @@ def _alignment_figures() -> dict[str, tuple]:
     return {name: tuple(figs) for name, figs in pairs.items()}
 
 
+def _multi_head_figures() -> dict[str, tuple]:
+    """The Multi-head page's large head view at 512 x 512 (random rows: only the drawing counts)."""
+    from viz.multi_head import head_heatmap  # noqa: PLC0415
+
+    rng = np.random.default_rng(0)
+    tokens = [f"▁tok{i}" for i in range(512)]
+    figs = tuple(head_heatmap(rng.dirichlet(np.ones(512), 512), tokens, tokens, title=f"head {h}")
+                 for h in (1, 2))  # fmt: skip
+    return {"multi-head: head view 512 x 512": figs}
+
+
 @timing
 def plotly_draws() -> list[Row]:
     """Median ``Plotly.newPlot`` (what Streamlit does on every change) and ``Plotly.react`` (an
@@ -101,7 +113,7 @@ def plotly_draws() -> list[Row]:
     script = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
     if not Path(CHROMIUM).exists() or not script.is_file():
         return [Row("plotly.js draws", "skipped", "no Chromium or no plotly.min.js")]
-    figures = _anatomy_figures() | _alignment_figures()
+    figures = _anatomy_figures() | _alignment_figures() | _multi_head_figures()
     rows = []
     with sync_playwright() as playwright:
         browser = launch_chromium(playwright)
