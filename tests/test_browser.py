@@ -70,6 +70,24 @@ def test_anatomy_temperature_and_url(page, app_url, screenshots):
     assert any("T = 1e+06" in t for t in _chart_titles(page))
 
 
+def test_anatomy_preset_outside_the_fragment_reaches_the_stages(page, app_url):
+    """The preset and the table live outside the stages' fragment: picking a preset reruns the
+    page, and the stages must then use the new items (all keys equal: uniform weights), while a
+    later temperature edit (a fragment rerun) keeps them."""
+    page.goto(f"{app_url}/anatomy")
+    _wait_for_app(page, 3)
+    page.get_by_role("combobox", name="Preset").click()
+    page.get_by_role("option", name="All keys equal").click()
+    page.get_by_text("All scores are equal").wait_for()
+    temperature = page.get_by_role("spinbutton", name="Temperature T")
+    temperature.fill("3")
+    temperature.press("Enter")
+    page.wait_for_function(
+        "[...document.querySelectorAll('.gtitle')].some(t => t.textContent.includes('T = 3)'))"
+    )
+    assert page.get_by_text("All scores are equal").count() == 1
+
+
 def test_anatomy_general_score_from_url(page, app_url):
     page.goto(f"{app_url}/anatomy?score=general&hard=true")
     _wait_for_app(page, 3)

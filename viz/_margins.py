@@ -16,11 +16,14 @@ import math
 import unicodedata
 from collections.abc import Sequence
 
+import numpy as np
+
 TICK_FONT_PX = 12
 AXIS_TITLE_PX = 26  # an axis title and its gap to the tick labels
 FLAT_TICKS_FIT_PX = 280  # flat x tick labels only when all of them fit in this width
 COLORBAR_PX = 104  # a vertical colour bar with its ticks and a short title
 LEGEND_PX = 66  # a legend in the right margin: its symbol and padding, besides the widest name
+LEGEND_ROW_PX = 30  # a horizontal legend in its own row under the x axis title
 
 
 # Advance widths of the printable ASCII characters ' ' to '~' in 1/1000 em: Arial's metrics, which
@@ -80,6 +83,23 @@ def x_ticks_height(labels: Sequence[str], angle: int) -> int:
 def colorbar_px(title: str) -> int:
     """Right margin for a vertical colour bar whose title is ``title``."""
     return COLORBAR_PX + max(0, math.ceil(text_px(title)) - 45)
+
+
+def number_labels(arrays: object) -> list[str]:
+    """A label as wide as the widest tick plotly is likely to write on an axis showing these
+    values (for the margin beside a numeric axis)."""
+    values = np.concatenate([np.ravel(a) for a in arrays] + [np.zeros(1)])
+    widest = max(len(f"{v:.3g}") for v in (values.min(), values.max()))
+    return ["0" * max(4, widest + 1)]
+
+
+def legend_below(margin: dict[str, int]) -> dict:
+    """Layout for a horizontal legend in its own row at the bottom of the figure, under the x
+    axis title: the legend, and ``margin`` with the row added."""
+    return {
+        "legend": {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"},
+        "margin": margin | {"b": margin["b"] + LEGEND_ROW_PX},
+    }
 
 
 def fitted_margin(

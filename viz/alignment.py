@@ -14,14 +14,13 @@ import numpy as np
 import plotly.graph_objects as go
 
 from viz._checks import as_matrix, check_labels, escape
-from viz._margins import fitted_margin
+from viz._margins import fitted_margin, legend_below
 from viz.heatmaps import matrix_heatmap
 
 LINE_BINS = 8  # alignment lines are grouped into this many opacity/width classes (one trace each)
 INK = "#0072B2"
 ACCENT = "#D55E00"
 _MARGIN = {"l": 10, "r": 10, "t": 50, "b": 10}
-LEGEND_ROW_PX = 30  # one horizontal legend row
 
 
 def alignment_heatmap(
@@ -219,9 +218,7 @@ def local_heatmap(
         marker={"size": 7}, hovertemplate="step %{y}: p_t = %{x:.2f}<extra></extra>",
     )  # fmt: skip
     # the legend in its own row at the bottom of the figure, under the axis title
-    margin = fig.layout.margin.to_plotly_json()
-    fig.update_layout(legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"},
-                      margin=margin | {"b": margin["b"] + LEGEND_ROW_PX})  # fmt: skip
+    fig.update_layout(**legend_below(fig.layout.margin.to_plotly_json()))
     return fig
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from viz._checks import MARGIN, check_labels, escape
-from viz._margins import LEGEND_PX, fitted_margin, widest_px
+from viz._margins import LEGEND_PX, fitted_margin, number_labels, widest_px
 
 COLOURS = {"query": "#D55E00", "keys": "#0072B2", "values": "#009E73", "context": "#000000"}
 
@@ -39,7 +39,7 @@ def weights_bar(
         for name, arr in arrays.items()
     ]  # fmt: skip
     margin, angle = fitted_margin(
-        shown, _y_tick_guess(arrays.values()), x_title=False,
+        shown, number_labels(arrays.values()), x_title=False,
         right=20 if len(arrays) == 1 else LEGEND_PX + widest_px(list(arrays)),  # room for the legend
     )  # fmt: skip
     layout = {
@@ -50,13 +50,6 @@ def weights_bar(
     }  # fmt: skip
     # built as plain dicts and validated once: the anatomy page redraws this on every edit
     return go.Figure({"data": bars, "layout": layout})
-
-
-def _y_tick_guess(arrays: object) -> list[str]:
-    """Labels as wide as the widest y tick plotly is likely to write for bars of these values."""
-    values = np.concatenate([np.ravel(a) for a in arrays] + [np.zeros(1)])
-    widest = max(len(f"{v:.3g}") for v in (values.min(), values.max()))
-    return ["0" * max(4, widest + 1)]
 
 
 def _arrows(points: np.ndarray, names: list[str], group: str, dash: str) -> list[dict]:

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from viz._checks import as_matrix, check_labels, escape
-from viz._margins import LEGEND_PX, fitted_margin, widest_px
+from viz._margins import LEGEND_PX, fitted_margin, legend_below, number_labels, widest_px
 from viz.heatmaps import DIVERGING, matrix_heatmap
 
 
@@ -32,10 +32,9 @@ def pe_curves(pe: object, dims: Sequence[int], *, title: str = "") -> go.Figure:
         raise ValueError(f"dimensions {bad} outside 0..{z.shape[1] - 1} (d_model = {z.shape[1]})")
     fig = go.Figure()
     positions = np.arange(z.shape[0])
-    for d in dims:
-        kind = "sin" if int(d) % 2 == 0 else "cos"
-        fig.add_scatter(x=positions, y=z[:, int(d)], mode="lines", name=f"dim {int(d)} ({kind})")
     names = [f"dim {int(d)} ({'sin' if int(d) % 2 == 0 else 'cos'})" for d in dims]
+    for d, name in zip(dims, names, strict=True):
+        fig.add_scatter(x=positions, y=z[:, int(d)], mode="lines", name=name)
     # y ticks run from -1 to 1 (the widest is "−0.5"), x ticks are positions; the legend is right
     margin, _ = fitted_margin([str(z.shape[0])], ["\u22120.5"],
                               right=LEGEND_PX + widest_px(names) if names else 20)  # fmt: skip
@@ -46,7 +45,6 @@ def pe_curves(pe: object, dims: Sequence[int], *, title: str = "") -> go.Figure:
 
 LOCAL_LEGEND = ("raw weights (global softmax)", "final weights (x Gaussian)",
                 "Gaussian (sigma = D/2)")  # fmt: skip
-LEGEND_ROW_PX = 30  # a horizontal legend in its own row under the x axis title
 
 
 def gaussian_window_plot(
@@ -96,16 +94,7 @@ def position_norms_figure(norms: dict[str, object], *, title: str = "") -> go.Fi
         v = np.asarray(values, dtype=float).ravel()
         fig.add_scatter(x=np.arange(v.size), y=v, mode="lines", name=escape([name])[0],
                         hovertemplate="position %{x}: %{y:.2f}<extra></extra>")  # fmt: skip
-    margin, _ = fitted_margin(["0000"], _number_guess(norms.values()))
-    fig.update_layout(
-        title={"text": title}, xaxis_title="position", yaxis_title="vector length",
-        margin=margin | {"b": margin["b"] + LEGEND_ROW_PX},  # the legend in its own row below
-        legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"},
-    )  # fmt: skip
+    margin, _ = fitted_margin(["0000"], number_labels(norms.values()))
+    fig.update_layout(title={"text": title}, xaxis_title="position", yaxis_title="vector length",
+                      **legend_below(margin))  # fmt: skip
     return fig
-
-
-def _number_guess(arrays: object) -> list[str]:
-    """A label as wide as the widest y tick plotly is likely to write for these values."""
-    top = max((float(np.max(np.abs(a))) for a in arrays if np.size(a)), default=1.0)
-    return ["0" * (len(f"{top:.0f}") + 3)]
