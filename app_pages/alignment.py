@@ -8,7 +8,7 @@ import html
 
 import streamlit as st
 
-from models.translator import Translation, Translator
+from models.rnn.translator import Translation, Translator
 from ui.charts import plotly_chart
 from ui.downloads import csv_and_json
 from ui.text import user_text

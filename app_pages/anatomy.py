@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from models.toy import ADDITIVE_V, AnatomyResult, anatomy, hard_pick
+from models.analysis.toy import ADDITIVE_V, AnatomyResult, anatomy, hard_pick
 from ui.charts import plotly_chart
 from ui.downloads import csv_and_json
 from ui.url_state import format_matrix, parse_int, parse_matrix, read_param, write_params

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from models.aggregate import GROUPS, group_share, head_max, head_mean, rollout
+from models.analysis.aggregate import GROUPS, group_share, head_max, head_mean, rollout
 from ui.charts import plotly_chart
 from ui.multi_head import (
     KINDS,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from models.checkpoint import rebuild_command
+from models.rnn.checkpoint import rebuild_command
 from ui.charts import plotly_chart
 from ui.downloads import download_json
 from ui.text import user_text

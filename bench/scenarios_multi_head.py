@@ -72,7 +72,7 @@ register(
 @timing
 def multi_head_model_times() -> list[Row]:
     """The encoder alone at 512 and 128 pieces, and the figure builders, median of 5."""
-    from models.pretrained import PretrainedEncoder  # noqa: PLC0415
+    from models.transformer.pretrained import PretrainedEncoder  # noqa: PLC0415
     from viz.multi_head import head_grid, head_heatmap  # noqa: PLC0415
 
     encoder = PretrainedEncoder.load()

@@ -45,7 +45,7 @@ TIME_DRAWS = """async ([a, b, draws]) => {
 
 def _anatomy_figures() -> dict[str, tuple]:
     """The anatomy's weights bars and vector diagram at two temperatures (its default preset)."""
-    from models.toy import anatomy  # noqa: PLC0415
+    from models.analysis.toy import anatomy  # noqa: PLC0415
     from viz import vector_diagram, weights_bar  # noqa: PLC0415
 
     items = np.array([[2.0, 1.0, 1.0, 0.0], [-1.0, 1.0, 0.0, 1.0], [0.0, -2.0, -1.0, 0.0],
@@ -70,8 +70,8 @@ def _alignment_figures() -> dict[str, tuple]:
 
     rows = []
     try:
-        from models.checkpoint import CHECKPOINT_ROOT  # noqa: PLC0415
-        from models.translator import Translator  # noqa: PLC0415
+        from models.rnn.checkpoint import CHECKPOINT_ROOT  # noqa: PLC0415
+        from models.rnn.translator import Translator  # noqa: PLC0415
 
         tr = Translator.load(CHECKPOINT_ROOT / "seq2seq-bahdanau")
         for text in SENTENCES:

@@ -32,8 +32,8 @@ def _median_ms(fn, n: int = 50) -> float:  # noqa: ANN001
 @timing
 def seq2seq_speed() -> list[Row]:
     """Median translate() latency, test-set evaluation time and load time for seq2seq-bahdanau."""
-    from models.checkpoint import CHECKPOINT_ROOT  # noqa: PLC0415
-    from models.translator import Translator  # noqa: PLC0415
+    from models.rnn.checkpoint import CHECKPOINT_ROOT  # noqa: PLC0415
+    from models.rnn.translator import Translator  # noqa: PLC0415
 
     folder = CHECKPOINT_ROOT / "seq2seq-bahdanau"
     if not (folder / "model.safetensors").is_file():

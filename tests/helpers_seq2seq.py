@@ -5,10 +5,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from models.checkpoint import save_seq2seq
-from models.seq2seq import Seq2Seq, Seq2SeqConfig
+from models.rnn.checkpoint import save_seq2seq
+from models.rnn.seq2seq import Seq2Seq, Seq2SeqConfig
 from models.tokenizer import SubwordTokenizer
-from models.translator import Translator
+from models.rnn.translator import Translator
 from training.tokenizer import train_tokenizer
 
 EN = [

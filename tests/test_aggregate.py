@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models.aggregate import (
+from models.analysis.aggregate import (
     GROUPS,
     group_share,
     head_max,

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from models import attention as A
-from models.positional import sinusoidal_encoding
+from models.transformer.positional import sinusoidal_encoding
 
 torch.manual_seed(0)
 
@@ -148,7 +148,7 @@ def test_sinusoidal_encoding_matches_formula(d_model):
 
 
 def test_position_table_and_cosine():
-    from models.positional import (  # noqa: PLC0415
+    from models.transformer.positional import (  # noqa: PLC0415
         LearnedPositionalEmbedding,
         SinusoidalPositionalEncoding,
         position_cosine,

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from models.checkpoint import CHECKPOINT_ROOT
+from models.rnn.checkpoint import CHECKPOINT_ROOT
 
 pytestmark = pytest.mark.browser
 CHART = '[data-testid="stPlotlyChart"]'

@@ -14,7 +14,7 @@ import numpy as np
 import plotly
 import pytest
 
-from models.positional import sinusoidal_encoding
+from models.transformer.positional import sinusoidal_encoding
 from viz import (
     attention_heatmap,
     attention_panels,

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from models.checkpoint import CHECKPOINT_ROOT
-from models.pretrained import PretrainedEncoder
-from models.transformer_translator import TransformerTranslator
+from models.rnn.checkpoint import CHECKPOINT_ROOT
+from models.transformer.pretrained import PretrainedEncoder
+from models.transformer.translator import TransformerTranslator
 from tests.browser_helpers import CHART, open_tab, served_with, wait_settled
 from tests.tiny_transformer import build_tiny_transformers
 from ui.multi_head import CHECKPOINTS_ENV

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from models.checkpoint import CHECKPOINT_ROOT
-from models.translator import Translator
+from models.rnn.checkpoint import CHECKPOINT_ROOT
+from models.rnn.translator import Translator
 from tests.browser_helpers import CHART, open_tab, served_with, wait_settled
 from tests.tiny_seq2seq import build_tiny_checkpoints
 from ui.translation import CHECKPOINTS_ENV

@@ -13,8 +13,8 @@ import torch
 from PIL import Image
 
 from models.attention import additive_score, masked_softmax
-from models.caption_checkpoint import CaptionCheckpointError, load_captioner, save_captioner
-from models.captioning import (
+from models.captioning.checkpoint import CaptionCheckpointError, load_captioner, save_captioner
+from models.captioning.model import (
     END,
     START,
     Baseline,
@@ -24,7 +24,7 @@ from models.captioning import (
     hard_loss,
     soft_loss,
 )
-from models.images import ImageInputError, load_image
+from media.images import ImageInputError, load_image
 from tests.requirements_env import need
 from tests.tiny_captions import tiny_model
 
@@ -212,9 +212,9 @@ def test_odd_modes_become_rgb(img):
 @pytest.mark.checkpoints
 @pytest.mark.parametrize("name", ["caption-soft", "caption-hard"])
 def test_shipped_checkpoints_on_fresh_scenes(name):
-    from models.caption_checkpoint import resolve
-    from models.image_encoder import encode, load_encoder
-    from models.scenes import load_sprites, random_scene
+    from models.captioning.checkpoint import resolve
+    from models.captioning.image_encoder import encode, load_encoder
+    from media.scenes import load_sprites, random_scene
     from training.caption_metrics import evaluate
 
     need((resolve(name) / "model.safetensors").is_file(), f"checkpoint {name} not trained yet")
@@ -239,7 +239,7 @@ def test_shipped_cards_meet_the_floors(name, exact, localization):
     """The cards' 500-scene test figures (evaluate_captions --write-card) meet the issue's floors."""
     import json
 
-    from models.caption_checkpoint import resolve
+    from models.captioning.checkpoint import resolve
 
     card_path = resolve(name) / "card.json"
     need(card_path.is_file(), f"checkpoint {name} not trained yet")

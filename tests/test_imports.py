@@ -36,7 +36,7 @@ def test_import_direction(path: Path):
     if rel.startswith("viz/"):
         assert "torch" not in imported, f"{rel} imports torch"
         assert not imported & {"ui", "app_pages", "models"}, f"{rel} imports app layers"
-    if rel.startswith("models/"):
+    if rel.startswith(("models/", "media/")):
         assert not imported & {"streamlit", "plotly", "altair", "ui", "app_pages", "viz"}, rel
     if rel.startswith("ui/"):
         assert "app_pages" not in imported, f"{rel} imports app_pages"

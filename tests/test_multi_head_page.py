@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from models.aggregate import GROUPS
-from models.transformer_translator import TransformerTranslator
+from models.analysis.aggregate import GROUPS
+from models.transformer.translator import TransformerTranslator
 from tests.tiny_transformer import build_tiny_transformers
 from ui.multi_head import CHECKPOINTS_ENV, hide_groups, transformer_view
 from viz.multi_head import ZWSP, head_grid, head_heatmap, head_lines, pool_blocks

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from models.attention import scaled_dot_product_attention
-from models.pretrained import MAX_PIECES, PretrainedEncoder, PretrainedModelError
+from models.transformer.pretrained import MAX_PIECES, PretrainedEncoder, PretrainedModelError
 
 SENTENCE = "The cat sat on the mat, and the dog didn't."
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from models.scenes import (
+from media.scenes import (
     CATALOGUE,
     IMAGE_SIZE,
     OBJECT_NAMES,

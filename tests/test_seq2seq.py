@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from models.attention import additive_score
-from models.checkpoint import CheckpointError, load_seq2seq
-from models.decoding import beam_search, greedy_decode
-from models.seq2seq import ATTENTION_NAMES, Seq2Seq
+from models.rnn.checkpoint import CheckpointError, load_seq2seq
+from models.rnn.decoding import beam_search, greedy_decode
+from models.rnn.seq2seq import ATTENTION_NAMES, Seq2Seq
 from models.wordview import group_pieces, merge_subwords, word_text
 from tests.helpers_seq2seq import tiny_checkpoint, tiny_config, tiny_tokenizers
 
@@ -29,7 +29,7 @@ def tok_dir(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def translators(tmp_path_factory, tok_dir):
-    from models.translator import Translator
+    from models.rnn.translator import Translator
 
     torch.manual_seed(0)
     root = tmp_path_factory.mktemp("ck")

@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models.checkpoint import CHECKPOINT_ROOT, read_card
-from models.seq2seq import ATTENTION_NAMES
-from models.translator import Translator
+from models.rnn.checkpoint import CHECKPOINT_ROOT, read_card
+from models.rnn.seq2seq import ATTENTION_NAMES
+from models.rnn.translator import Translator
 from models.wordview import merge_subwords
 from tests.requirements_env import need, need_data
 from training.data import load_pairs

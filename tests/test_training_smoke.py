@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from models.checkpoint import read_card
-from models.seq2seq import ATTENTION_NAMES
+from models.rnn.checkpoint import read_card
+from models.rnn.seq2seq import ATTENTION_NAMES
 from tests.requirements_env import need_data
 from training import evaluate, train_seq2seq
 

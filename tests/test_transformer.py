@@ -12,11 +12,11 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from models.checkpoint import CHECKPOINT_ROOT, CheckpointError
+from models.rnn.checkpoint import CHECKPOINT_ROOT, CheckpointError
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID
-from models.transformer import Transformer, TransformerConfig
-from models.transformer_checkpoint import load_transformer, save_transformer
-from models.transformer_translator import (
+from models.transformer.model import Transformer, TransformerConfig
+from models.transformer.checkpoint import load_transformer, save_transformer
+from models.transformer.translator import (
     TransformerTranslator,
     beam_ids,
     decode_step,
@@ -240,7 +240,7 @@ def test_evaluate_cli_dispatches_to_the_transformer(
 @pytest.mark.data
 def test_one_training_step_writes_a_resumable_checkpoint(tiny_root: Path, tmp_path: Path) -> None:
     """``training.train_transformer`` end to end on 64 real pairs: one step, export, resume."""
-    from models.checkpoint import read_card
+    from models.rnn.checkpoint import read_card
     from training import train_transformer
 
     data = need_data()

@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from models.checkpoint import CHECKPOINT_ROOT
-from models.translator import Translator
+from models.rnn.checkpoint import CHECKPOINT_ROOT
+from models.rnn.translator import Translator
 from tests.tiny_seq2seq import build_tiny_checkpoints
 from ui.translation import (
     CHECKPOINTS_ENV,

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import torch
 
-from models.checkpoint import save_seq2seq
-from models.seq2seq import Seq2Seq, Seq2SeqConfig
+from models.rnn.checkpoint import save_seq2seq
+from models.rnn.seq2seq import Seq2Seq, Seq2SeqConfig
 from training.tokenizer import train_tokenizer
 
 KINDS = ("none", "bahdanau", "luong-dot", "luong-general", "luong-concat", "local-m", "local-p")

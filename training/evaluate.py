@@ -19,8 +19,8 @@ from pathlib import Path
 import sacrebleu
 import torch
 
-from models.decoding import beam_search, greedy_decode
-from models.seq2seq import Seq2Seq
+from models.rnn.decoding import beam_search, greedy_decode
+from models.rnn.seq2seq import Seq2Seq
 from models.tokenizer import EOS_ID, SubwordTokenizer
 from training.data import DEFAULT_DATA, concat_pairs, load_pairs, read_lines
 

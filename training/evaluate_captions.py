@@ -18,8 +18,8 @@ import time
 
 import torch
 
-from models.caption_checkpoint import CARD, load_captioner, resolve
-from models.captioning import DEPARTURES
+from models.captioning.checkpoint import CARD, load_captioner, resolve
+from models.captioning.model import DEPARTURES
 from training.caption_data import build_set, load_set
 from training.caption_metrics import evaluate
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw, ImageFont
 from tqdm import tqdm
 
-from models.scenes import CATALOGUE, SPRITE_PX, SPRITES_DIR, random_scene, scene_record
+from media.scenes import CATALOGUE, SPRITE_PX, SPRITES_DIR, random_scene, scene_record
 
 FONT_CANDIDATES = (
     Path("/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf"),

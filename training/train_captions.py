@@ -24,8 +24,8 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from models.caption_checkpoint import CARD, CHECKPOINT_ROOT, load_captioner, save_captioner
-from models.captioning import (
+from models.captioning.checkpoint import CARD, CHECKPOINT_ROOT, load_captioner, save_captioner
+from models.captioning.model import (
     END,
     START,
     Baseline,
@@ -35,8 +35,8 @@ from models.captioning import (
     hard_loss,
     soft_loss,
 )
-from models.image_encoder import ENCODER_NAME, FEATURE_BLOCK
-from models.scenes import OBJECT_NAMES, vocabulary_words
+from models.captioning.image_encoder import ENCODER_NAME, FEATURE_BLOCK
+from media.scenes import OBJECT_NAMES, vocabulary_words
 from training.caption_data import load_set
 from training.caption_metrics import evaluate
 

@@ -24,8 +24,8 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from models.checkpoint import CARD, CHECKPOINT_ROOT, load_seq2seq, save_seq2seq
-from models.seq2seq import ATTENTION_NAMES, Seq2Seq, Seq2SeqConfig
+from models.rnn.checkpoint import CARD, CHECKPOINT_ROOT, load_seq2seq, save_seq2seq
+from models.rnn.seq2seq import ATTENTION_NAMES, Seq2Seq, Seq2SeqConfig
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, SubwordTokenizer
 from training.data import DEFAULT_DATA, concat_pairs, load_pairs
 from training.evaluate import evaluate_pairs, pad_batch

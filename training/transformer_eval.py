@@ -7,11 +7,11 @@ from pathlib import Path
 
 import torch
 
-from models.checkpoint import load_seq2seq
+from models.rnn.checkpoint import load_seq2seq
 from models.tokenizer import SubwordTokenizer
-from models.transformer import Transformer
-from models.transformer_checkpoint import is_transformer_checkpoint, load_transformer
-from models.transformer_translator import beam_ids, greedy_ids
+from models.transformer.model import Transformer
+from models.transformer.checkpoint import is_transformer_checkpoint, load_transformer
+from models.transformer.translator import beam_ids, greedy_ids
 
 
 def load_translator_parts(name_or_folder: str | Path, device: str | torch.device = "cpu"):

@@ -14,17 +14,17 @@ import numpy as np
 import streamlit as st
 import torch
 
-from models.caption_checkpoint import (
+from models.captioning.checkpoint import (
     CAPTION_MODELS,
     CHECKPOINT_ROOT,
     CaptionCheckpointError,
     load_captioner,
     read_card,
 )
-from models.captioning import Captioner, CaptionResult
-from models.image_encoder import load_encoder
-from models.images import MAX_BYTES, ImageInputError, load_image
-from models.scenes import (
+from models.captioning.model import Captioner, CaptionResult
+from models.captioning.image_encoder import load_encoder
+from media.images import MAX_BYTES, ImageInputError, load_image
+from media.scenes import (
     OBJECT_NAMES,
     Placement,
     Scene,

@@ -17,17 +17,17 @@ import numpy as np
 import streamlit as st
 import torch
 
-from models.aggregate import GROUPS, hide_keys, token_groups
-from models.checkpoint import CHECKPOINT_ROOT, CheckpointError
-from models.pretrained import (
+from models.analysis.aggregate import GROUPS, hide_keys, token_groups
+from models.rnn.checkpoint import CHECKPOINT_ROOT, CheckpointError
+from models.transformer.pretrained import (
     DEFAULT_MODEL,
     EncoderAttention,
     PretrainedEncoder,
     PretrainedModelError,
 )
-from models.transformer_checkpoint import transformer_rebuild_command
-from models.transformer_translator import TransformerAttention, TransformerTranslator
-from models.translator import Translation
+from models.transformer.checkpoint import transformer_rebuild_command
+from models.transformer.translator import TransformerAttention, TransformerTranslator
+from models.rnn.translator import Translation
 from ui.downloads import matrix_csv
 from ui.runtime import freeze_long_lived
 from ui.sidebar import current_device

@@ -18,9 +18,9 @@ import sacrebleu
 import streamlit as st
 import torch
 
-from models.checkpoint import CHECKPOINT_ROOT, CheckpointError, read_card, rebuild_command
-from models.seq2seq import ATTENTION_NAMES
-from models.translator import EncoderGradients, Translation, Translator
+from models.rnn.checkpoint import CHECKPOINT_ROOT, CheckpointError, read_card, rebuild_command
+from models.rnn.seq2seq import ATTENTION_NAMES
+from models.rnn.translator import EncoderGradients, Translation, Translator
 from models.wordview import merge_subwords
 from ui.runtime import freeze_long_lived
 from ui.sidebar import current_device

@@ -1,4 +1,4 @@
-"""Greedy and beam-search decoding for :class:`models.seq2seq.Seq2Seq`, recording the attention.
+"""Greedy and beam-search decoding for :class:`models.rnn.seq2seq.Seq2Seq`, recording the attention.
 
 Beam search keeps the ``beam`` best partial translations by summed log-probability and ranks finished
 ones by the length-normalised score ``log p(y | x) / |y|`` (Wu et al. 2016 use a softer penalty; plain
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from models.seq2seq import DecoderState, Memory, Seq2Seq, StepOutput
+from models.rnn.seq2seq import DecoderState, Memory, Seq2Seq, StepOutput
 from models.tokenizer import BOS_ID, EOS_ID
 
 

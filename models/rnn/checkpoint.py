@@ -8,10 +8,10 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 
-from models.seq2seq import Seq2Seq, Seq2SeqConfig
+from models.rnn.seq2seq import Seq2Seq, Seq2SeqConfig
 from models.tokenizer import SubwordTokenizer
 
-CHECKPOINT_ROOT = Path(__file__).resolve().parent.parent / "checkpoints"
+CHECKPOINT_ROOT = Path(__file__).resolve().parents[2] / "checkpoints"
 WEIGHTS, CONFIG, CARD = "model.safetensors", "config.json", "card.json"
 
 

@@ -1,4 +1,4 @@
-"""Transformer checkpoint I/O without unpickling, in the layout of :mod:`models.checkpoint`:
+"""Transformer checkpoint I/O without unpickling, in the layout of :mod:`models.rnn.checkpoint`:
 fp16 safetensors weights (the tied generator stored once) + config.json + src/tgt tokenizers +
 card.json, in ``checkpoints/transformer-<positional>/``."""
 
@@ -10,9 +10,9 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 
-from models.checkpoint import CHECKPOINT_ROOT, CONFIG, WEIGHTS, CheckpointError
+from models.rnn.checkpoint import CHECKPOINT_ROOT, CONFIG, WEIGHTS, CheckpointError
 from models.tokenizer import SubwordTokenizer
-from models.transformer import Transformer, TransformerConfig
+from models.transformer.model import Transformer, TransformerConfig
 
 TRANSFORMER_NAMES = ("transformer-sinusoidal", "transformer-learned")
 

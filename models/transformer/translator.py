@@ -18,7 +18,7 @@ import torch
 
 from models.attention import MultiHeadAttention, scaled_dot_product_attention
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, SubwordTokenizer, clean_text
-from models.transformer import EncoderOutput, Transformer
+from models.transformer.model import EncoderOutput, Transformer
 
 
 @dataclass(frozen=True)
@@ -218,7 +218,7 @@ class TransformerTranslator:
     def load(
         cls, name_or_folder: str | Path, device: str | torch.device = "cpu"
     ) -> TransformerTranslator:
-        from models.transformer_checkpoint import load_transformer  # noqa: PLC0415 - no cycle
+        from models.transformer.checkpoint import load_transformer  # noqa: PLC0415 - no cycle
 
         model, src_tok, tgt_tok = load_transformer(name_or_folder, device)
         return cls(model, src_tok, tgt_tok, Path(name_or_folder).name)

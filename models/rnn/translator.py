@@ -2,7 +2,7 @@
 
 ``Translator.translate`` (greedy or beam search), ``Translator.force`` (the alignment of a given
 sentence pair), ``Translator.encoder_gradients`` (how much the encoder's last state depends on each
-input position: the vanishing-gradient picture). See :mod:`models.seq2seq` for the papers.
+input position: the vanishing-gradient picture). See :mod:`models.rnn.seq2seq` for the papers.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from models.checkpoint import load_seq2seq
-from models.decoding import Decoded, beam_search, forced_decode, greedy_decode
-from models.seq2seq import Seq2Seq
+from models.rnn.checkpoint import load_seq2seq
+from models.rnn.decoding import Decoded, beam_search, forced_decode, greedy_decode
+from models.rnn.seq2seq import Seq2Seq
 from models.tokenizer import EOS_ID, SubwordTokenizer, clean_text
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from models.attention import masked_softmax, scaled_dot_product_attention, score, weighted_sum
-from models.positional import sinusoidal_encoding
+from models.transformer.positional import sinusoidal_encoding
 
 # The additive score's fixed parameters in the 2-D toy: v^T tanh(W_q q + W_k k), d_a = 2.
 ADDITIVE_W_Q = ((1.0, 0.0), (0.0, 1.0))

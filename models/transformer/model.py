@@ -33,7 +33,7 @@ import torch
 from torch import nn
 
 from models.attention import MultiHeadAttention
-from models.positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding
+from models.transformer.positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding
 from models.tokenizer import PAD_ID
 
 POSITIONAL_NAMES = ("sinusoidal", "learned")

@@ -1,7 +1,7 @@
 """Show, Attend and Tell (Xu et al. 2015): an LSTM decoder with soft or hard attention over a grid.
 
 Notation of the paper. Annotation vectors ``a_i`` (i = 1..L, L = 14 x 14) come from a frozen CNN
-(``models.image_encoder``; here passed through a learned per-location projection). At step t:
+(``models.captioning.image_encoder``; here passed through a learned per-location projection). At step t:
 
 - eq. 4-5   scores ``e_ti = f_att(a_i, h_{t-1}) = v^T tanh(W_a a_i + W_h h_{t-1})`` (the additive
             score of ``models.attention``) and alphas ``alpha_ti = softmax_i(e_ti)``.
@@ -475,7 +475,7 @@ class Captioner:
     @torch.inference_mode()
     def features(self, image: np.ndarray) -> torch.Tensor:
         """(224, 224, 3) uint8 -> annotations (1, L, D) on the device."""
-        from models.image_encoder import encode  # noqa: PLC0415
+        from models.captioning.image_encoder import encode  # noqa: PLC0415
 
         return encode(self.encoder, image, self.device)
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 
-from models.captioning import CaptionConfig, ShowAttendTell, Vocab
+from models.captioning.model import CaptionConfig, ShowAttendTell, Vocab
 
-CHECKPOINT_ROOT = Path(__file__).resolve().parent.parent / "checkpoints"
+CHECKPOINT_ROOT = Path(__file__).resolve().parents[2] / "checkpoints"
 WEIGHTS, CONFIG, VOCAB, CARD = "model.safetensors", "config.json", "vocab.json", "card.json"
 CAPTION_MODELS = ("caption-soft", "caption-hard")
 

@@ -1,0 +1,1 @@
+"""Show, Attend and Tell (Xu et al. 2015): soft and hard attention over an image."""
