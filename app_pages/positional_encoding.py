@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from models.transformer.positional import position_cosine, position_table, sinusoidal_encoding
 from models.analysis.toy import PermutationResult, permutation_demo, position_similarity
+from models.transformer.positional import position_cosine, position_table, sinusoidal_encoding
 from ui.charts import plotly_chart
 from ui.downloads import download_csv
 from ui.model_status import read_card

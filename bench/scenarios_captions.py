@@ -29,10 +29,10 @@ def caption_timings() -> list[Row]:
     """Load (encoder + decoder) and caption + maps per image, for each shipped captioner."""
     import torch  # noqa: PLC0415
 
-    from models.captioning.checkpoint import CAPTION_MODELS, CaptionCheckpointError, load_captioner  # noqa: PLC0415
-    from models.captioning.model import Captioner  # noqa: PLC0415
-    from models.captioning.image_encoder import load_encoder  # noqa: PLC0415
     from media.scenes import load_sprites, random_scene  # noqa: PLC0415
+    from models.captioning.checkpoint import CAPTION_MODELS, CaptionCheckpointError, load_captioner  # noqa: PLC0415
+    from models.captioning.image_encoder import load_encoder  # noqa: PLC0415
+    from models.captioning.model import Captioner  # noqa: PLC0415
 
     torch.set_num_threads(1)
     sprites = load_sprites()

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from models.rnn.checkpoint import save_seq2seq
 from models.rnn.seq2seq import Seq2Seq, Seq2SeqConfig
-from models.tokenizer import SubwordTokenizer
 from models.rnn.translator import Translator
+from models.tokenizer import SubwordTokenizer
 from training.tokenizer import train_tokenizer
 
 EN = [

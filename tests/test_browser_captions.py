@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from models.captioning.checkpoint import CAPTION_MODELS, CHECKPOINT_ROOT
 from media.scenes import Placement, compose, load_sprites
+from models.captioning.checkpoint import CAPTION_MODELS, CHECKPOINT_ROOT
 from tests.browser_helpers import CHART, open_tab, served_with, wait_settled
 from tests.tiny_captions import build_tiny_caption_checkpoints
 from ui.captions import CHECKPOINTS_ENV

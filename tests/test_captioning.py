@@ -12,6 +12,7 @@ import pytest
 import torch
 from PIL import Image
 
+from media.images import ImageInputError, load_image
 from models.attention import additive_score, masked_softmax
 from models.captioning.checkpoint import CaptionCheckpointError, load_captioner, save_captioner
 from models.captioning.model import (
@@ -24,7 +25,6 @@ from models.captioning.model import (
     hard_loss,
     soft_loss,
 )
-from media.images import ImageInputError, load_image
 from tests.requirements_env import need
 from tests.tiny_captions import tiny_model
 
@@ -212,9 +212,9 @@ def test_odd_modes_become_rgb(img):
 @pytest.mark.checkpoints
 @pytest.mark.parametrize("name", ["caption-soft", "caption-hard"])
 def test_shipped_checkpoints_on_fresh_scenes(name):
+    from media.scenes import load_sprites, random_scene
     from models.captioning.checkpoint import resolve
     from models.captioning.image_encoder import encode, load_encoder
-    from media.scenes import load_sprites, random_scene
     from training.caption_metrics import evaluate
 
     need((resolve(name) / "model.safetensors").is_file(), f"checkpoint {name} not trained yet")

@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models.analysis.toy import anatomy, hard_pick, permutation_demo, position_similarity, word_embeddings
+from models.analysis.toy import (
+    anatomy,
+    hard_pick,
+    permutation_demo,
+    position_similarity,
+    word_embeddings,
+)
 
 KEYS = [[2.0, 1.0], [-1.0, 1.0], [0.0, -2.0]]
 VALUES = [[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]]

@@ -14,8 +14,8 @@ import torch.nn.functional as F
 
 from models.rnn.checkpoint import CHECKPOINT_ROOT, CheckpointError
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID
-from models.transformer.model import Transformer, TransformerConfig
 from models.transformer.checkpoint import load_transformer, save_transformer
+from models.transformer.model import Transformer, TransformerConfig
 from models.transformer.translator import (
     TransformerTranslator,
     beam_ids,

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import torch
 
+from media.scenes import vocabulary_words
 from models.captioning.checkpoint import save_captioner
 from models.captioning.model import CaptionConfig, ShowAttendTell, Vocab
-from media.scenes import vocabulary_words
 
 TINY = {"annotation_dim": 16, "embed_dim": 8, "hidden": 16, "attention_dim": 8, "max_len": 8}
 

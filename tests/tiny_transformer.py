@@ -8,8 +8,8 @@ from pathlib import Path
 
 import torch
 
-from models.transformer.model import Transformer, TransformerConfig
 from models.transformer.checkpoint import save_transformer
+from models.transformer.model import Transformer, TransformerConfig
 from tests.helpers_seq2seq import tiny_tokenizers
 
 

@@ -19,8 +19,8 @@ import torch
 from PIL import Image
 from tqdm import tqdm
 
-from models.captioning.image_encoder import encode, load_encoder
 from media.scenes import load_sprites, random_scene
+from models.captioning.image_encoder import encode, load_encoder
 
 RUNS = Path(__file__).resolve().parent.parent / "runs"
 FEATURES = RUNS / "caption-features"

@@ -13,9 +13,9 @@ import numpy as np
 import sacrebleu
 import torch
 
-from models.captioning.model import ShowAttendTell, Vocab, describe
-from models.captioning.image_encoder import INPUT_SIZE
 from media.scenes import OBJECT_NAMES
+from models.captioning.image_encoder import INPUT_SIZE
+from models.captioning.model import ShowAttendTell, Vocab, describe
 
 OBJECTS = set(OBJECT_NAMES)
 

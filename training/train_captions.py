@@ -24,7 +24,9 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from media.scenes import OBJECT_NAMES, vocabulary_words
 from models.captioning.checkpoint import CARD, CHECKPOINT_ROOT, load_captioner, save_captioner
+from models.captioning.image_encoder import ENCODER_NAME, FEATURE_BLOCK
 from models.captioning.model import (
     END,
     START,
@@ -35,8 +37,6 @@ from models.captioning.model import (
     hard_loss,
     soft_loss,
 )
-from models.captioning.image_encoder import ENCODER_NAME, FEATURE_BLOCK
-from media.scenes import OBJECT_NAMES, vocabulary_words
 from training.caption_data import load_set
 from training.caption_metrics import evaluate
 

@@ -32,8 +32,8 @@ from tqdm import tqdm
 
 from models.rnn.checkpoint import CARD, CHECKPOINT_ROOT
 from models.tokenizer import PAD_ID, SubwordTokenizer
-from models.transformer.model import POSITIONAL_NAMES, Transformer, TransformerConfig
 from models.transformer.checkpoint import load_transformer, save_transformer
+from models.transformer.model import POSITIONAL_NAMES, Transformer, TransformerConfig
 from training.data import DEFAULT_DATA, concat_pairs, load_pairs
 from training.evaluate import evaluate_pairs, pad_batch
 from training.train_seq2seq import (

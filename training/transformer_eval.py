@@ -9,8 +9,8 @@ import torch
 
 from models.rnn.checkpoint import load_seq2seq
 from models.tokenizer import SubwordTokenizer
-from models.transformer.model import Transformer
 from models.transformer.checkpoint import is_transformer_checkpoint, load_transformer
+from models.transformer.model import Transformer
 from models.transformer.translator import beam_ids, greedy_ids
 
 

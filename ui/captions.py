@@ -14,15 +14,6 @@ import numpy as np
 import streamlit as st
 import torch
 
-from models.captioning.checkpoint import (
-    CAPTION_MODELS,
-    CHECKPOINT_ROOT,
-    CaptionCheckpointError,
-    load_captioner,
-    read_card,
-)
-from models.captioning.model import Captioner, CaptionResult
-from models.captioning.image_encoder import load_encoder
 from media.images import MAX_BYTES, ImageInputError, load_image
 from media.scenes import (
     OBJECT_NAMES,
@@ -33,6 +24,15 @@ from media.scenes import (
     random_placements,
     random_scene,
 )
+from models.captioning.checkpoint import (
+    CAPTION_MODELS,
+    CHECKPOINT_ROOT,
+    CaptionCheckpointError,
+    load_captioner,
+    read_card,
+)
+from models.captioning.image_encoder import load_encoder
+from models.captioning.model import Captioner, CaptionResult
 from ui.runtime import freeze_long_lived
 from ui.url_state import parse_choice, parse_int, read_param, write_params
 

@@ -19,15 +19,15 @@ import torch
 
 from models.analysis.aggregate import GROUPS, hide_keys, token_groups
 from models.rnn.checkpoint import CHECKPOINT_ROOT, CheckpointError
+from models.rnn.translator import Translation
+from models.transformer.checkpoint import transformer_rebuild_command
 from models.transformer.pretrained import (
     DEFAULT_MODEL,
     EncoderAttention,
     PretrainedEncoder,
     PretrainedModelError,
 )
-from models.transformer.checkpoint import transformer_rebuild_command
 from models.transformer.translator import TransformerAttention, TransformerTranslator
-from models.rnn.translator import Translation
 from ui.downloads import matrix_csv
 from ui.runtime import freeze_long_lived
 from ui.sidebar import current_device

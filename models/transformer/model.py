@@ -33,8 +33,8 @@ import torch
 from torch import nn
 
 from models.attention import MultiHeadAttention
-from models.transformer.positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding
 from models.tokenizer import PAD_ID
+from models.transformer.positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding
 
 POSITIONAL_NAMES = ("sinusoidal", "learned")
 
