@@ -2,32 +2,53 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+PYTEST := $(BIN)/python -m pytest
 STAMP_RUN := $(VENV)/.run-installed
 STAMP_DEV := $(VENV)/.dev-installed
 DATA ?= ../shared/data/multi30k
 
-.PHONY: run test bench lint format setup setup-dev train-seq2seq evaluate-seq2seq
+.PHONY: run test test-fast screenshots bench lint format setup setup-dev lock train-seq2seq evaluate-seq2seq
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip
 
-$(STAMP_RUN): requirements.txt | $(BIN)/python
-	$(BIN)/pip install -r requirements.txt
+# The venv is installed from the lock files (exact versions); requirements*.txt are their sources.
+$(STAMP_RUN): requirements.lock | $(BIN)/python
+	$(BIN)/pip install -r requirements.lock
 	touch $@
 
-$(STAMP_DEV): requirements.txt requirements-dev.txt | $(BIN)/python
-	$(BIN)/pip install -r requirements-dev.txt
+$(STAMP_DEV): requirements.lock requirements-dev.lock | $(BIN)/python
+	$(BIN)/pip install -r requirements-dev.lock
 	touch $@ $(STAMP_RUN)
 
 setup: $(STAMP_RUN)
 setup-dev: $(STAMP_DEV)
 
+# Recompile the lock files after editing requirements*.txt (pip-tools, resolved with pip's own
+# configuration, so torch resolves to the CPU build where pip can see one).
+LOCK := CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet --strip-extras --allow-unsafe \
+  --annotation-style=line \
+  --no-emit-find-links --no-emit-index-url --no-emit-trusted-host
+lock: | $(BIN)/python
+	$(BIN)/pip install --quiet "pip-tools~=7.6"
+	$(LOCK) -o requirements.lock requirements.txt
+	$(LOCK) -c requirements.lock -o requirements-dev.lock requirements-dev.txt
+	! grep -n -i -E "^(nvidia|cuda|triton)" requirements.lock requirements-dev.lock
+
 run: $(STAMP_RUN)
 	$(BIN)/streamlit run app.py
 
 test: $(STAMP_DEV)
-	$(BIN)/python -m pytest -q
+	$(PYTEST) -q
+
+# Everything but the tests marked slow (browser, shipped checkpoints, training data; tests/conftest.py).
+test-fast: $(STAMP_DEV)
+	$(PYTEST) -q -m "not slow"
+
+# Refresh the README's screenshots: only the browser tests that take one, writing into docs/.
+screenshots: $(STAMP_DEV)
+	ATLAS_SCREENSHOTS=docs/screenshots $(PYTEST) -q -m screenshot
 
 bench: $(STAMP_DEV)
 	$(BIN)/python -m bench.run
@@ -40,7 +61,7 @@ format: $(STAMP_DEV)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-# --- Retraining the RNN translators (Multi30k en->fr; see README "Train the models again") ---------
+# --- Retraining the RNN translators (Multi30k en->fr; see docs/training.md) ---------
 # bahdanau and luong-dot train from scratch; the other Luong variants start from luong-dot's weights
 # and `none` from bahdanau's encoder (warm start), which is how the shipped checkpoints were made.
 TRAIN_SEQ2SEQ := $(BIN)/python -m training.train_seq2seq --data $(DATA)

@@ -5,24 +5,22 @@ reference, two scoring functions compared)."""
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
 
 import streamlit as st
 
 from models.rnn.translator import Translation, Translator
 from ui.charts import plotly_chart
 from ui.downloads import csv_and_json
+from ui.loaders import load_translator
 from ui.text import user_text
-from ui.translation import (
-    GLOBAL_MODELS,
+from ui.translation import GLOBAL_MODELS, reference_ui, sentence_ui, show_notices, step_slider
+from ui.translation_compute import (
     AlignmentView,
+    CompareResult,
     Result,
     compute_alignment,
     compute_compare,
-    load_translator,
-    reference_ui,
-    sentence_ui,
-    show_notices,
-    step_slider,
     tokens_view,
 )
 from viz import diff_heatmap
@@ -60,7 +58,19 @@ with ▁ begin a word; `</s>` ends the sentence.
 """
 
 
-def controls_ui() -> dict:
+@dataclass(frozen=True)
+class AlignmentSettings:
+    """The page's inputs: the raw sentence, the model (a GLOBAL_MODELS key), the beam width
+    (1 = greedy), the view level (LEVELS) and the mode (MODES)."""
+
+    raw: str
+    kind: str
+    beam: int
+    level: str
+    mode: str
+
+
+def controls_ui() -> AlignmentSettings:
     """Sentence, model, decoding, view level and mode; returns them."""
     raw = sentence_ui("aln_", with_ref=True)
     c1, c2, c3, c4 = st.columns([3, 2, 2, 3])
@@ -71,8 +81,7 @@ def controls_ui() -> dict:
                                  bind="query-params", required=True, help=LEVEL_HELP)  # fmt: skip
     mode = c4.segmented_control("Mode", MODES, default="translate", key="aln_mode",
                                 bind="query-params", required=True, help=MODE_HELP)  # fmt: skip
-    return {"raw": raw, "kind": kind, "beam": int(beam), "level": level or "subword",
-            "mode": mode or "translate"}  # fmt: skip
+    return AlignmentSettings(raw, kind, int(beam), level or "subword", mode or "translate")
 
 
 def alignment_ui(view: AlignmentView, title: str, key: str) -> None:
@@ -115,39 +124,38 @@ def hypotheses_ui(tr: Translation, level: str) -> None:
                                        title=f"Hypothesis {pick}"), key="aln_hyp_heatmap")  # fmt: skip
 
 
-def result_downloads_ui(result: Result, settings: dict, name: str) -> None:
+def result_downloads_ui(result: Result, settings: AlignmentSettings, name: str) -> None:
     """The matrix on screen as CSV and the whole result as JSON."""
     tr, view = result.translation, result.view
-    data = {"model": settings["kind"], "mode": settings["mode"], "beam": settings["beam"],
+    data = {"model": settings.kind, "mode": settings.mode, "beam": settings.beam,
             "source": result.sentence.text, "translation": tr.text,
             "source_tokens": tr.source_tokens, "target_tokens": tr.target_tokens,
             "weights": tr.weights, "token_probs": tr.token_probs, "top_k": tr.top_k,
-            "view": {"level": settings["level"], "source": view.source, "target": view.target,
+            "view": {"level": settings.level, "source": view.source, "target": view.target,
                      "weights": view.weights},
             "hypotheses": [{"text": h.text, "score": h.score, "target_tokens": h.target_tokens,
                             "weights": h.weights} for h in tr.hypotheses]}  # fmt: skip
     csv_and_json(view.weights, view.target, view.source, data, name, f"aln_{name}")
 
 
-def translate_ui(translator: Translator, settings: dict) -> None:
+def translate_ui(translator: Translator, settings: AlignmentSettings) -> None:
     """Translate mode: translation, alignment, step inspector, hypotheses, downloads."""
-    result = compute_alignment(translator, settings["raw"], beam=settings["beam"],
-                               level=settings["level"])  # fmt: skip
+    result = compute_alignment(translator, settings.raw, beam=settings.beam, level=settings.level)
     if not show_notices(result, translator):
         return
     tr = result.translation
     user_text(tr.text, label="Translation:")
-    alignment_ui(result.view, f"{GLOBAL_MODELS[settings['kind']]}", "aln_main")
+    alignment_ui(result.view, GLOBAL_MODELS[settings.kind], "aln_main")
     step_inspector_ui(tr)
     if tr.hypotheses:
-        hypotheses_ui(tr, settings["level"])
+        hypotheses_ui(tr, settings.level)
     result_downloads_ui(result, settings, "alignment")
 
 
-def reference_mode_ui(translator: Translator, settings: dict) -> None:
+def reference_mode_ui(translator: Translator, settings: AlignmentSettings) -> None:
     """Reference mode: the model forced through the user's French sentence."""
     ref = reference_ui("aln_")
-    result = compute_alignment(translator, settings["raw"], level=settings["level"], reference=ref)
+    result = compute_alignment(translator, settings.raw, level=settings.level, reference=ref)
     if not show_notices(result, translator):
         return
     tr = result.translation
@@ -163,22 +171,22 @@ def reference_mode_ui(translator: Translator, settings: dict) -> None:
     result_downloads_ui(result, settings, "forced-alignment")
 
 
-def compare_ui(translator: Translator, settings: dict) -> None:
+def compare_ui(translator: Translator, settings: AlignmentSettings) -> None:
     """Compare mode: two scoring functions on the same pair, their difference and entropy."""
-    others = [k for k in GLOBAL_MODELS if k != settings["kind"]]
+    others = [k for k in GLOBAL_MODELS if k != settings.kind]
     kind_b = st.selectbox("Compare with", others, key="aln_model_b", bind="query-params")
     second = load_translator(kind_b)
     if second is None:
         return
-    result = compute_compare(translator, second, settings["raw"], level=settings["level"])
+    result = compute_compare(translator, second, settings.raw, level=settings.level)
     if not show_notices(result, translator):
         return
     st.caption("Both models read your sentence and are forced through the same French "
-               f"translation (the {settings['kind']} model's greedy output), so their weights "
+               f"translation (the {settings.kind} model's greedy output), so their weights "
                "share rows and columns.")  # fmt: skip
     user_text(result.translation.text, label="Translation:")
-    names = (GLOBAL_MODELS[settings["kind"]], GLOBAL_MODELS[kind_b])
-    view_b = result.extra["second_view"]
+    names = (GLOBAL_MODELS[settings.kind], GLOBAL_MODELS[kind_b])
+    view_b = result.second_view
     cols = st.columns(2)
     for col, view, name, key in zip(cols, (result.view, view_b), names, ("a", "b"), strict=True):
         with col:
@@ -187,9 +195,9 @@ def compare_ui(translator: Translator, settings: dict) -> None:
     difference_ui(result, view_b, names)
 
 
-def difference_ui(result: Result, view_b: AlignmentView, names: tuple[str, str]) -> None:
+def difference_ui(result: CompareResult, view_b: AlignmentView, names: tuple[str, str]) -> None:
     """The diverging difference heatmap, per-row entropy, and downloads of both."""
-    diff, view = result.extra["difference"], result.view
+    diff, view = result.difference, result.view
     if diff is None:
         st.info("These two models tokenize differently, so their weights cannot be subtracted.")
         return
@@ -212,12 +220,12 @@ def difference_ui(result: Result, view_b: AlignmentView, names: tuple[str, str])
 def body() -> None:
     """Inputs and results; a fragment, so pressing Enter reruns only this part of the page."""
     settings = controls_ui()
-    translator = load_translator(settings["kind"])
+    translator = load_translator(settings.kind)
     if translator is None:
         return
-    if settings["mode"] == "reference":
+    if settings.mode == "reference":
         reference_mode_ui(translator, settings)
-    elif settings["mode"] == "compare":
+    elif settings.mode == "compare":
         compare_ui(translator, settings)
     else:
         translate_ui(translator, settings)

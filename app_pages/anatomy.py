@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -66,21 +68,40 @@ def _letters(n: int) -> list[str]:
     return [chr(ord("A") + i) for i in range(n)]
 
 
+@dataclass(frozen=True)
+class AnatomySettings:
+    """What the three stages are computed from.
+
+    query: (2,); items: (n, 4) rows of key x, key y, value x, value y (3 <= n <= 8);
+    kind: a score kind of ``models.analysis.toy.anatomy``; W: (2, 2) for the general score, else
+    None; temperature: divides the scores before the softmax; hard: sample one item as well.
+    """
+
+    query: np.ndarray
+    items: np.ndarray
+    kind: str
+    W: np.ndarray | None
+    temperature: float
+    hard: bool
+
+
 def _apply_preset() -> None:
     """Callback: load the chosen preset into the query, the table and the temperature."""
-    query, items, temperature = PRESETS[st.session_state["preset"]]
-    st.session_state["qx"], st.session_state["qy"] = query
-    st.session_state["temp"] = temperature
+    query, items, temperature = PRESETS[st.session_state["anat_preset"]]
+    st.session_state["anat_qx"], st.session_state["anat_qy"] = query
+    st.session_state["anat_temp"] = temperature
     st.session_state["anat_items"] = [list(row) for row in items]
     st.session_state["anat_version"] = st.session_state.get("anat_version", 0) + 1
 
 
 def _init_state() -> None:
-    """First run of the session: the table, W and the seed come from the URL or the defaults."""
+    """First run of the session: the table, W and the seed come from the URL (``anat_items``,
+    ``anat_W``, ``anat_seed``: the same names as their session-state keys) or the defaults."""
     if "anat_items" not in st.session_state:
-        st.session_state["anat_items"] = read_param("items", parse_matrix, ALIGNED, None, 4)
-        st.session_state["anat_W"] = read_param("W", parse_matrix, [[1.0, 0.0], [0.0, 1.0]], 2, 2)
-        st.session_state["anat_seed"] = read_param("seed", parse_int, 0, 0, 2**31 - 1)
+        st.session_state["anat_items"] = read_param("anat_items", parse_matrix, ALIGNED, None, 4)
+        identity = [[1.0, 0.0], [0.0, 1.0]]
+        st.session_state["anat_W"] = read_param("anat_W", parse_matrix, identity, 2, 2)
+        st.session_state["anat_seed"] = read_param("anat_seed", parse_int, 0, 0, 2**31 - 1)
         st.session_state["anat_version"] = 0
 
 
@@ -109,7 +130,7 @@ def items_ui() -> np.ndarray | None:
     if not 3 <= len(complete) <= 8:
         st.warning(f"Use between 3 and 8 complete items; the table has {len(complete)}.")
         return None
-    write_params(items=format_matrix(complete))
+    write_params(anat_items=format_matrix(complete))
     return complete
 
 
@@ -121,7 +142,7 @@ def w_ui() -> np.ndarray:
     )
     W = edited.to_numpy(dtype=float)  # (2, 2)
     W = np.where(np.isfinite(W), W, 0.0)
-    write_params(W=format_matrix(W))
+    write_params(anat_W=format_matrix(W))
     return W
 
 
@@ -130,24 +151,23 @@ def _resample() -> None:
     st.session_state["anat_seed"] = (st.session_state["anat_seed"] + 1) % (2**31 - 1)
 
 
-def controls_ui(items: np.ndarray | None) -> dict | None:
-    """The query and the scoring inputs; returns them with the items as a dict, or None when the
-    table is unusable."""
+def controls_ui(items: np.ndarray | None) -> AnatomySettings | None:
+    """The query and the scoring inputs; returns them with the items, or None when the table is
+    unusable."""
     c1, c2 = st.columns(2)
-    qx = c1.number_input("query x", -LIMIT, LIMIT, 2.0, 0.5, key="qx", bind="query-params")
-    qy = c2.number_input("query y", -LIMIT, LIMIT, 1.0, 0.5, key="qy", bind="query-params")
-    label = st.selectbox("Score function", list(SCORES), key="score", bind="query-params")
+    qx = c1.number_input("query x", -LIMIT, LIMIT, 2.0, 0.5, key="anat_qx", bind="query-params")
+    qy = c2.number_input("query y", -LIMIT, LIMIT, 1.0, 0.5, key="anat_qy", bind="query-params")
+    label = st.selectbox("Score function", list(SCORES), key="anat_score", bind="query-params")
     kind = SCORES[label]
     W = w_ui() if kind == "general" else None
     temperature = st.number_input(
         "Temperature T", min_value=1e-6, max_value=1e6, value=1.0, step=0.1, format="%g",
-        key="temp", bind="query-params", help="Divides the scores before the softmax.",
+        key="anat_temp", bind="query-params", help="Divides the scores before the softmax.",
     )  # fmt: skip
-    hard = st.toggle("Hard attention (sample one item)", key="hard", bind="query-params")
+    hard = st.toggle("Hard attention (sample one item)", key="anat_hard", bind="query-params")
     if items is None:
         return None
-    return {"query": np.array([qx, qy]), "items": items, "kind": kind, "W": W,
-            "temperature": float(temperature), "hard": hard}  # fmt: skip
+    return AnatomySettings(np.array([qx, qy]), items, kind, W, float(temperature), bool(hard))
 
 
 def stage_scores(result: AnatomyResult, names: list[str], kind: str, W: np.ndarray | None) -> None:
@@ -181,31 +201,31 @@ def stage_weights(result: AnatomyResult, names: list[str], temperature: float) -
     plotly_chart(weights_bar(result.weights, names, title=title), key="anat_weights")
 
 
-def stage_context(result: AnatomyResult, controls: dict, names: list[str]) -> None:
+def stage_context(result: AnatomyResult, settings: AnatomySettings, names: list[str]) -> None:
     """Stage 3: the context vector is the weighted average of the values."""
     st.subheader("Stage 3 · weighted sum")
     st.latex(r"c = \sum_s a_s\, v_s = (%.3f,\ %.3f)" % tuple(result.context))  # noqa: UP031
-    items = controls["items"]
+    items = settings.items
     extra = {}
-    if controls["hard"]:
+    if settings.hard:
         pick = hard_pick(result.weights, st.session_state["anat_seed"])
         extra = {f"hard pick ({names[pick]})": items[pick, 2:]}
         gap = float(np.linalg.norm(items[pick, 2:] - result.context))
         st.markdown(f"Hard attention sampled item **{names[pick]}** (seed {st.session_state['anat_seed']}); "
                     f"it lies {gap:.3f} from the soft context. On average over many samples, the hard pick "
                     "equals the soft context; any single pick is one value, not a blend.")  # fmt: skip
-        st.button("Re-sample", on_click=_resample, icon=":material/casino:")
-        write_params(seed=st.session_state["anat_seed"])
-    fig = vector_diagram(controls["query"], items[:, :2], items[:, 2:], result.context, names,
+        st.button("Re-sample", key="anat_resample", on_click=_resample, icon=":material/casino:")
+        write_params(anat_seed=st.session_state["anat_seed"])
+    fig = vector_diagram(settings.query, items[:, :2], items[:, 2:], result.context, names,
                          title="Query, keys, values and the context", extra=extra)  # fmt: skip
     plotly_chart(fig, key="anat_vectors")
 
 
-def downloads_ui(result: AnatomyResult, controls: dict, names: list[str]) -> None:
+def downloads_ui(result: AnatomyResult, settings: AnatomySettings, names: list[str]) -> None:
     """CSV of the scores and weights; JSON of the whole view."""
     table = np.stack([result.scores, result.weights], axis=1)  # (n, 2)
-    data = {"query": controls["query"], "items": controls["items"], "score": controls["kind"],
-            "temperature": controls["temperature"], "scores": result.scores,
+    data = {"query": settings.query, "items": settings.items, "score": settings.kind,
+            "temperature": settings.temperature, "scores": result.scores,
             "weights": result.weights, "context": result.context}  # fmt: skip
     csv_and_json(table, names, ["score", "weight"], data, "anatomy", "anat")
 
@@ -220,7 +240,7 @@ def items_section() -> np.ndarray | None:
         st.markdown(TRY)
     with left:
         st.selectbox(
-            "Preset", list(PRESETS), key="preset", on_change=_apply_preset, bind="query-params"
+            "Preset", list(PRESETS), key="anat_preset", on_change=_apply_preset, bind="query-params"
         )
         st.markdown("**Keys and values** (one row per item; add or delete rows)")
         return items_ui()
@@ -232,20 +252,20 @@ def body(items: np.ndarray | None) -> None:
     this part of the page (with the items of the page's last run)."""
     left, right = st.columns([1, 1], gap="large")
     with left:
-        controls = controls_ui(items)
-    if controls is None:
+        settings = controls_ui(items)
+    if settings is None:
         return
-    result = anatomy(controls["query"], controls["items"][:, :2], controls["items"][:, 2:],
-                     kind=controls["kind"], temperature=controls["temperature"], W=controls["W"])  # fmt: skip
+    result = anatomy(settings.query, settings.items[:, :2], settings.items[:, 2:],
+                     kind=settings.kind, temperature=settings.temperature, W=settings.W)  # fmt: skip
     if not all(np.all(np.isfinite(a)) for a in (result.scores, result.weights, result.context)):
         right.error("These numbers overflow. Use smaller vectors or a larger temperature.")
         return
-    names = _letters(len(controls["items"]))
+    names = _letters(len(settings.items))
     with right:
-        stage_scores(result, names, controls["kind"], controls["W"])
-        stage_weights(result, names, controls["temperature"])
-        stage_context(result, controls, names)
-        downloads_ui(result, controls, names)
+        stage_scores(result, names, settings.kind, settings.W)
+        stage_weights(result, names, settings.temperature)
+        stage_context(result, settings, names)
+        downloads_ui(result, settings, names)
 
 
 def main() -> None:

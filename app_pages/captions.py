@@ -9,19 +9,17 @@ from ui.captions import (
     card_line,
     compose_ui,
     composed_scene,
-    describe_cached,
+    describe_ui,
     dumps,
     example_scene,
     example_ui,
-    image_digest,
-    load_models,
     maps_document,
     settings_ui,
     source_ui,
     upload_ui,
 )
 from ui.charts import plotly_chart
-from ui.sidebar import current_device
+from ui.loaders import load_captioners
 from viz.captions import alpha_sum_figure, attention_player_figure, beta_figure, word_strip_figure
 
 st.title("Image captions: where the model looks while it speaks")
@@ -52,17 +50,14 @@ else:
     if image is None:
         st.stop()
 
-beam, samples = settings_ui()
-models, problems = load_models(current_device())
-for problem in problems.values():
-    st.warning(f"This model is not available. {problem}")
+settings = settings_ui()
+models = load_captioners()
 
 st.session_state.setdefault("cap_seed", 0)
-digest = image_digest(image)
 with st.spinner("Captioning…"):
-    results = {name: describe_cached(name, current_device(), digest, image, beam, samples,
-                                     st.session_state["cap_seed"])
-               for name in models}  # fmt: skip
+    described = {name: describe_ui(name, image, settings, st.session_state["cap_seed"])
+                 for name in models}  # fmt: skip
+results = {name: result for name, result in described.items() if result is not None}
 
 picture, captions = st.columns([1, 2])
 picture.image(image, caption="The scene (224 × 224, as the encoder sees it)", width=260)
@@ -85,7 +80,7 @@ for name, result in results.items():
 st.subheader("One word at a time")
 st.caption(
     "Move the word slider or press play. On the right, the circles mark the cells that hard "
-    f"attention sampled for that word, over {samples} samples (size = how often)."
+    f"attention sampled for that word, over {settings.samples} samples (size = how often)."
 )
 left, right = st.columns(2)
 for column, (name, result) in zip((left, right), results.items(), strict=False):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import PAGES, STORY, PageEntry
 from ui.model_status import shipped_models
+from ui.registry import PAGES, STORY, PageEntry
 from ui.sidebar import current_device
 
 INTRO = """

@@ -3,23 +3,18 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import streamlit as st
 
 from models.rnn.translator import Translation, Translator
 from ui.charts import plotly_chart
 from ui.downloads import csv_and_json
+from ui.guard import guarded_ui
+from ui.loaders import load_translator
 from ui.text import user_text
-from ui.translation import (
-    LOCAL_MODELS,
-    Result,
-    compute_local,
-    decode,
-    load_translator,
-    sentence_ui,
-    show_notices,
-    step_slider,
-    trained_window,
-)
+from ui.translation import LOCAL_MODELS, sentence_ui, show_notices, step_slider, trained_window
+from ui.translation_compute import Result, compute_local, decode
 from viz.alignment import alignment_heatmap, local_heatmap
 from viz.local_steps import local_steps_figure
 
@@ -29,14 +24,26 @@ ABOUT = """
 Global attention lets every French token look at every English token. **Local** attention
 first picks a centre p_t in the source and only looks inside the window [p_t - D, p_t + D].
 **local-m** simply assumes the sentences run in parallel (p_t = t, the step number);
-**local-p** *predicts* p_t from the decoder state: p_t = S · sigmoid(v_p^T tanh(W_p h_t)).
+**local-p** *predicts* p_t from the decoder state: p_t = (S − 1) · sigmoid(v_p^T tanh(W_p h_t)),
+where S is the number of source pieces, so p_t runs from the first piece (0) to the last (S − 1).
 Inside the window the weights come from a softmax, and are then multiplied by a Gaussian
 centred at p_t with sigma = D/2, so tokens near the centre count most.
 """
 
 
-def controls_ui() -> dict:
-    """Sentence, local model and window half-width D; returns them with the loaded model."""
+@dataclass(frozen=True)
+class LocalSettings:
+    """The page's inputs: the raw sentence, the local model (a LOCAL_MODELS key), the window
+    half-width D in use and the D the model was trained with."""
+
+    raw: str
+    kind: str
+    D: int
+    trained: int
+
+
+def controls_ui() -> tuple[LocalSettings, Translator | None]:
+    """Sentence, local model and window half-width D; returns them and the loaded model."""
     raw = sentence_ui("loc_")
     c1, c2 = st.columns([2, 3])
     kind = c1.selectbox("Local model", list(LOCAL_MODELS), key="loc_model", bind="query-params",
@@ -45,12 +52,12 @@ def controls_ui() -> dict:
     trained = trained_window(translator) if translator is not None else 5
     D = c2.slider("Window half-width D (at inference time)", 1, MAX_D, trained, key="loc_D",
                   bind="query-params")  # fmt: skip
-    return {"raw": raw, "kind": kind, "D": int(D), "trained": trained, "translator": translator}
+    return LocalSettings(raw, kind, int(D), trained), translator
 
 
-def window_note(settings: dict) -> None:
+def window_note(settings: LocalSettings) -> None:
     """What D the model was trained with, and what changing it does."""
-    D, trained = settings["D"], settings["trained"]
+    D, trained = settings.D, settings.trained
     text = f"The model was trained with **D = {trained}**"
     if D == trained:
         st.caption(text + "; that is the D in use now.")
@@ -77,14 +84,14 @@ def steps_ui(tr: Translation) -> None:
                "renormalise it (see the README).")  # fmt: skip
 
 
-def heatmaps_ui(result: Result, settings: dict, global_model: Translator | None) -> None:
+def heatmaps_ui(result: Result, settings: LocalSettings, global_model: Translator | None) -> None:
     """The full local heatmap with p_t as a path, next to the global model's heatmap (the global
     model is forced through the local translation only after the local heatmap is on its way)."""
     tr = result.translation
     left, right = st.columns(2)
     with left:
         fig = local_heatmap(tr.weights, tr.source_tokens, tr.target_tokens, tr.p_t, tr.window,
-                            title=f"{settings['kind']}, D = {tr.D}: weights and p_t")  # fmt: skip
+                            title=f"{settings.kind}, D = {tr.D}: weights and p_t")  # fmt: skip
         plotly_chart(fig, key="loc_heatmap")
     with right:
         if global_model is None:
@@ -93,7 +100,9 @@ def heatmaps_ui(result: Result, settings: dict, global_model: Translator | None)
         if not tr.text.strip():
             st.info("The local model produced an empty translation: nothing to compare.")
             return
-        glob = decode(global_model, result.sentence.text, reference=tr.text)
+        glob = guarded_ui(lambda: decode(global_model, result.sentence.text, reference=tr.text))
+        if glob is None:
+            return
         fig = alignment_heatmap(glob.weights, glob.source_tokens, glob.target_tokens,
                                 title=f"{GLOBAL_KIND} (global), same translation")  # fmt: skip
         plotly_chart(fig, key="loc_global")
@@ -101,10 +110,10 @@ def heatmaps_ui(result: Result, settings: dict, global_model: Translator | None)
                    "two heatmaps have the same rows.")  # fmt: skip
 
 
-def result_downloads_ui(result: Result, settings: dict) -> None:
+def result_downloads_ui(result: Result, settings: LocalSettings) -> None:
     """The local weights as CSV and the whole step-by-step result as JSON."""
     tr = result.translation
-    data = {"model": settings["kind"], "D": tr.D, "trained_D": settings["trained"],
+    data = {"model": settings.kind, "D": tr.D, "trained_D": settings.trained,
             "source": result.sentence.text, "translation": tr.text,
             "source_tokens": tr.source_tokens, "target_tokens": tr.target_tokens,
             "p_t": tr.p_t, "window": tr.window, "gaussian": tr.gaussian,
@@ -115,13 +124,12 @@ def result_downloads_ui(result: Result, settings: dict) -> None:
 @st.fragment
 def body() -> None:
     """Inputs and results; a fragment, so pressing Enter reruns only this part of the page."""
-    settings = controls_ui()
-    translator: Translator | None = settings["translator"]
+    settings, translator = controls_ui()
     if translator is None:
         return
     window_note(settings)
     global_model = load_translator(GLOBAL_KIND, quiet=True)
-    result = compute_local(translator, None, settings["raw"], window=settings["D"])
+    result = compute_local(translator, settings.raw, window=settings.D)
     if not show_notices(result, translator):
         return
     user_text(result.translation.text, label="Translation:")

@@ -5,16 +5,20 @@ special tokens, and the Transformer's cross attention next to the RNN's Bahdanau
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import streamlit as st
 
 from models.analysis.aggregate import GROUPS, group_share, head_max, head_mean, rollout
+from models.transformer.translator import TransformerAttention
 from ui.charts import plotly_chart
+from ui.guard import guarded_ui
+from ui.loaders import load_translator
 from ui.multi_head import (
     KINDS,
     MAX_CHARS,
     POSITIONALS,
     HeadsView,
-    bahdanau_alignment,
     download_matrix_csv,
     download_view_json,
     encode_ui,
@@ -24,6 +28,7 @@ from ui.multi_head import (
     translate_ui,
 )
 from ui.text import sanitize_text, user_text
+from ui.translation_compute import decode
 from viz.heatmaps import attention_panels
 from viz.multi_head import head_grid, head_heatmap, head_lines, share_heatmaps
 
@@ -48,34 +53,43 @@ HIDE_NOTE = (
 )
 
 
-def model_ui() -> dict:
+@dataclass(frozen=True)
+class ModelSettings:
+    """Which model runs: ``source`` is a SOURCES key; for "transformer", the positional encoding
+    (POSITIONALS), the attention kind (KINDS) and the beam width; for "pretrained", the encoder's
+    name (``hf_name``)."""
+
+    source: str
+    positional: str = POSITIONALS[0]
+    kind: str = "encoder"
+    beam: int = 1
+    hf_name: str = ""
+
+
+def model_ui() -> ModelSettings:
     """Model family, and for it the checkpoint and attention kind or the encoder's name."""
     source = st.segmented_control("Model", list(SOURCES),
                                   default="transformer", key="mh_model", bind="query-params",
                                   required=True,
                                   help=" · ".join(f"{k}: {v}" for k, v in SOURCES.items()),
                                   ) or "transformer"  # fmt: skip
-    choice = {"source": source}
     if source == "transformer":
         c1, c2, c3 = st.columns([2, 4, 2])
-        choice["positional"] = c1.selectbox("Positional encoding", POSITIONALS, key="mh_pos",
-                                            bind="query-params")  # fmt: skip
-        choice["kind"] = c2.segmented_control("Attention", list(KINDS),
-                                              default="encoder", key="mh_kind",
-                                              bind="query-params", required=True,
-                                              help=" · ".join(f"{k}: {v}" for k, v in KINDS.items()),
-                                              ) or "encoder"  # fmt: skip
-        choice["beam"] = int(
-            c3.slider("Beam (1 = greedy)", 1, 5, 1, key="mh_beam", bind="query-params")
-        )
-    else:
-        choice["hf_name"] = st.text_input(
+        positional = c1.selectbox("Positional encoding", POSITIONALS, key="mh_pos",
+                                  bind="query-params")  # fmt: skip
+        kind = c2.segmented_control("Attention", list(KINDS), default="encoder", key="mh_kind",
+                                    bind="query-params", required=True,
+                                    help=" · ".join(f"{k}: {v}" for k, v in KINDS.items()),
+                                    ) or "encoder"  # fmt: skip
+        beam = c3.slider("Beam (1 = greedy)", 1, 5, 1, key="mh_beam", bind="query-params")
+        return ModelSettings(source, positional, kind, int(beam))
+    hf_name = st.text_input(
             "Hugging Face encoder (local folder or cached name)", value="all-MiniLM-L6-v2",
             key="mh_hf", bind="query-params",
             help="all-MiniLM-L6-v2 ships in a pip package; any other encoder must already be on "
                  "this machine (a folder path or a name in the local Hugging Face cache).",
         )  # fmt: skip
-    return choice
+    return ModelSettings(source, hf_name=hf_name)
 
 
 def sentence_ui() -> str:
@@ -89,17 +103,17 @@ def sentence_ui() -> str:
     return text
 
 
-def load_view(choice: dict, text: str) -> tuple[HeadsView | None, object]:
+def load_view(settings: ModelSettings, text: str) -> tuple[HeadsView | None, object]:
     """Run the chosen model on ``text``; (view, raw result) or (None, None) after a message."""
-    if choice["source"] == "transformer":
-        result = translate_ui(choice["positional"], text, choice["beam"])
+    if settings.source == "transformer":
+        result = translate_ui(settings.positional, text, settings.beam)
         if result is None:
             return None, None
         user_text(result.text, label="Translation:")
-        view = transformer_view(result, choice["kind"])
+        view = transformer_view(result, settings.kind)
         st.caption(f"Showing the {view.kind}.")
         return view, result
-    result = encode_ui(choice["hf_name"], text)
+    result = encode_ui(settings.hf_name, text)
     return (None, None) if result is None else (pretrained_view(result), result)
 
 
@@ -230,14 +244,17 @@ def special_ui(view: HeadsView) -> None:
     )
 
 
-def compare_ui(text: str, result) -> None:  # noqa: ANN001 - a TransformerAttention
+def compare_ui(text: str, result: TransformerAttention) -> None:
     """The Transformer's cross attention (mean of the last layer's heads) next to the RNN's
     Bahdanau alignment, forced through the same French translation."""
     st.subheader("Cross attention next to the RNN's Bahdanau alignment")
-    rnn = bahdanau_alignment(text, result.text)
-    if rnn is None:
+    translator = load_translator("bahdanau", quiet=True)
+    if translator is None or not result.text.strip():
         st.info("The Bahdanau RNN model is not available, so there is nothing to compare with "
                 "(python -m training.train_seq2seq --attention bahdanau).", icon=":material/info:")  # fmt: skip
+        return
+    rnn = guarded_ui(lambda: decode(translator, text, reference=result.text))
+    if rnn is None:
         return
     panels = [
         (result.cross[-1].mean(0), result.source_tokens, result.target_tokens,
@@ -251,12 +268,12 @@ def compare_ui(text: str, result) -> None:  # noqa: ANN001 - a TransformerAttent
 @st.fragment
 def body() -> None:
     """Inputs and every view; a fragment, so pressing Enter reruns only this part of the page."""
-    choice = model_ui()
+    settings = model_ui()
     text = sentence_ui()
     if not text:
         st.warning("The sentence is empty: type something and press Enter.", icon=":material/edit:")
         return
-    view, result = load_view(choice, text)
+    view, result = load_view(settings, text)
     if view is None:
         return
     for notice in view.notices:
@@ -266,18 +283,14 @@ def body() -> None:
                             help=HIDE_NOTE)  # fmt: skip
     if hidden:
         st.warning(HIDE_NOTE, icon=":material/warning:")
-        try:
-            view = hide_groups(view, hidden)
-        except ValueError as exc:
-            st.error(str(exc))
-            view = full
+        view = guarded_ui(lambda: hide_groups(full, hidden)) or full
     layer, head = layer_head_ui(view)
     overview_ui(view, layer, head)
     one_head_ui(view, layer, head)
     head_view_ui(view, layer)
     aggregate_ui(view, layer)
     special_ui(full)
-    if choice["source"] == "transformer" and choice["kind"] == "cross":
+    if settings.source == "transformer" and settings.kind == "cross":
         compare_ui(text, result)
 
 

@@ -10,8 +10,8 @@ from models.analysis.toy import PermutationResult, permutation_demo, position_si
 from models.transformer.positional import position_cosine, position_table, sinusoidal_encoding
 from ui.charts import plotly_chart
 from ui.downloads import download_csv
-from ui.model_status import read_card
-from ui.multi_head import load_transformer_ui, transformer_folder
+from ui.guard import guarded_ui
+from ui.loaders import card_of, load_transformer
 from ui.text import escape_markdown, sanitize_text, tokenize
 from viz import attention_panels, matrix_heatmap, pe_curves, pe_heatmap, position_norms_figure
 
@@ -91,10 +91,10 @@ def demo_maps(plain: PermutationResult, with_pe: PermutationResult) -> None:
          f"with PE · shuffled order\n{CHECK}: {with_pe.max_diff:.2e}"),
     ]  # fmt: skip
     side = min(700, 260 + 22 * len(plain.tokens))  # px per row of maps
-    plotly_chart(attention_panels(panels), key="perm_maps", height=2 * side)
+    plotly_chart(attention_panels(panels), key="pe_perm_maps", height=2 * side)
     labels = [f"without PE · {t}" for t in plain.tokens] + [f"with PE · {t}" for t in plain.tokens]
     download_csv(np.vstack([plain.weights, with_pe.weights]), labels, plain.tokens,
-                 "permutation_weights.csv", label="Download both maps (CSV)", key="perm_csv")  # fmt: skip
+                 "permutation_weights.csv", label="Download both maps (CSV)", key="pe_perm_csv")  # fmt: skip
 
 
 @st.fragment
@@ -113,8 +113,11 @@ def permutation_section() -> None:
     if len(tokens) < 2:
         st.info("Type a sentence of at least two words to shuffle.")
         return
-    plain = permutation_demo(tokens, with_pe=False, shuffle_seed=int(seed))
-    with_pe = permutation_demo(tokens, with_pe=True, shuffle_seed=int(seed))
+    pair = guarded_ui(lambda: tuple(permutation_demo(tokens, with_pe=flag, shuffle_seed=int(seed))
+                                    for flag in (False, True)))  # fmt: skip
+    if pair is None:
+        return
+    plain, with_pe = pair
     st.markdown(f"**Tokens:** {escape_markdown(' '.join(tokens))}  \n"
                 f"**Shuffled:** {escape_markdown(' '.join(plain.shuffled_tokens))}")  # fmt: skip
     demo_maps(plain, with_pe)
@@ -151,9 +154,9 @@ POSITIONALS = ("sinusoidal", "learned")
 
 def _card_metrics(positional: str) -> None:
     """Test BLEU from the model card: the test set, and three test sentences joined into one."""
-    card = read_card(transformer_folder(positional)) or {}
-    bleu = card.get("test_bleu_greedy")
-    long = (card.get("long_sets") or {}).get("concat3", {}).get("bleu")
+    card = card_of(f"transformer-{positional}")
+    bleu = card.metrics.get("bleu_greedy") if card else None
+    long = card.long_sets.get("concat3", {}).get("bleu") if card else None
     c1, c2 = st.columns(2)
     c1.metric("Test BLEU (greedy)", "–" if bleu is None else f"{bleu:.2f}")
     c2.metric("BLEU, 3 sentences joined", "–" if long is None else f"{long:.2f}",
@@ -166,7 +169,7 @@ def trained_section() -> None:
     """The trained models' position vectors: matrices, cosine similarity, lengths, and BLEU."""
     st.subheader("In our trained Transformers: sinusoidal or learned?")
     st.markdown(TRAINED_ABOUT)
-    models = {p: load_transformer_ui(p) for p in POSITIONALS}
+    models = {p: load_transformer(p) for p in POSITIONALS}
     tables = {p: position_table(m.model.src_positions) for p, m in models.items() if m is not None}
     if not tables:
         return

@@ -6,23 +6,20 @@ from __future__ import annotations
 
 import streamlit as st
 
-from models.rnn.checkpoint import rebuild_command
+from models.checkpoints import Card, rebuild_command
 from ui.charts import plotly_chart
 from ui.downloads import download_json
+from ui.loaders import load_translator, model_cards
 from ui.text import user_text
 from ui.translation import (
     ALL_MODELS,
     EXAMPLE_PAIRS,
     EXAMPLES,
-    Result,
-    compute_gradients,
-    compute_why,
-    load_translator,
-    model_cards,
     reference_ui,
     sentence_ui,
     show_notices,
 )
+from ui.translation_compute import WhyResult, compute_gradients, compute_why
 from viz.bottleneck import BUCKET_ORDER, MIN_SENTENCES, bleu_by_length_chart, gradient_norm_plot
 
 SIDE_BY_SIDE = {"none": "Without attention (`none`)", "bahdanau": "With attention (`bahdanau`)"}
@@ -54,9 +51,9 @@ for each position of your sentence, on a log scale, for the trained encoders.
 """
 
 
-def translations_ui(result: Result, reference: str) -> None:
+def translations_ui(result: WhyResult, reference: str) -> None:
     """The two translations side by side, with sentence BLEU when a reference is given."""
-    outputs, bleu = result.extra["translations"], result.extra["bleu"]
+    outputs, bleu = result.translations, result.bleu
     for col, (kind, title) in zip(st.columns(2), SIDE_BY_SIDE.items(), strict=True):
         with col:
             st.markdown(f"**{title}**")
@@ -85,14 +82,14 @@ def side_by_side_ui() -> str:
     return raw
 
 
-def _overall_rows(cards: dict[str, dict]) -> list[dict]:
+def _overall_rows(cards: dict[str, Card]) -> list[dict]:
     """One table row per model: overall BLEU on the test set and on the joined long sets."""
     rows = []
     for kind, card in cards.items():
-        long_sets = card.get("long_sets") or {}
+        long_sets = card.long_sets
         rows.append({
-            "model": kind, "test BLEU (greedy)": card.get("test_bleu_greedy"),
-            "test BLEU (beam 5)": card.get("test_bleu_beam5"),
+            "model": kind, "test BLEU (greedy)": card.metrics.get("bleu_greedy"),
+            "test BLEU (beam 5)": card.metrics.get("bleu_beam5"),
             "2 sentences joined": (long_sets.get("concat2") or {}).get("bleu"),
             "3 sentences joined": (long_sets.get("concat3") or {}).get("bleu"),
         })  # fmt: skip
@@ -105,12 +102,13 @@ def bleu_by_length_ui() -> None:
     cards = model_cards()
     missing = [k for k in ALL_MODELS if k not in cards]
     if cards:
-        fig = bleu_by_length_chart(cards, title="BLEU by source sentence length (test set)")
+        fig = bleu_by_length_chart({k: c.to_dict() for k, c in cards.items()},
+                                   title="BLEU by source sentence length (test set)")  # fmt: skip
         plotly_chart(fig, key="why_bleu_length")
         st.markdown(EXPLANATION)
         st.dataframe(_overall_rows(cards), hide_index=True, width="stretch")
-        download_json({k: {"bleu_by_length": c.get("bleu_by_length"),
-                           "long_sets": c.get("long_sets")} for k, c in cards.items()},
+        download_json({k: {"bleu_by_length": c.bleu_by_length,
+                           "long_sets": c.long_sets} for k, c in cards.items()},
                       "bleu-by-length.json", key="why_bleu_json")  # fmt: skip
         st.caption(f"Length buckets: {', '.join(BUCKET_ORDER)} words; buckets with fewer than "
                    f"{MIN_SENTENCES} sentences are left out.")  # fmt: skip
@@ -127,8 +125,8 @@ def gradients_ui(raw: str) -> None:
     st.header("The vanishing gradient")
     st.markdown(GRADIENT_TEXT)
     kinds = st.multiselect("Encoders", list(SIDE_BY_SIDE), default=["none"], key="why_encoders",
-                           help="Each encoder takes a few seconds on the CPU (one backward pass "
-                           "per hidden unit).")  # fmt: skip
+                           help="One backward pass per encoder: the sentence is copied once per "
+                           "hidden unit of h_T and each copy carries one unit's gradient.")  # fmt: skip
     curves: dict[tuple[str, ...], dict] = {}  # one chart per tokenization
     for kind in kinds:
         translator = load_translator(kind, quiet=True)
@@ -139,7 +137,7 @@ def gradients_ui(raw: str) -> None:
         if result.error or result.sentence.hint:
             st.info(result.error or result.sentence.hint)
             return
-        grads = result.extra["gradients"]
+        grads = result.gradients
         curves.setdefault(tuple(grads.source_tokens), {})[kind] = grads.norms
     for i, (tokens, norms) in enumerate(curves.items()):
         fig = gradient_norm_plot(norms, list(tokens), title="||∂h_T / ∂x_j|| by position")

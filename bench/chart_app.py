@@ -11,7 +11,8 @@ import streamlit as st
 
 from ui.charts import plotly_chart
 from ui.runtime import freeze_long_lived
-from viz import attention_heatmap, attention_panels
+from viz import attention_panels
+from viz.alignment import alignment_heatmap
 
 freeze_long_lived()  # as app.py does
 figure = st.query_params.get("figure", "heatmap")
@@ -22,5 +23,5 @@ if figure == "panels":
     panels = [(weights, words, words, f"map {k + 1}") for k in range(4)]
     plotly_chart(attention_panels(panels), key="chart")
 else:
-    plotly_chart(attention_heatmap(weights, words, words, title="weights"), key="chart")
+    plotly_chart(alignment_heatmap(weights, words, words, title="weights"), key="chart")
 st.write(f"echo: {text}")

@@ -151,7 +151,7 @@ def _percentile(values: list[float], q: float) -> float:
 
 def page_rows(browser, url: str) -> list[Row]:  # noqa: ANN001
     """First render of home and every registered page whose file exists."""
-    from app import PAGES  # noqa: PLC0415 - the registry; importing app runs nothing
+    from ui.registry import PAGES  # noqa: PLC0415
 
     rows = [Row("first render: Home", f"{first_render(browser, url):.2f} s")]
     for entry in PAGES:

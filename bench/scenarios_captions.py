@@ -30,9 +30,10 @@ def caption_timings() -> list[Row]:
     import torch  # noqa: PLC0415
 
     from media.scenes import load_sprites, random_scene  # noqa: PLC0415
-    from models.captioning.checkpoint import CAPTION_MODELS, CaptionCheckpointError, load_captioner  # noqa: PLC0415
+    from models.captioning.checkpoint import CAPTION_MODELS, load_captioner  # noqa: PLC0415
     from models.captioning.image_encoder import load_encoder  # noqa: PLC0415
-    from models.captioning.model import Captioner  # noqa: PLC0415
+    from models.captioning.inference import Captioner  # noqa: PLC0415
+    from models.checkpoints import CheckpointError  # noqa: PLC0415
 
     torch.set_num_threads(1)
     sprites = load_sprites()
@@ -44,7 +45,7 @@ def caption_timings() -> list[Row]:
             decoder, vocab = load_captioner(name)
             captioner = Captioner(load_encoder(), decoder, vocab)
             load = time.perf_counter() - start
-        except CaptionCheckpointError as exc:
+        except CheckpointError as exc:
             rows.append(Row(f"captions: {name}", "missing", str(exc)[:60]))
             continue
         rows.append(Row(f"captions: load {name} (encoder + decoder)", f"{load:.2f} s", "floor 1 s"))

@@ -70,10 +70,10 @@ def _alignment_figures() -> dict[str, tuple]:
 
     rows = []
     try:
-        from models.rnn.checkpoint import CHECKPOINT_ROOT  # noqa: PLC0415
+        from models.checkpoints import SHIPPED_ROOT  # noqa: PLC0415
         from models.rnn.translator import Translator  # noqa: PLC0415
 
-        tr = Translator.load(CHECKPOINT_ROOT / "seq2seq-bahdanau")
+        tr = Translator.load(SHIPPED_ROOT / "seq2seq-bahdanau")
         for text in SENTENCES:
             t = tr.translate(text)
             rows.append((t.weights, t.source_tokens, t.target_tokens, t.top_k[3]))

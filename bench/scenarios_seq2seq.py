@@ -32,10 +32,10 @@ def _median_ms(fn, n: int = 50) -> float:  # noqa: ANN001
 @timing
 def seq2seq_speed() -> list[Row]:
     """Median translate() latency, test-set evaluation time and load time for seq2seq-bahdanau."""
-    from models.rnn.checkpoint import CHECKPOINT_ROOT  # noqa: PLC0415
+    from models.checkpoints import SHIPPED_ROOT  # noqa: PLC0415
     from models.rnn.translator import Translator  # noqa: PLC0415
 
-    folder = CHECKPOINT_ROOT / "seq2seq-bahdanau"
+    folder = SHIPPED_ROOT / "seq2seq-bahdanau"
     if not (folder / "model.safetensors").is_file():
         return [Row("seq2seq speed", "skipped", f"{folder} missing")]
     torch.set_num_threads(1)

@@ -16,9 +16,11 @@ eq. 6 / appendix A.1.2; Vaswani et al. 2017, "Attention Is All You Need", eq. 1)
 - additive:   ``v_a^T tanh(W_q q + W_k k)`` (Bahdanau's ``v^T tanh(W s_{i-1} + U h_j)``; Luong's
   concat ``v_a^T tanh(W_a [h_t; h_s])`` is the same thing with ``W_a = [W_q, W_k]``)
 
-Local attention (Luong et al. 2015, section 3.2, eqs. 9-10): ``p_t = S * sigmoid(v_p^T tanh(W_p h_t))``
-and the weights are multiplied by ``exp(-(s - p_t)^2 / (2 sigma^2))`` with ``sigma = D / 2``; keys
-outside ``[p_t - D, p_t + D]`` get exactly 0.
+Local attention (Luong et al. 2015, section 3.2, eqs. 9-10): a window centre ``p_t`` (the local-p
+model predicts ``p_t = (S - 1) * sigmoid(v_p^T tanh(W_p h_t))``, the paper's ``S * sigmoid(...)``
+with 0-based positions, so that p_t stays on a real token; see :mod:`models.rnn.seq2seq`) and the
+weights multiplied by ``exp(-(s - p_t)^2 / (2 sigma^2))`` with ``sigma = D / 2``; keys outside
+``[p_t - D, p_t + D]`` get exactly 0.
 
 Score functions return *scores*; attention functions return ``(context, weights)``.
 Shapes: query ``(..., T_q, d_q)``, keys ``(..., T_k, d_k)``, values ``(..., T_k, d_v)``.
@@ -134,25 +136,6 @@ def score(
     raise ValueError(f"unknown score function {kind!r}; choose one of {SCORE_NAMES}")
 
 
-def attention(
-    query: torch.Tensor,
-    keys: torch.Tensor,
-    values: torch.Tensor,
-    *,
-    score: str = "dot",
-    mask: torch.Tensor | None = None,
-    temperature: float = 1.0,
-    W: torch.Tensor | None = None,
-    W_q: torch.Tensor | None = None,
-    W_k: torch.Tensor | None = None,
-    v: torch.Tensor | None = None,
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """The three stages: scores, weights, context. Returns (context (..., T_q, d_v), weights (..., T_q, T_k))."""
-    scores = globals()["score"](query, keys, score, W=W, W_q=W_q, W_k=W_k, v=v)
-    weights = masked_softmax(scores, mask, temperature)
-    return weighted_sum(weights, values), weights
-
-
 def scaled_dot_product_attention(
     q: torch.Tensor,
     k: torch.Tensor,
@@ -174,17 +157,6 @@ def scaled_dot_product_attention(
         mask = torch.broadcast_to(mask.to(torch.bool), scores.shape)
     weights = masked_softmax(scores, mask)
     return weights @ v, weights
-
-
-def local_p_position(
-    h_t: torch.Tensor, W_p: torch.Tensor, v_p: torch.Tensor, source_length: torch.Tensor | float
-) -> torch.Tensor:
-    """Predicted aligned position ``p_t = S * sigmoid(v_p^T tanh(W_p h_t))`` (Luong eq. 9).
-
-    h_t (..., d), W_p (d_p, d), v_p (d_p,), source_length S (scalar or (...,)) -> p_t (...,) in [0, S].
-    Positions are 0-based here, so the model uses ``S - 1`` for the last index.
-    """
-    return source_length * torch.sigmoid(torch.tanh(h_t @ W_p.T) @ v_p)
 
 
 def gaussian_window(
@@ -210,10 +182,13 @@ def local_attention(
     D: int,
     mask: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Luong local attention weights from scores.
+    """Luong local attention weights from scores, as in the paper.
 
     The softmax runs over the keys inside ``[p_t - D, p_t + D]`` (and ``mask``); the result is then
-    multiplied by the Gaussian (Luong eq. 10), so each row sums to at most 1, as in the paper.
+    multiplied by the Gaussian (Luong eq. 10), so each row of ``weights`` sums to at most 1.
+    The translator (:class:`models.rnn.seq2seq.Seq2Seq`) renormalises these rows to sum to 1, so
+    that its context is a weighted average of the source states, as with global attention
+    (unnormalised, the Gaussian would shrink the context whenever p_t falls between tokens).
     scores (..., T_k), p_t (...,), mask (..., T_k) bool True = keep.
     Returns (weights, raw_weights, factor), all (..., T_k): raw_weights are the softmax before the
     Gaussian, factor the Gaussian itself (0 outside the window).

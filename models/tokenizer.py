@@ -6,20 +6,14 @@ lacks become their UTF-8 bytes (pieces like ``<0xF0>``) instead of ``<unk>``.
 
 from __future__ import annotations
 
-import unicodedata
 from pathlib import Path
 
 import sentencepiece as spm
 
+from models.text import clean_text  # the one cleaning rule (also the pages'): see models/text.py
+
 PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
 WORD_START = "\u2581"  # SentencePiece's word-boundary mark
-
-
-def clean_text(text: str) -> str:
-    """NFC-normalize, turn control and format characters into spaces, collapse whitespace."""
-    text = unicodedata.normalize("NFC", text)
-    chars = [" " if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") else c for c in text]
-    return " ".join("".join(chars).split())
 
 
 class SubwordTokenizer:

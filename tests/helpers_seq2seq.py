@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from models.rnn.checkpoint import save_seq2seq
+from models.checkpoints import save_translator
 from models.rnn.seq2seq import Seq2Seq, Seq2SeqConfig
 from models.rnn.translator import Translator
 from models.tokenizer import SubwordTokenizer
@@ -43,7 +43,7 @@ def tiny_config(attention: str, **kw) -> Seq2SeqConfig:
 def tiny_checkpoint(folder: Path, attention: str, tokenizers: Path, **kw) -> Path:
     """Write a random-weight checkpoint folder (weights, config, tokenizers)."""
     model = Seq2Seq(tiny_config(attention, **kw)).eval()
-    save_seq2seq(model, folder)
+    save_translator(model, folder)
     for name in ("src.model", "tgt.model"):
         shutil.copy(tokenizers / name, folder / name)
     return folder

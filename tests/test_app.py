@@ -90,7 +90,7 @@ def test_home_lists_the_shipped_models():
 
 
 def test_registry_paths_are_file_stems():
-    from app import PAGES, check_registry  # noqa: PLC0415
+    from ui.registry import PAGES, check_registry  # noqa: PLC0415
 
     check_registry(PAGES)
     assert len({entry.url_path for entry in PAGES}) == len(PAGES)
@@ -108,37 +108,38 @@ def test_anatomy_defaults():
     [("1e-06", lambda w: w[0] > 0.999), ("1000000", lambda w: max(w) - min(w) < 1e-5)],
 )
 def test_anatomy_extreme_temperatures(temp, check):
-    at = _app({"temp": temp}, ANATOMY)
+    at = _app({"anat_temp": temp}, ANATOMY)
     assert check(_bar_values(at, "Weights"))
     assert at.info  # the page explains what the temperature did
 
 
 def test_anatomy_identical_keys_and_zero_vectors():
-    at = _app({"items": "1,1,1,0;1,1,0,1;1,1,-1,0", "qx": "0", "qy": "0"}, ANATOMY)
+    at = _app({"anat_items": "1,1,1,0;1,1,0,1;1,1,-1,0", "anat_qx": "0", "anat_qy": "0"}, ANATOMY)
     assert _bar_values(at, "Weights") == pytest.approx([1 / 3] * 3)
     assert "same weight" in at.info[0].value
 
 
 def test_anatomy_url_reproduces_view():
-    params = {"score": "general", "W": "0,1;1,0", "temp": "0.5", "items": "1,0,1,0;0,1,0,1;1,1,2,2"}
+    params = {"anat_score": "general", "anat_W": "0,1;1,0", "anat_temp": "0.5",
+              "anat_items": "1,0,1,0;0,1,0,1;1,1,2,2"}  # fmt: skip
     at = _app(params, ANATOMY)
-    assert at.selectbox(key="score").value == "general"
-    assert at.number_input(key="temp").value == 0.5
+    assert at.selectbox(key="anat_score").value == "general"
+    assert at.number_input(key="anat_temp").value == 0.5
     # q = (2, 1), W swaps the axes: scores are q^T W k = (1, 2, 3)
     assert _bar_values(at, "Scores") == pytest.approx([1.0, 2.0, 3.0])
 
 
 def test_anatomy_too_few_items_is_a_message():
-    at = _app({"items": "1,0,1,0;0,1,0,1"}, ANATOMY)
+    at = _app({"anat_items": "1,0,1,0;0,1,0,1"}, ANATOMY)
     assert "between 3 and 8" in at.warning[0].value
     assert not at.get("plotly_chart")
 
 
 def test_anatomy_presets_and_hard_pick():
     at = _app(page=ANATOMY)
-    at.selectbox(key="preset").set_value("A huge temperature").run()
-    assert at.number_input(key="temp").value == 1e6
-    at.toggle(key="hard").set_value(True).run()
+    at.selectbox(key="anat_preset").set_value("A huge temperature").run()
+    assert at.number_input(key="anat_temp").value == 1e6
+    at.toggle(key="anat_hard").set_value(True).run()
     first = [m.value for m in at.markdown if "Hard attention sampled" in m.value][0]
     assert "seed 0" in first
     at.button[0].click().run()
@@ -172,8 +173,8 @@ def test_positional_defaults_and_numbers():
 
 def test_positional_trained_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """The trained section reads both Transformers' position vectors and their cards."""
+    from models.checkpoints import CHECKPOINTS_ENV  # noqa: PLC0415
     from tests.tiny_transformer import build_tiny_transformers  # noqa: PLC0415
-    from ui.multi_head import CHECKPOINTS_ENV  # noqa: PLC0415
 
     monkeypatch.setenv(CHECKPOINTS_ENV, str(build_tiny_transformers(tmp_path)))
     at = _app({"pe_tn": "20"}, PE)
@@ -191,7 +192,7 @@ def test_positional_trained_models(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 def test_positional_without_trained_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """No Transformer checkpoints: a clear message; the rest of the page still works."""
-    from ui.multi_head import CHECKPOINTS_ENV  # noqa: PLC0415
+    from models.checkpoints import CHECKPOINTS_ENV  # noqa: PLC0415
 
     monkeypatch.setenv(CHECKPOINTS_ENV, str(tmp_path))
     at = _app(page=PE)

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from models.rnn.checkpoint import CHECKPOINT_ROOT
+from models.checkpoints import SHIPPED_ROOT
 
 pytestmark = pytest.mark.browser
 CHART = '[data-testid="stPlotlyChart"]'
@@ -61,7 +61,7 @@ def test_anatomy_temperature_and_url(page, app_url, screenshots):
     page.wait_for_function(
         "[...document.querySelectorAll('.gtitle')].some(t => t.textContent.includes('T = 1e+06'))"
     )
-    page.wait_for_url(re.compile(r"temp=1"))
+    page.wait_for_url(re.compile(r"anat_temp=1"))
     assert "almost uniform" in page.locator("body").inner_text()
     _shoot(page, screenshots / "anatomy.png", 2600)
     url = page.url
@@ -89,13 +89,13 @@ def test_anatomy_preset_outside_the_fragment_reaches_the_stages(page, app_url):
 
 
 def test_anatomy_general_score_from_url(page, app_url):
-    page.goto(f"{app_url}/anatomy?score=general&hard=true")
+    page.goto(f"{app_url}/anatomy?anat_score=general&anat_hard=true")
     _wait_for_app(page, 3)
     body = page.locator("body").inner_text()
     assert "Hard attention sampled item" in body
     page.get_by_role("button", name="Re-sample").click()
     page.get_by_text("(seed 1)").wait_for()
-    page.wait_for_url(re.compile(r"W=1%2C0%3B0%2C1"))  # the editable W, written back to the URL
+    page.wait_for_url(re.compile(r"anat_W=1%2C0%3B0%2C1"))  # the editable W, written back to the URL
 
 
 def test_classroom_mode_survives_interaction(page, app_url):
@@ -129,7 +129,7 @@ def test_positional_encoding_sentence(page, app_url, screenshots):
     xticks = [tick for i in range(page.locator(CHART).count()) for tick in _ticks(page, i)]
     assert {"le", "chat", "noir", "dort", "ici"} <= set(xticks)
     if all(
-        (CHECKPOINT_ROOT / f"transformer-{p}" / "card.json").is_file()
+        (SHIPPED_ROOT / f"transformer-{p}" / "card.json").is_file()
         for p in ("sinusoidal", "learned")
     ):
         # the trained Transformers' position vectors, sinusoidal and learned, side by side

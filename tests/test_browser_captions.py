@@ -2,7 +2,7 @@
 compose a scene, upload an image (and a broken file); save the README screenshot.
 
 The server reads the shipped captioners where they exist and tiny random-weight ones otherwise
-(``ATLAS_CAPTION_CHECKPOINTS``); the screenshot is saved only when both trained models showed.
+(``ATLAS_CHECKPOINTS``); the screenshot is saved only when both trained models showed.
 """
 
 from __future__ import annotations
@@ -13,16 +13,16 @@ import pytest
 from PIL import Image
 
 from media.scenes import Placement, compose, load_sprites
-from models.captioning.checkpoint import CAPTION_MODELS, CHECKPOINT_ROOT
+from models.captioning.checkpoint import CAPTION_MODELS
+from models.checkpoints import CHECKPOINTS_ENV, SHIPPED_ROOT
 from tests.browser_helpers import CHART, open_tab, served_with, wait_settled
 from tests.tiny_captions import build_tiny_caption_checkpoints
-from ui.captions import CHECKPOINTS_ENV
 
 pytestmark = pytest.mark.browser
 
 
 def _is_real(name: str) -> bool:
-    return (CHECKPOINT_ROOT / name / "model.safetensors").is_file()
+    return (SHIPPED_ROOT / name / "model.safetensors").is_file()
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +31,7 @@ def url(tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("caption_checkpoints")
     tiny = build_tiny_caption_checkpoints(tmp_path_factory.mktemp("tiny"))
     for name in CAPTION_MODELS:
-        (root / name).symlink_to(CHECKPOINT_ROOT / name if _is_real(name) else tiny / name)
+        (root / name).symlink_to(SHIPPED_ROOT / name if _is_real(name) else tiny / name)
     log = tmp_path_factory.mktemp("streamlit_captions") / "server.log"
     with served_with(CHECKPOINTS_ENV, root, log) as base:
         yield base

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app import PAGES, ROOT
+from ui.registry import PAGES, ROOT
 
 pytestmark = pytest.mark.browser
 

@@ -16,10 +16,8 @@ import pytest
 
 from models.transformer.positional import sinusoidal_encoding
 from viz import (
-    attention_heatmap,
     attention_panels,
     diff_heatmap,
-    gaussian_window_plot,
     matrix_heatmap,
     pe_curves,
     pe_heatmap,
@@ -72,8 +70,6 @@ def _figures(tokens: list[str]) -> dict:
         "position_norms_figure": position_norms_figure(
             {"sinusoidal": np.linalg.norm(PE, axis=1), "learned (BERT)": np.ones(512)}
         ),
-        "gaussian_window_plot": gaussian_window_plot(np.arange(n), n / 2, 3, z[0], z[0], tokens),
-        "attention_heatmap": attention_heatmap(z, tokens, tokens, title="weights"),
         "alignment_heatmap": alignment_heatmap(z, tokens[::-1], tokens, title="Bahdanau"),
         "diff_heatmap": diff_heatmap(z - z.T, tokens, tokens),
         "attention_panels": attention_panels([(z, tokens, tokens, "map")] * 4),

@@ -13,12 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from models.rnn.checkpoint import CHECKPOINT_ROOT
+from models.checkpoints import CHECKPOINTS_ENV, SHIPPED_ROOT
 from models.transformer.pretrained import PretrainedEncoder
 from models.transformer.translator import TransformerTranslator
 from tests.browser_helpers import CHART, open_tab, served_with, wait_settled
 from tests.tiny_transformer import build_tiny_transformers
-from ui.multi_head import CHECKPOINTS_ENV
 
 pytestmark = pytest.mark.browser
 SENTENCE = "The black dog chased a ball across the park."
@@ -27,7 +26,7 @@ ZWSP = "\u200b"
 
 def _shipped() -> bool:
     return all(
-        (CHECKPOINT_ROOT / f"transformer-{p}" / "card.json").is_file()  # training has ended
+        (SHIPPED_ROOT / f"transformer-{p}" / "card.json").is_file()  # training has ended
         for p in ("sinusoidal", "learned")
     )
 
@@ -35,7 +34,7 @@ def _shipped() -> bool:
 @pytest.fixture(scope="module")
 def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if _shipped():
-        return CHECKPOINT_ROOT
+        return SHIPPED_ROOT
     # Not shipped yet (issue 5's training is pending): drive the page with tiny random-weight ones.
     root = build_tiny_transformers(tmp_path_factory.mktemp("tiny_mh_browser"))
     return root
@@ -135,3 +134,22 @@ def test_click_on_an_overview_panel_shows_that_head_large(tab, url):  # noqa: AN
     tab.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     _chart(tab, "all-MiniLM-L6-v2 self-attention, layer 2, head 5").wait_for()
     assert tab.get_by_role("heading", name="Layer 2, head 5").count() == 1
+
+
+def test_zero_width_only_sentence_is_a_message_not_an_exception(tab, url):  # noqa: ANN001
+    """The deep link ?mh_model=transformer&mh_text=%E2%80%8B (a zero-width space alone), and then
+    a typed sentence of a byte-order mark and a soft hyphen: each time the page says the sentence
+    is empty, with no exception box and no chart."""
+    empty = "The sentence is empty: type something"  # the page's message, not the model's
+    tab.goto(f"{url}/multi_head?mh_model=transformer&mh_text=%E2%80%8B")
+    tab.get_by_text(empty).wait_for()
+    tab.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+    assert tab.locator('[data-testid="stException"]').count() == 0
+    assert tab.locator(CHART).count() == 0
+    _type(tab, SENTENCE)
+    wait_settled(tab, 4)
+    assert tab.get_by_text(empty).count() == 0
+    _type(tab, "\ufeff\u00ad")
+    tab.get_by_text(empty).wait_for()
+    tab.wait_for_function(f"document.querySelectorAll('{CHART}').length === 0")  # stale ones gone
+    assert tab.locator('[data-testid="stException"]').count() == 0

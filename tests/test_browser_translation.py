@@ -15,11 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from models.rnn.checkpoint import CHECKPOINT_ROOT
+from models.checkpoints import CHECKPOINTS_ENV, SHIPPED_ROOT
 from models.rnn.translator import Translator
 from tests.browser_helpers import CHART, open_tab, served_with, wait_settled
 from tests.tiny_seq2seq import build_tiny_checkpoints
-from ui.translation import CHECKPOINTS_ENV
 
 pytestmark = pytest.mark.browser
 KINDS = ("none", "bahdanau", "luong-dot", "luong-general", "luong-concat", "local-m", "local-p")
@@ -27,7 +26,7 @@ SENTENCE = "A black dog is running on the green grass."
 
 
 def _is_real(kind: str) -> bool:
-    return (CHECKPOINT_ROOT / f"seq2seq-{kind}" / "model.safetensors").is_file()
+    return (SHIPPED_ROOT / f"seq2seq-{kind}" / "model.safetensors").is_file()
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +44,7 @@ def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     for kind in KINDS:
         name = f"seq2seq-{kind}"
-        (root / name).symlink_to(CHECKPOINT_ROOT / name if _is_real(kind) else tiny / name)
+        (root / name).symlink_to(SHIPPED_ROOT / name if _is_real(kind) else tiny / name)
     return root
 
 

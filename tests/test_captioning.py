@@ -14,19 +14,14 @@ from PIL import Image
 
 from media.images import ImageInputError, load_image
 from models.attention import additive_score, masked_softmax
-from models.captioning.checkpoint import CaptionCheckpointError, load_captioner, save_captioner
-from models.captioning.model import (
-    END,
-    START,
-    Baseline,
-    describe,
-    doubly_stochastic_penalty,
-    forced_pass,
-    hard_loss,
-    soft_loss,
-)
+from models.captioning.checkpoint import load_captioner, save_captioner
+from models.captioning.decoding import forced_pass
+from models.captioning.inference import describe
+from models.captioning.model import END, START
+from models.checkpoints import CheckpointError
 from tests.requirements_env import need
 from tests.tiny_captions import tiny_model
+from training.caption_losses import Baseline, doubly_stochastic_penalty, hard_loss, soft_loss
 
 L, D = 196, 112
 
@@ -141,12 +136,12 @@ def test_checkpoint_round_trip(tmp_path: Path, features):
 
 
 def test_missing_or_damaged_checkpoint_names_the_command(tmp_path: Path):
-    with pytest.raises(CaptionCheckpointError, match="train_captions --attention soft"):
+    with pytest.raises(CheckpointError, match="train_captions --attention soft"):
         load_captioner(tmp_path / "caption-soft")
     model, vocab = tiny_model("soft")
     save_captioner(model, vocab, tmp_path / "caption-soft")
     (tmp_path / "caption-soft" / "model.safetensors").write_bytes(b"broken")
-    with pytest.raises(CaptionCheckpointError, match="damaged"):
+    with pytest.raises(CheckpointError, match="damaged"):
         load_captioner(tmp_path / "caption-soft")
 
 
@@ -213,8 +208,8 @@ def test_odd_modes_become_rgb(img):
 @pytest.mark.parametrize("name", ["caption-soft", "caption-hard"])
 def test_shipped_checkpoints_on_fresh_scenes(name):
     from media.scenes import load_sprites, random_scene
-    from models.captioning.checkpoint import resolve
     from models.captioning.image_encoder import encode, load_encoder
+    from models.checkpoints import checkpoint_folder as resolve
     from training.caption_metrics import evaluate
 
     need((resolve(name) / "model.safetensors").is_file(), f"checkpoint {name} not trained yet")
@@ -237,12 +232,11 @@ def test_shipped_checkpoints_on_fresh_scenes(name):
 )
 def test_shipped_cards_meet_the_floors(name, exact, localization):
     """The cards' 500-scene test figures (evaluate_captions --write-card) meet the issue's floors."""
-    import json
+    from models.checkpoints import SHIPPED_ROOT, read_card
 
-    from models.captioning.checkpoint import resolve
-
-    card_path = resolve(name) / "card.json"
+    card_path = SHIPPED_ROOT / name / "card.json"
     need(card_path.is_file(), f"checkpoint {name} not trained yet")
-    test = json.loads(card_path.read_text())["test"]
-    assert test["n"] == 500
+    card = read_card(card_path.parent)
+    test = card.metrics
+    assert card.data["test_scenes"] == 500
     assert test["exact_match"] >= exact and test["localization"] >= localization, test

@@ -1,5 +1,5 @@
 """AppTest for the Image captions page: examples, composition, uploads (good and bad), URL state,
-classroom mode, missing checkpoints. Uses tiny random-weight captioners (ATLAS_CAPTION_CHECKPOINTS)."""
+classroom mode, missing checkpoints. Uses tiny random-weight captioners (ATLAS_CHECKPOINTS)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ import pytest
 from PIL import Image
 from streamlit.testing.v1 import AppTest
 
+from models.checkpoints import CHECKPOINTS_ENV
 from tests.test_captioning import BAD
 from tests.tiny_captions import build_tiny_caption_checkpoints
-from ui.captions import CHECKPOINTS_ENV, format_composition, parse_composition
+from ui.captions import format_composition, parse_composition
 from viz.captions import attention_player_figure, blend, location_counts, word_strip_figure
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -128,7 +129,7 @@ def test_bad_uploads_get_a_message(tiny, name):
 def test_missing_checkpoints_disable_only_the_models(tmp_path: Path, monkeypatch):
     monkeypatch.setenv(CHECKPOINTS_ENV, str(tmp_path))
     at = _run()
-    warnings = " ".join(w.value for w in at.warning)
+    warnings = " ".join(c.value for c in at.code)
     assert (
         "train_captions --attention soft" in warnings
         and "train_captions --attention hard" in warnings

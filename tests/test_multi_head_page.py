@@ -10,9 +10,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from models.analysis.aggregate import GROUPS
+from models.checkpoints import CHECKPOINTS_ENV
 from models.transformer.translator import TransformerTranslator
 from tests.tiny_transformer import build_tiny_transformers
-from ui.multi_head import CHECKPOINTS_ENV, hide_groups, transformer_view
+from ui.multi_head import hide_groups, transformer_view
 from viz.multi_head import ZWSP, head_grid, head_heatmap, head_lines, pool_blocks
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -74,6 +75,15 @@ def test_bad_input(tiny: Path, text: str) -> None:
         at = _run({"mh_model": model, "mh_text": text})
         if not text.strip():
             assert "empty" in _texts(at)
+
+
+@pytest.mark.parametrize("invisible", ["\u200b", "\u200b\u200b \ufeff\u00ad"])
+def test_transformer_mode_invisible_sentence_is_a_message(tiny: Path, invisible: str) -> None:
+    """?mh_model=transformer&mh_text=%E2%80%8B: a message that the sentence is empty, not the
+    model's exception (the page and the tokenizer clean text with one rule)."""
+    at = _run({"mh_model": "transformer", "mh_text": invisible})
+    assert "empty" in _texts(at)
+    assert not at.get("plotly_chart")
 
 
 def test_long_text_is_cut_with_a_notice(tiny: Path) -> None:

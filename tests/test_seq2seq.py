@@ -11,8 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from models.attention import additive_score
-from models.rnn.checkpoint import CheckpointError, load_seq2seq
-from models.rnn.decoding import beam_search, greedy_decode
+from models.checkpoints import CheckpointError
+from models.rnn.checkpoint import load_seq2seq
+from models.rnn.decoding import beam_decode, greedy_decode
 from models.rnn.seq2seq import ATTENTION_NAMES, Seq2Seq
 from models.wordview import group_pieces, merge_subwords, word_text
 from tests.helpers_seq2seq import tiny_checkpoint, tiny_config, tiny_tokenizers
@@ -132,7 +133,7 @@ def test_beam_one_equals_greedy(translators):
     model = translators["luong-general"].model
     src, lengths = torch.tensor([[5, 6, 7, 8, 3]]), torch.tensor([5])
     greedy = greedy_decode(model, src, lengths)[0]
-    beam = beam_search(model, src, lengths, beam=1)[0]
+    beam = beam_decode(model, src, lengths, beam=1)[0]
     assert greedy.tokens == beam.tokens
 
 

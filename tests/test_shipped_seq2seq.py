@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models.rnn.checkpoint import CHECKPOINT_ROOT, read_card
+from models.checkpoints import SHIPPED_ROOT, Card, read_card
 from models.rnn.seq2seq import ATTENTION_NAMES
 from models.rnn.translator import Translator
 from models.wordview import merge_subwords
@@ -38,7 +38,7 @@ ALIGNMENT_CASES = [
 
 
 def folder(attention: str):
-    path = CHECKPOINT_ROOT / f"seq2seq-{attention}"
+    path = SHIPPED_ROOT / f"seq2seq-{attention}"
     need(
         (path / "card.json").is_file(),
         f"{path} not built: python -m training.train_seq2seq --attention {attention}",
@@ -64,31 +64,25 @@ def test_checkpoint_is_small_and_complete(attention):
     path = folder(attention)
     assert (path / "model.safetensors").stat().st_size < 12 * 2**20
     card = read_card(path)
-    for key in (
-        "command",
-        "wall_time_seconds",
-        "epochs_trained",
-        "parameters",
-        "test_bleu_greedy",
-        "test_bleu_beam5",
-        "bleu_by_length",
-        "long_sets",
-    ):
-        assert key in card, f"{path}/card.json lacks {key}"
+    assert card.commands and card.wall_time_s > 0, f"{path}/card.json lacks its commands"
+    assert card.epochs_trained > 0 and card.parameters > 0
+    for key in ("bleu_greedy", "bleu_beam5"):
+        assert key in card.metrics, f"{path}/card.json lacks {key}"
+    assert card.bleu_by_length and card.long_sets
 
 
 @pytest.mark.checkpoints
 @pytest.mark.parametrize("attention", ATTENTIVE)
 def test_card_meets_bleu_floor(attention):
     card = read_card(folder(attention))
-    assert card["test_bleu_greedy"] >= FLOOR[attention]
+    assert card.metrics["bleu_greedy"] >= FLOOR[attention]
     none = read_card(folder("none"))
-    assert card["test_bleu_greedy"] >= none["test_bleu_greedy"] + 5
+    assert card.metrics["bleu_greedy"] >= none.metrics["bleu_greedy"] + 5
 
 
-def _long_share(card: dict) -> float:
+def _long_share(card: Card) -> float:
     """BLEU on the concatenated (K = 3) long set as a share of BLEU on 1-10 word sentences."""
-    return card["long_sets"]["concat3"]["bleu"] / card["bleu_by_length"]["1-10"]["bleu"]
+    return card.long_sets["concat3"]["bleu"] / card.bleu_by_length["1-10"]["bleu"]
 
 
 @pytest.mark.checkpoints
@@ -101,7 +95,7 @@ def test_none_loses_more_on_long_sentences(attention):
 @pytest.mark.checkpoints
 def test_beam_is_not_worse_than_greedy_for_bahdanau():
     card = read_card(folder("bahdanau"))
-    assert card["test_bleu_beam5"] >= card["test_bleu_greedy"]
+    assert card.metrics["bleu_beam5"] >= card.metrics["bleu_greedy"]
 
 
 @pytest.mark.checkpoints

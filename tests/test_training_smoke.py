@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from models.rnn.checkpoint import read_card
+from models.checkpoints import read_card
 from models.rnn.seq2seq import ATTENTION_NAMES
 from tests.requirements_env import need_data
 from training import evaluate, train_seq2seq
@@ -23,10 +23,10 @@ def test_one_training_step_writes_a_loadable_checkpoint(attention, tmp_path):
             "--device", "cpu"]  # fmt: skip
     train_seq2seq.main(args)
     card = read_card(out)
-    assert card["epochs_trained"] == 1 and card["history"][0]["train_loss"] > 0
+    assert card.epochs_trained == 1 and card.history[0]["train_loss"] > 0
     assert (run / "state.pt").is_file() and (out / "model.safetensors").is_file()
     train_seq2seq.main([*args[:-2], "--device", "cpu", "--resume", "--epochs", "2"])
-    assert read_card(out)["epochs_trained"] == 2
+    assert read_card(out).epochs_trained == 2
 
 
 @pytest.mark.data

@@ -19,11 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from models.rnn.checkpoint import CHECKPOINT_ROOT
+from models.checkpoints import CHECKPOINTS_ENV, SHIPPED_ROOT
 from models.rnn.translator import Translator
 from tests.tiny_seq2seq import build_tiny_checkpoints
-from ui.translation import (
-    CHECKPOINTS_ENV,
+from ui.translation_compute import (
     compute_alignment,
     compute_compare,
     compute_gradients,
@@ -115,6 +114,17 @@ def test_alignment_empty_text_shows_a_hint(tiny: Path):
     at = _run(ALIGNMENT, {"aln_text": "   "})
     assert any("Type an English sentence" in i.value for i in at.info)
     assert not at.get("plotly_chart")
+
+
+@pytest.mark.parametrize("invisible", ["\u00ad", "\ufeff", "\u00ad\ufeff \u200b"])
+def test_alignment_invisible_sentence_or_reference_is_a_message(tiny: Path, invisible: str):
+    """Soft hyphens, byte-order marks and zero-width spaces alone: the page and the model clean
+    text with one rule, so the page says the sentence is empty (no exception, no chart)."""
+    at = _run(ALIGNMENT, {"aln_text": invisible})
+    assert any("Type an English sentence" in i.value for i in at.info)
+    assert not at.get("plotly_chart")
+    at = _run(ALIGNMENT, {"aln_text": SENTENCE, "aln_mode": "reference", "aln_ref": invisible})
+    assert "Type a French reference" in _texts(at)
 
 
 def test_alignment_long_text_is_truncated_with_a_notice(tiny: Path):
@@ -283,7 +293,7 @@ def _draw_everything(t: dict[str, Translator], text: str) -> None:
     if forced.ok:
         token_prob_bars(forced.translation.token_probs, forced.translation.target_tokens)
     compute_compare(t["bahdanau"], t["luong-general"], text)
-    loc = compute_local(t["local-p"], t["luong-general"], text, window=4)
+    loc = compute_local(t["local-p"], text, window=4)
     if loc.ok:
         tr = loc.translation
         local_steps_figure(tr.raw_weights, tr.weights, tr.gaussian, tr.p_t, tr.window, tr.D,
@@ -306,7 +316,7 @@ def test_any_unicode_goes_through_the_pages_without_exception(tiny_translators, 
 
 def _need_real(*kinds: str) -> None:
     missing = [
-        k for k in kinds if not (CHECKPOINT_ROOT / f"seq2seq-{k}" / "model.safetensors").is_file()
+        k for k in kinds if not (SHIPPED_ROOT / f"seq2seq-{k}" / "model.safetensors").is_file()
     ]
     if not missing:
         return

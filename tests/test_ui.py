@@ -11,33 +11,20 @@ from pathlib import Path
 import numpy as np
 import plotly.colors
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from models.text import clean_text
 from ui.charts import CLASSROOM_FONT, apply_classroom
 from ui.downloads import matrix_csv
-from ui.text import escape_markdown, sanitize_text, strip_control, tokenize
-from ui.url_state import (
-    format_matrix,
-    parse_bool,
-    parse_choice,
-    parse_float,
-    parse_int,
-    parse_matrix,
-)
-from viz import attention_heatmap, diff_heatmap
+from ui.guard import guarded
+from ui.text import escape_markdown, sanitize_text, tokenize
+from ui.url_state import format_matrix, parse_choice, parse_int, parse_matrix
+from viz import diff_heatmap, matrix_heatmap
 
 
-def test_parse_float_validates():
-    assert parse_float("2.5", 1.0) == 2.5
-    assert parse_float("nan", 1.0) == 1.0
-    assert parse_float("inf", 1.0) == 1.0
-    assert parse_float("abc", 1.0) == 1.0
-    assert parse_float(None, 1.0) == 1.0
-    assert parse_float("5", 1.0, 0, 2) == 1.0
-
-
-def test_parse_int_bool_choice():
+def test_parse_int_choice():
     assert parse_int("7", 0) == 7 and parse_int("7.5", 0) == 0 and parse_int("99", 0, 0, 10) == 0
-    assert parse_bool("true", False) and not parse_bool("0", True) and parse_bool("?", True)
     assert parse_choice("dot", "x", ["dot"]) == "dot" and parse_choice("evil", "x", ["dot"]) == "x"
 
 
@@ -55,7 +42,30 @@ def test_sanitize_strips_controls_and_truncates():
     clean, notice = sanitize_text("x" * 5000, 300)
     assert len(clean) == 300 and "5,000" in notice
     assert sanitize_text(None, 10) == ("", None)
-    assert strip_control("日本語 ok") == "日本語 ok"
+    assert clean_text("日本語 ok") == "日本語 ok"
+
+
+@pytest.mark.parametrize("invisible", ["\u200b", "\ufeff", "\u00ad", " \u200b\t\ufeff\u00ad\u202e\n"])
+def test_a_text_of_invisible_characters_is_empty_for_pages_and_models(invisible):
+    """One rule: the page's sentence and the tokenizer's input are both empty."""
+    assert clean_text(invisible) == "" and sanitize_text(invisible, 100) == ("", None)
+    assert clean_text("soft\u00adhyphen zero\u200bwidth\ufeff") == "softhyphen zerowidth"
+
+
+@given(text=st.text(max_size=80))
+def test_clean_text_is_idempotent(text):
+    once = clean_text(text)
+    assert clean_text(once) == once and once == once.strip()
+
+
+def test_the_guard_turns_a_refusal_into_a_message():
+    def refuse() -> None:
+        raise ValueError("the sentence is empty: type something")
+
+    assert guarded(refuse) == (None, "The sentence is empty: type something")
+    assert guarded(lambda: 3) == (3, None)
+    with pytest.raises(KeyError):  # only a refusal (ValueError) is turned into a message
+        guarded(lambda: {}["x"])
 
 
 def test_escape_markdown_neutralises_markup():
@@ -88,7 +98,7 @@ def test_matrix_csv_labels_and_shape_check():
 
 
 def test_apply_classroom_changes_fonts_and_scales():
-    fig = apply_classroom(attention_heatmap(np.eye(2), None, None))
+    fig = apply_classroom(matrix_heatmap(np.eye(2)))
     assert fig.layout.font.size == CLASSROOM_FONT
     cividis = plotly.colors.get_colorscale("Cividis")
     assert [c for _, c in fig.data[0].colorscale] == [c for _, c in cividis]
@@ -97,12 +107,13 @@ def test_apply_classroom_changes_fonts_and_scales():
 
 
 def test_apply_classroom_recolours_shared_colour_axes():
-    from viz import attention_panels, heatmap_grid  # noqa: PLC0415
+    from viz import attention_panels  # noqa: PLC0415
+    from viz.multi_head import head_grid  # noqa: PLC0415
 
     cividis = [c for _, c in plotly.colors.get_colorscale("Cividis")]
     for fig in (
         attention_panels([(np.eye(2), ["a", "b"], ["a", "b"], "p")]),
-        heatmap_grid(np.full((1, 2, 3, 3), 1 / 3)),
+        head_grid(np.full((1, 2, 3, 3), 1 / 3)),
     ):
         apply_classroom(fig)
         assert [c for _, c in fig.layout.coloraxis.colorscale] == cividis

@@ -6,11 +6,9 @@ import numpy as np
 import pytest
 
 from viz import (
-    attention_heatmap,
     attention_panels,
     diff_heatmap,
-    gaussian_window_plot,
-    heatmap_grid,
+    matrix_heatmap,
     pe_curves,
     pe_heatmap,
     vector_diagram,
@@ -20,7 +18,7 @@ from viz import (
 
 def test_heatmap_keeps_matrix_and_reading_order():
     w = np.array([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8]])  # (T_q=2, T_k=3)
-    fig = attention_heatmap(w, ["le", "chat", "le"], ["the", "cat"], title="t")
+    fig = matrix_heatmap(w, ["le", "chat", "le"], ["the", "cat"], title="t", zmin=0.0)
     trace = fig.data[0]
     np.testing.assert_allclose(np.asarray(trace.z), w)
     assert list(fig.layout.xaxis.ticktext) == ["le", "chat", "le"]  # duplicates kept apart
@@ -32,21 +30,21 @@ def test_heatmap_keeps_matrix_and_reading_order():
 
 def test_heatmap_hover_names_both_tokens_and_weight():
     w = np.array([[0.12345, 0.87655]])
-    fig = attention_heatmap(w, ["a", "b"], ["q"])
+    fig = matrix_heatmap(w, ["a", "b"], ["q"])
     assert fig.data[0].customdata[0][1] == "query: q<br>key: b<br>weight: 0.877"
     assert "%{customdata}" in fig.data[0].hovertemplate
 
 
 def test_heatmap_escapes_html_in_labels():
-    fig = attention_heatmap([[1.0]], ["<b>x</b>"], ["<script>"])
+    fig = matrix_heatmap([[1.0]], ["<b>x</b>"], ["<script>"])
     assert fig.layout.xaxis.ticktext[0] == "&lt;b&gt;x&lt;/b&gt;"
     assert "<script>" not in fig.data[0].customdata[0][0]
 
 
 def test_heatmap_values_only_for_small_matrices():
-    assert attention_heatmap(np.eye(3), None, None).data[0].texttemplate
-    assert not attention_heatmap(np.eye(20), None, None).data[0].texttemplate
-    assert attention_heatmap(np.eye(20), None, None, show_values=True).data[0].texttemplate
+    assert matrix_heatmap(np.eye(3), None, None).data[0].texttemplate
+    assert not matrix_heatmap(np.eye(20), None, None).data[0].texttemplate
+    assert matrix_heatmap(np.eye(20), None, None, show_values=True).data[0].texttemplate
 
 
 @pytest.mark.parametrize(
@@ -55,17 +53,17 @@ def test_heatmap_values_only_for_small_matrices():
 )
 def test_heatmap_label_mismatch_names_both_sizes(x_labels, y_labels, numbers):
     with pytest.raises(ValueError) as err:
-        attention_heatmap(np.ones((2, 3)) / 3, x_labels, y_labels)
+        matrix_heatmap(np.ones((2, 3)) / 3, x_labels, y_labels)
     assert all(n in str(err.value) for n in numbers)
 
 
 def test_heatmap_rejects_nan():
     with pytest.raises(ValueError, match="NaN"):
-        attention_heatmap([[np.nan]], ["a"], ["b"])
+        matrix_heatmap([[np.nan]], ["a"], ["b"])
 
 
 def test_large_heatmap_hover_uses_positions():
-    fig = attention_heatmap(np.full((300, 300), 1 / 300), None, None)
+    fig = matrix_heatmap(np.full((300, 300), 1 / 300), None, None)
     assert fig.data[0].customdata is None
     assert "#%{y}" in fig.data[0].hovertemplate
     assert fig.layout.xaxis.ticktext is None  # positions: plotly picks the ticks
@@ -74,28 +72,6 @@ def test_large_heatmap_hover_uses_positions():
 def test_diff_heatmap_is_centred():
     fig = diff_heatmap([[0.5, -0.25]], ["a", "b"], ["q"])
     assert fig.data[0].zmid == 0 and fig.data[0].zmin == -0.5 and fig.data[0].zmax == 0.5
-
-
-def test_heatmap_grid_layers_by_heads():
-    rng = np.random.default_rng(0)
-    w = rng.random((2, 3, 4, 4))
-    fig = heatmap_grid(w, ["a", "b", "c", "a"])
-    assert len(fig.data) == 6
-    np.testing.assert_allclose(np.asarray(fig.data[5].z), w[1, 2], rtol=1e-6)
-    assert "layer 2, head 3" in fig.data[5].hovertemplate
-    assert list(fig.layout.yaxis.ticktext) == ["a", "b", "c", "a"]
-
-
-def test_heatmap_grid_large_is_built():
-    fig = heatmap_grid(np.zeros((6, 12, 128, 128), dtype=np.float32))
-    assert len(fig.data) == 72
-
-
-def test_heatmap_grid_shape_errors():
-    with pytest.raises(ValueError, match=r"\(L, H, T, T\)"):
-        heatmap_grid(np.zeros((2, 3, 4)))
-    with pytest.raises(ValueError, match="3 labels for 4"):
-        heatmap_grid(np.zeros((1, 1, 4, 4)), ["a", "b", "c"])
 
 
 def test_weights_bar_series_and_labels():
@@ -131,22 +107,6 @@ def test_pe_figures():
     np.testing.assert_allclose(np.asarray(curves.data[1].y), pe[:, 1])
     with pytest.raises(ValueError, match="d_model = 3"):
         pe_curves(pe, [3])
-
-
-def test_gaussian_window_plot():
-    s = np.arange(10)
-    raw = np.full(10, 0.1)
-    final = np.where(np.abs(s - 4.5) <= 2, raw, 0.0)
-    fig = gaussian_window_plot(s, 4.5, 2, raw, final)
-    rect = [sh for sh in fig.layout.shapes if sh.type == "rect"][0]
-    assert (rect.x0, rect.x1) == (2.5, 6.5)
-    names = [t.name for t in fig.data]
-    assert names[:2] == ["raw weights (global softmax)", "final weights (x Gaussian)"]
-    gauss = fig.data[2]
-    peak = int(np.argmax(np.asarray(gauss.y)))
-    assert abs(gauss.x[peak] - 4.5) < 0.1
-    with pytest.raises(ValueError, match="10 positions but 9 raw"):
-        gaussian_window_plot(s, 4.5, 2, raw[:9], final)
 
 
 def test_attention_panels_keep_each_panels_tokens():

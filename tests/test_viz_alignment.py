@@ -15,7 +15,6 @@ from viz.alignment import (
     row_entropy,
     step_figure,
     token_prob_bars,
-    topk_bars,
 )
 from viz.bottleneck import BUCKET_ORDER, bleu_by_length_chart, bucket_points, gradient_norm_plot
 from viz.local_steps import local_steps_figure
@@ -73,12 +72,6 @@ def test_token_prob_bars_highlight_low_ones():
     fig = token_prob_bars([0.9, 0.05, 0.5, 0.01], TGT, low=0.1)
     colours = list(fig.data[0].marker.color)
     assert colours[1] == colours[3] != colours[0] == colours[2]
-
-
-def test_topk_bars():
-    fig = topk_bars([("▁chien", 0.7), ("▁chat", 0.2)])
-    assert list(fig.layout.yaxis.ticktext) == ["▁chien", "▁chat"]
-    assert list(fig.data[0].x) == [0.7, 0.2]
 
 
 def _local(T_out: int = 3, T_src: int = 6, D: int = 2):

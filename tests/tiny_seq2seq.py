@@ -7,14 +7,13 @@ ones, so that pages pointed at ``root`` (env ``ATLAS_CHECKPOINTS``) run without 
 
 from __future__ import annotations
 
-import json
 import random
 import shutil
 from pathlib import Path
 
 import torch
 
-from models.rnn.checkpoint import save_seq2seq
+from models.checkpoints import Card, save_translator, write_card
 from models.rnn.seq2seq import Seq2Seq, Seq2SeqConfig
 from training.tokenizer import train_tokenizer
 
@@ -31,19 +30,21 @@ def _sentences(words: list[str], n: int, seed: int) -> list[str]:
     return [" ".join(rng.choice(pool) for _ in range(rng.randint(3, 12))) + " ." for _ in range(n)]
 
 
-def fake_card(kind: str) -> dict:
-    """A card with made-up BLEU numbers in the shipped layout (``none`` falls off with length)."""
+def fake_card(kind: str) -> Card:
+    """A card with made-up BLEU numbers (``none`` falls off with length)."""
     slope = 6.0 if kind == "none" else 1.5
     buckets = {b: {"bleu": round(40 - slope * i, 2), "n": 50} for i, b in
                enumerate(["1-10", "11-15", "16-20", "21-30"])}  # fmt: skip
     long = {b: {"bleu": round(40 - slope * (i + 3), 2), "n": 40} for i, b in
             enumerate(["21-30", "31-45"])}  # fmt: skip
-    return {
-        "model": f"seq2seq-{kind}", "test_bleu_greedy": 38.0, "test_bleu_beam5": 39.0,
-        "bleu_by_length": buckets,
-        "long_sets": {"concat2": {"bleu": 30.0, "n": 500, "bleu_by_length": long},
-                      "concat3": {"bleu": 25.0, "n": 333, "bleu_by_length": long}},
-    }  # fmt: skip
+    return Card(
+        name=f"seq2seq-{kind}", family="seq2seq", description="tiny random weights", data={},
+        commands=(f"python -m training.train_seq2seq --attention {kind}",), evaluate_commands=(),
+        wall_time_s=0.0, metrics={"bleu_greedy": 38.0, "bleu_beam5": 39.0},
+        bleu_by_length=buckets,
+        long_sets={"concat2": {"bleu": 30.0, "n": 500, "bleu_by_length": long},
+                   "concat3": {"bleu": 25.0, "n": 333, "bleu_by_length": long}},
+    )  # fmt: skip
 
 
 def build_tiny_checkpoints(
@@ -61,9 +62,9 @@ def build_tiny_checkpoints(
             emb_dim=16, enc_hidden=16, attn_dim=16, window=window, max_src_len=100, max_tgt_len=12,
         )  # fmt: skip
         folder = root / f"seq2seq-{kind}"
-        save_seq2seq(Seq2Seq(cfg), folder)
+        save_translator(Seq2Seq(cfg), folder)
         for side in ("src", "tgt"):
             shutil.copy(tok_dir / f"{side}.model", folder / f"{side}.model")
         if cards:
-            (folder / "card.json").write_text(json.dumps(fake_card(kind)))
+            write_card(folder, fake_card(kind))
     return root

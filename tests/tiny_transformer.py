@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
 import torch
 
-from models.transformer.checkpoint import save_transformer
+from models.checkpoints import Card, save_translator, write_card
 from models.transformer.model import Transformer, TransformerConfig
 from tests.helpers_seq2seq import tiny_tokenizers
 
@@ -28,10 +27,13 @@ def build_tiny_transformers(root: Path, cards: bool = True) -> Path:
     for i, positional in enumerate(("sinusoidal", "learned")):
         torch.manual_seed(i)
         folder = root / f"transformer-{positional}"
-        save_transformer(Transformer(tiny_transformer_config(positional)).eval(), folder)
+        save_translator(Transformer(tiny_transformer_config(positional)).eval(), folder)
         for side in ("src", "tgt"):
             shutil.copy(tok_dir / f"{side}.model", folder / f"{side}.model")
         if cards:
-            card = {"model": folder.name, "test_bleu_greedy": 40.0, "test_bleu_beam5": 41.0}
-            (folder / "card.json").write_text(json.dumps(card))
+            command = f"python -m training.train_transformer --positional {positional}"
+            card = Card(name=folder.name, family="transformer", description="tiny random weights",
+                        data={}, commands=(command,), evaluate_commands=(), wall_time_s=0.0,
+                        metrics={"bleu_greedy": 40.0, "bleu_beam5": 41.0})  # fmt: skip
+            write_card(folder, card)
     return root

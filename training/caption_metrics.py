@@ -15,7 +15,8 @@ import torch
 
 from media.scenes import OBJECT_NAMES
 from models.captioning.image_encoder import INPUT_SIZE
-from models.captioning.model import ShowAttendTell, Vocab, describe
+from models.captioning.inference import describe
+from models.captioning.model import ShowAttendTell, Vocab
 
 OBJECTS = set(OBJECT_NAMES)
 

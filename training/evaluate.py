@@ -19,7 +19,7 @@ from pathlib import Path
 import sacrebleu
 import torch
 
-from models.rnn.decoding import beam_search, greedy_decode
+from models.rnn.decoding import beam_decode, greedy_decode
 from models.rnn.seq2seq import Seq2Seq
 from models.tokenizer import EOS_ID, SubwordTokenizer
 from training.data import DEFAULT_DATA, concat_pairs, load_pairs, read_lines
@@ -69,7 +69,7 @@ def translate_corpus(
     if beam > 1:
         for i, ids in enumerate(encoded):
             src, lengths = pad_batch([ids], device)
-            best = beam_search(model, src, lengths, beam=beam)[0]
+            best = beam_decode(model, src, lengths, beam=beam)[0]
             out[i] = tgt_tok.decode(best.tokens)
         return out
     order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))

@@ -6,7 +6,7 @@
 
 Prints exact_match, localization and bleu4 (see ``training.caption_metrics``). The scenes are
 generated and encoded on first use and cached in ``runs/caption-features/seed-S/``.
-With ``--write-card`` the result is stored under "test" in the checkpoint's card.json.
+With ``--write-card`` the result is stored in the checkpoint's card (its test metrics).
 """
 
 from __future__ import annotations
@@ -18,10 +18,12 @@ import time
 
 import torch
 
-from models.captioning.checkpoint import CARD, load_captioner, resolve
+from models.captioning.checkpoint import load_captioner
 from models.captioning.model import DEPARTURES
+from models.checkpoints import checkpoint_folder, read_card, write_card
 from training.caption_data import build_set, load_set
 from training.caption_metrics import evaluate
+from training.cards import this_command, with_caption_test
 
 TRAINING_SEEDS = (1, 2)  # train and validation sets: refused for testing
 
@@ -51,14 +53,9 @@ def main(argv: list[str] | None = None) -> dict:
                        device=args.device, beam=args.beam, samples=args.samples, seed=args.seed)  # fmt: skip
     metrics.update(seed=args.seed, beam=args.beam, seconds=round(time.time() - start, 1))
     if args.write_card:
-        card_path = resolve(args.model) / CARD
-        card = json.loads(card_path.read_text()) if card_path.is_file() else {}
-        command = "python -m training.evaluate_captions " + " ".join(
-            a for a in (argv or sys.argv[1:]) if a != "--write-card"
-        )
-        card["test"] = {**metrics, "command": command}
-        card["departures_from_paper"] = list(DEPARTURES) + card.get("extra_departures", [])
-        card_path.write_text(json.dumps(card, indent=1) + "\n")
+        command = this_command("training.evaluate_captions", argv, drop=("--write-card",))
+        card = with_caption_test(read_card(args.model), metrics, command, DEPARTURES)
+        write_card(checkpoint_folder(args.model), card)
     if args.json:
         print(json.dumps(metrics))
     else:

@@ -25,20 +25,14 @@ import torch
 from tqdm import tqdm
 
 from media.scenes import OBJECT_NAMES, vocabulary_words
-from models.captioning.checkpoint import CARD, CHECKPOINT_ROOT, load_captioner, save_captioner
+from models.captioning.checkpoint import load_captioner, save_captioner
 from models.captioning.image_encoder import ENCODER_NAME, FEATURE_BLOCK
-from models.captioning.model import (
-    END,
-    START,
-    Baseline,
-    CaptionConfig,
-    ShowAttendTell,
-    Vocab,
-    hard_loss,
-    soft_loss,
-)
+from models.captioning.model import END, START, CaptionConfig, ShowAttendTell, Vocab
+from models.checkpoints import Card, checkpoint_folder, write_card
 from training.caption_data import load_set
+from training.caption_losses import Baseline, hard_loss, soft_loss
 from training.caption_metrics import evaluate
+from training.cards import caption_card, this_command
 
 RUNS = Path(__file__).resolve().parent.parent / "runs"
 
@@ -209,7 +203,7 @@ def main(argv: list[str] | None = None) -> None:
     device = pick_device(args.device)
     name = f"caption-{args.attention}"
     run_dir = args.run_dir or RUNS / name
-    out = args.out or CHECKPOINT_ROOT / name
+    out = args.out or checkpoint_folder(name)
     vocab = Vocab(vocabulary_words())
     train, val = load_set(cfg.train_seed, cfg.train_n), load_set(cfg.val_seed, cfg.val_n)
     data = scene_tensors(train, vocab)
@@ -268,7 +262,8 @@ def main(argv: list[str] | None = None) -> None:
         if score > best["score"]:
             best = {"score": score, "epoch": epoch, **metrics}
             save_captioner(model, vocab, out)
-            write_card(out, args, cfg, best, history, time.time() - started, len(train.captions))
+            wall = time.time() - started
+            write_card(out, card_of_run(out, args, cfg, best, history, wall, len(train.captions)))
         save_state(state_path, model, opt, epoch, best, baseline, history)
         if epoch - best["epoch"] >= cfg.patience:
             print(f"no better val score for {cfg.patience} epochs: stopping")
@@ -278,25 +273,19 @@ def main(argv: list[str] | None = None) -> None:
     )
 
 
-def write_card(
+def card_of_run(
     out: Path, args, cfg: TrainConfig, best: dict, history: list, wall: float, n_train: int
-) -> None:  # noqa: ANN001
-    """card.json: data, command, wall time, validation metrics (evaluate_captions adds the test ones)."""
-    previous = {}
-    if (out / CARD).is_file():
-        previous = {k: v for k, v in json.loads((out / CARD).read_text()).items() if k == "test"}
-    card = {
-        "model": f"Show, Attend and Tell decoder with {args.attention} attention (Xu et al. 2015)",
-        "encoder": f"{ENCODER_NAME} (ImageNet, frozen), MBConv block {FEATURE_BLOCK} output: 14x14x112",
-        "data": {"train_seed": cfg.train_seed, "train_scenes": n_train, "val_seed": cfg.val_seed,
-                 "val_scenes": cfg.val_n, "generator": "python -m training.make_scenes / training.caption_data"},
-        "command": "python -m training.train_captions " + " ".join(sys.argv[1:]),
-        "train_config": asdict(cfg), "best_epoch": best["epoch"],
-        "wall_time_s": round(wall, 1), "threads": args.threads,
-        "val": {k: v for k, v in best.items() if k not in ("score", "epoch")},
-        "history": history, **previous,
-    }  # fmt: skip
-    (out / CARD).write_text(json.dumps(card, indent=1) + "\n")
+) -> Card:  # noqa: ANN001
+    """Data, commands, wall time, validation metrics (evaluate_captions adds the test ones)."""
+    return caption_card(
+        out, description=f"Show, Attend and Tell decoder with {args.attention} attention (Xu et al. "
+        f"2015); encoder: {ENCODER_NAME} (ImageNet, frozen), MBConv block {FEATURE_BLOCK} output: 14x14x112",
+        data={"train_seed": cfg.train_seed, "train_scenes": n_train, "val_seed": cfg.val_seed,
+              "val_scenes": cfg.val_n, "generator": "python -m training.make_scenes / training.caption_data"},
+        command=this_command("training.train_captions"), init_from=args.init_from, wall=wall,
+        best=best, history=history, machine=f"CPU, torch threads = {args.threads}",
+        train_config=asdict(cfg),
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -24,9 +24,11 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from models.rnn.checkpoint import CARD, CHECKPOINT_ROOT, load_seq2seq, save_seq2seq
+from models.checkpoints import Card, checkpoint_folder, save_translator, write_card
+from models.rnn.checkpoint import load_seq2seq
 from models.rnn.seq2seq import ATTENTION_NAMES, Seq2Seq, Seq2SeqConfig
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, SubwordTokenizer
+from training.cards import this_command, translator_card
 from training.data import DEFAULT_DATA, concat_pairs, load_pairs
 from training.evaluate import evaluate_pairs, pad_batch
 from training.tokenizer import train_pair
@@ -143,30 +145,15 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
-def write_card(
+def card_of_run(
     out: Path, args, history: list[dict], wall: float, n_params: int, test: dict
-) -> None:
-    card = {
-        "model": out.name,
-        "task": "Multi30k task 1, English -> French",
-        "data": {
-            "folder": str(args.data),
-            "train": "train",
-            "val": "val",
-            "test": "test_2016_flickr",
-        },
-        "command": "python -m training.train_seq2seq " + " ".join(sys.argv[1:]),
-        "evaluate_command": f"python -m training.evaluate --model {out.name} [--beam 5] [--concat 3] --json",
-        "wall_time_seconds": round(wall, 1),
-        "machine": "2-core CPU, torch threads = " + str(torch.get_num_threads()),
-        "init_from": args.init_from,
-        "epochs_trained": len(history),
-        "best_epoch": max(history, key=lambda h: h["val_bleu"])["epoch"],
-        "parameters": n_params,
-        "history": history,
-        "bleu_metric": "sacreBLEU 13a, cased, detokenized output vs raw references",
-    } | test
-    (out / CARD).write_text(json.dumps(card, indent=2) + "\n")
+) -> Card:
+    return translator_card(
+        out, family="seq2seq", description=f"RNN encoder-decoder (GRU) with {args.attention} attention",
+        command=this_command("training.train_seq2seq"), init_from=args.init_from, wall=wall,
+        history=history, test=test, data={"folder": str(args.data)}, parameters=n_params,
+        machine="2-core CPU, torch threads = " + str(torch.get_num_threads()),
+    )  # fmt: skip
 
 
 def test_metrics(out: Path, data: Path, device) -> dict:
@@ -198,7 +185,7 @@ def main(argv: list[str] | None = None) -> None:
         torch.set_num_threads(args.threads)
     device = resolve_device(args.device)
     name = f"seq2seq-{args.attention}"
-    out = args.out or CHECKPOINT_ROOT / name
+    out = args.out or checkpoint_folder(name)
     run = args.run_dir or RUNS / name
     random.seed(tc.seed), torch.manual_seed(tc.seed)
     run.mkdir(parents=True, exist_ok=True)
@@ -267,7 +254,7 @@ def main(argv: list[str] | None = None) -> None:
         )
         if v_bleu > best:
             best = v_bleu
-            save_seq2seq(model, out)
+            save_translator(model, out)
             for f in ("src.model", "tgt.model"):
                 shutil.copy(run / f, out / f)
         torch.save(
@@ -285,7 +272,8 @@ def main(argv: list[str] | None = None) -> None:
             print(f"early stop: no better val BLEU for {since_best} epochs", flush=True)
             break
     test = {} if args.skip_test else test_metrics(out, args.data, device)
-    write_card(out, args, history, wall, sum(p.numel() for p in model.parameters()), test)
+    n_params = sum(p.numel() for p in model.parameters())
+    write_card(out, card_of_run(out, args, history, wall, n_params, test))
     print(
         f"wrote {out} ({json.dumps({k: v for k, v in test.items() if 'bleu' in k and not isinstance(v, dict)})})",
         flush=True,
@@ -294,11 +282,6 @@ def main(argv: list[str] | None = None) -> None:
 
 def state_file_of(run: Path) -> Path:
     return run / "state.pt"
-
-
-def checkpoint_folder(name_or_folder: str) -> Path:
-    folder = Path(name_or_folder)
-    return folder if folder.is_dir() else CHECKPOINT_ROOT / name_or_folder
 
 
 def warm_start(model: Seq2Seq, name_or_folder: str) -> int:

@@ -30,10 +30,11 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from models.rnn.checkpoint import CARD, CHECKPOINT_ROOT
+from models.checkpoints import Card, checkpoint_folder, save_translator, write_card
 from models.tokenizer import PAD_ID, SubwordTokenizer
-from models.transformer.checkpoint import load_transformer, save_transformer
+from models.transformer.checkpoint import load_transformer
 from models.transformer.model import POSITIONAL_NAMES, Transformer, TransformerConfig
+from training.cards import this_command, translator_card
 from training.data import DEFAULT_DATA, concat_pairs, load_pairs
 from training.evaluate import evaluate_pairs, pad_batch
 from training.train_seq2seq import (
@@ -45,7 +46,7 @@ from training.train_seq2seq import (
     state_file_of,
 )
 
-TOKENIZERS = CHECKPOINT_ROOT / "seq2seq-bahdanau"  # shared with the RNN models
+TOKENIZERS = checkpoint_folder("seq2seq-bahdanau")  # shared with the RNN models
 
 
 @dataclass
@@ -181,28 +182,21 @@ def test_metrics(out: Path, data: Path, device) -> dict:
     }
 
 
-def write_card(
+def card_of_run(
     out: Path, args, tc: TrainConfig, history: list[dict], wall: float, model, test: dict
-) -> None:
-    card = {
-        "model": out.name,
-        "architecture": "Transformer encoder-decoder (Vaswani et al. 2017), pre-LN",
-        "task": "Multi30k task 1, English -> French",
-        "data": {"folder": str(args.data), "train": "train", "val": "val", "test": "test_2016_flickr"},
-        "tokenizers": f"copied from {args.tokenizers} (SentencePiece BPE, 5000 per language)",
-        "command": "python -m training.train_transformer " + " ".join(sys.argv[1:]),
-        "evaluate_command": f"python -m training.evaluate --model {out.name} [--beam 5] [--concat 3] --json",
-        "wall_time_seconds": round(wall, 1),
-        "seconds_per_epoch": round(wall / max(1, len(history)), 1),
-        "machine": f"2-core CPU, torch threads = {torch.get_num_threads()}, bf16 autocast = {tc.amp}",
-        "epochs_trained": len(history),
-        "best_epoch": max(history, key=lambda h: h["val_bleu"])["epoch"] if history else None,
-        "parameters": model.n_parameters(),
-        "train_config": {f.name: getattr(tc, f.name) for f in fields(TrainConfig)},
-        "history": history,
-        "bleu_metric": "sacreBLEU 13a, cased, detokenized output vs raw references",
-    } | test  # fmt: skip
-    (out / CARD).write_text(json.dumps(card, indent=2) + "\n")
+) -> Card:
+    tokenizers = f"copied from {args.tokenizers} (SentencePiece BPE, 5000 per language)"
+    per_epoch = {"train_seconds_per_epoch": round(wall / max(1, len(history)), 1)}
+    return translator_card(
+        out, family="transformer", command=this_command("training.train_transformer"),
+        description="Transformer encoder-decoder (Vaswani et al. 2017), pre-LN",
+        init_from=None, needs=args.tokenizers, wall=wall, history=history,
+        test=test, train_metrics=per_epoch,
+        data={"folder": str(args.data), "tokenizers": tokenizers},
+        machine=f"2-core CPU, torch threads = {torch.get_num_threads()}, bf16 autocast = {tc.amp}",
+        parameters=model.n_parameters(),
+        train_config={f.name: getattr(tc, f.name) for f in fields(TrainConfig)},
+    )  # fmt: skip
 
 
 def _amp_supported(device: torch.device) -> bool:
@@ -247,7 +241,7 @@ def main(argv: list[str] | None = None) -> None:
     tc.amp = tc.amp and _amp_supported(device)
     random.seed(tc.seed), torch.manual_seed(tc.seed)
     run, src_tok, tgt_tok, cfg = _setup(args)
-    out = args.out or CHECKPOINT_ROOT / f"transformer-{args.positional}"
+    out = args.out or checkpoint_folder(f"transformer-{args.positional}")
     val_pairs = load_pairs(args.data, "val")[: tc.val_limit or None]
     train_data = encode_pairs(
         load_pairs(args.data, "train")[: tc.train_limit or None], src_tok, tgt_tok, cfg
@@ -286,7 +280,7 @@ def main(argv: list[str] | None = None) -> None:
               f"val BLEU {v_bleu:5.2f}  ({seconds:.0f} s)", flush=True)  # fmt: skip
         if v_bleu > best:
             best = v_bleu
-            save_transformer(model, out)
+            save_translator(model, out)
             for f in ("src.model", "tgt.model"):
                 shutil.copy(run / f, out / f)
         _save_state(run, model, opt, history, wall, rng, step)
@@ -295,7 +289,7 @@ def main(argv: list[str] | None = None) -> None:
             print(f"early stop: no better val BLEU for {since_best} epochs", flush=True)
             break
     test = {} if args.skip_test else test_metrics(out, args.data, device)
-    write_card(out, args, tc, history, wall, model, test)
+    write_card(out, card_of_run(out, args, tc, history, wall, model, test))
     summary = {k: v for k, v in test.items() if "bleu" in k and not isinstance(v, dict)}
     print(f"wrote {out} ({json.dumps(summary)})", flush=True)
 

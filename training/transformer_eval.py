@@ -40,7 +40,7 @@ def translate_corpus_transformer(
     if beam > 1:
         for i, ids in enumerate(encoded):
             src, _ = pad_batch([ids], device)
-            out[i] = tgt_tok.decode(beam_ids(model, src, beam=beam)[0][0])
+            out[i] = tgt_tok.decode(beam_ids(model, src, beam=beam)[0].tokens)
         return out
     order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
     for start in range(0, len(order), batch_size):

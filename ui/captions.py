@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
@@ -24,16 +23,10 @@ from media.scenes import (
     random_placements,
     random_scene,
 )
-from models.captioning.checkpoint import (
-    CAPTION_MODELS,
-    CHECKPOINT_ROOT,
-    CaptionCheckpointError,
-    load_captioner,
-    read_card,
-)
-from models.captioning.image_encoder import load_encoder
-from models.captioning.model import Captioner, CaptionResult
-from ui.runtime import freeze_long_lived
+from models.captioning.inference import CaptionResult
+from ui.guard import guarded_ui
+from ui.loaders import ModelKey, cached_model, card_of, model_key
+from ui.sidebar import current_device
 from ui.url_state import parse_choice, parse_int, read_param, write_params
 
 SOURCES = ("example", "compose", "upload")
@@ -46,38 +39,6 @@ EXAMPLE_SEED = 2026  # example scenes come from a seed used neither in training 
 N_EXAMPLES = 12
 DEFAULT_SCENE = "dog:25:30:64,apple:70:70:56"
 MODEL_LABELS = {"caption-soft": "Soft attention", "caption-hard": "Hard attention"}
-CHECKPOINTS_ENV = "ATLAS_CAPTION_CHECKPOINTS"  # tests point the page at tiny checkpoints
-
-
-def checkpoint_folder(name: str) -> Path:
-    """checkpoints/<name>, or under $ATLAS_CAPTION_CHECKPOINTS when set."""
-    return Path(os.environ.get(CHECKPOINTS_ENV) or CHECKPOINT_ROOT) / name
-
-
-@st.cache_resource(show_spinner="Loading the image encoder (EfficientNet-Lite0)…")
-def encoder_resource(device: str) -> torch.nn.Module:
-    """The frozen encoder, shared by both captioners (eval mode; never mutated)."""
-    encoder = load_encoder(device)
-    freeze_long_lived(again=True)  # cached for the life of the process
-    return encoder
-
-
-@st.cache_resource(show_spinner="Loading a captioner…")
-def captioner_resource(folder: str, device: str) -> Captioner:
-    """Encoder + decoder + vocabulary in eval mode; raises CaptionCheckpointError when missing."""
-    decoder, vocab = load_captioner(Path(folder), device)
-    return Captioner(encoder_resource(device), decoder, vocab, device)
-
-
-def load_models(device: str) -> tuple[dict[str, Captioner], dict[str, str]]:
-    """The captioners that load, and a message (naming the training command) for those that do not."""
-    models, problems = {}, {}
-    for name in CAPTION_MODELS:
-        try:
-            models[name] = captioner_resource(str(checkpoint_folder(name)), device)
-        except CaptionCheckpointError as exc:
-            problems[name] = str(exc)
-    return models, problems
 
 
 @st.cache_resource
@@ -144,15 +105,27 @@ def image_digest(image: np.ndarray) -> str:
     return hashlib.sha1(np.ascontiguousarray(image).tobytes()).hexdigest()[:16]
 
 
+# 64 results: 14 x 14 maps per word and up to 50 sampled locations, well under 1 MB each
 @st.cache_data(max_entries=64, show_spinner=False)
 def describe_cached(
-    name: str, device: str, digest: str, _image: np.ndarray, beam: int, samples: int, seed: int
+    weights: ModelKey, digest: str, _image: np.ndarray, beam: int, samples: int, seed: int
 ) -> CaptionResult:
-    """One captioner on one image (keyed by its digest): caption, maps, sampled locations."""
+    """The captioner with ``weights`` (its ``model_key``: folder, device, weights-file stamp) on
+    one image (keyed by its digest): caption, maps, sampled locations."""
     with torch.inference_mode():
-        return captioner_resource(str(checkpoint_folder(name)), device).describe(
+        return cached_model("caption", *weights).describe(
             _image, beam=beam, samples=samples, seed=seed
         )
+
+
+def describe_ui(
+    name: str, image: np.ndarray, settings: CaptionSettings, seed: int
+) -> CaptionResult | None:
+    """The captioner ``name`` on ``image`` (cached on its weights and the image's digest), or None
+    after a message when it refused the input (the one guard, :func:`ui.guard.guarded_ui`)."""
+    weights, digest = model_key(name, current_device()), image_digest(image)
+    return guarded_ui(lambda: describe_cached(weights, digest, image, settings.beam,
+                                              settings.samples, seed))  # fmt: skip
 
 
 def source_ui() -> str:
@@ -176,7 +149,16 @@ def example_ui() -> int:
     return int(index)
 
 
-def settings_ui() -> tuple[int, int]:
+@dataclass(frozen=True)
+class CaptionSettings:
+    """The page's decoding settings: beam size (1 = greedy, up to 5) and the number of locations
+    the hard model samples per word (1 to 50)."""
+
+    beam: int
+    samples: int
+
+
+def settings_ui() -> CaptionSettings:
     """Beam size and the number of hard-attention samples (both in the URL)."""
     for key, default, lo, hi in (("cap_beam", 1, 1, 5), ("cap_n", 20, 1, 50)):
         if key not in st.session_state:
@@ -186,7 +168,7 @@ def settings_ui() -> tuple[int, int]:
     samples = right.slider("Hard-attention samples N", 1, 50, key="cap_n",
                            help="How many times the hard model samples one location per word")  # fmt: skip
     write_params(cap_beam=beam, cap_n=samples)
-    return int(beam), int(samples)
+    return CaptionSettings(int(beam), int(samples))
 
 
 def maps_document(image_source: str, results: dict[str, CaptionResult]) -> dict:
@@ -204,12 +186,12 @@ def maps_document(image_source: str, results: dict[str, CaptionResult]) -> dict:
 
 def card_line(name: str) -> str:
     """One line from the model card: test metrics and training data, for the page's captions."""
-    card = read_card(checkpoint_folder(name))
-    test = card.get("test", {})
-    if not test:
+    card = card_of(name)
+    if card is None or "exact_match" not in card.metrics:
         return ""
-    return (f"Test ({test.get('n')} fresh scenes, seed {test.get('seed')}): exact match "
-            f"{test.get('exact_match', 0):.1%}, localization {test.get('localization', 0):.1%}, "
+    test, data = card.metrics, card.data
+    return (f"Test ({data.get('test_scenes')} fresh scenes, seed {data.get('test_seed')}): exact "
+            f"match {test['exact_match']:.1%}, localization {test.get('localization', 0):.1%}, "
             f"BLEU-4 {test.get('bleu4', 0):.1f}")  # fmt: skip
 
 

@@ -1,39 +1,28 @@
-"""Streamlit glue for the Multi-head attention page: cached loaders and runs of the Transformer
-translators and the pretrained encoder, and the pure ``*_view`` functions that turn a result into
-what the page draws (weights in the BertViz layout plus token labels and groups).
+"""Streamlit glue for the Multi-head attention page: cached runs of the Transformer translators and
+the pretrained encoder (loaded by :mod:`ui.loaders`), and the pure ``*_view`` functions that turn
+a result into what the page draws (weights in the BertViz layout plus token labels and groups).
 
-Loaders return models in eval mode, shared by every session (never mutated); runs are cached per
-(model, text) as shared, read-only results. Checkpoints are read from ``$ATLAS_CHECKPOINTS``
-(default: ``checkpoints/``), like the translation pages.
+Runs are cached with ``st.cache_data`` on the weights' identity (see :mod:`ui.cache`): the
+Transformer's (folder, device, weights-file stamp) and the pretrained encoder's (name, device).
+Every run goes through the one guard (:func:`ui.guard.guarded_ui`): a refused input is a message.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 import numpy as np
 import streamlit as st
 import torch
 
 from models.analysis.aggregate import GROUPS, hide_keys, token_groups
-from models.rnn.checkpoint import CHECKPOINT_ROOT, CheckpointError
-from models.rnn.translator import Translation
-from models.transformer.checkpoint import transformer_rebuild_command
-from models.transformer.pretrained import (
-    DEFAULT_MODEL,
-    EncoderAttention,
-    PretrainedEncoder,
-    PretrainedModelError,
-)
-from models.transformer.translator import TransformerAttention, TransformerTranslator
+from models.transformer.pretrained import DEFAULT_MODEL, EncoderAttention
+from models.transformer.translator import TransformerAttention
 from ui.downloads import matrix_csv
-from ui.runtime import freeze_long_lived
+from ui.guard import guarded_ui
+from ui.loaders import cached_model, load_pretrained, load_transformer, model_key
 from ui.sidebar import current_device
-from ui.text import escape_markdown
 
-CHECKPOINTS_ENV = "ATLAS_CHECKPOINTS"  # the same variable as the translation pages
 POSITIONALS = ("sinusoidal", "learned")
 KINDS = {
     "encoder": "encoder self-attention",
@@ -43,98 +32,46 @@ KINDS = {
 MAX_CHARS = 5000
 
 
-# ------------------------------------------------------------------ loaders
-
-
-def transformer_folder(positional: str) -> Path:
-    """``$ATLAS_CHECKPOINTS/transformer-<positional>`` (default root: ``checkpoints/``)."""
-    root = Path(os.environ.get(CHECKPOINTS_ENV) or CHECKPOINT_ROOT)
-    return root / f"transformer-{positional}"
-
-
-def _stamp(folder: Path) -> float:
-    """Modification time of the weights (0 when absent): a new file means a fresh load."""
-    try:
-        return (folder / "model.safetensors").stat().st_mtime
-    except OSError:
-        return 0.0
-
-
-@st.cache_resource(show_spinner="Loading the Transformer…", max_entries=8)
-def _cached_transformer(folder: str, device: str, stamp: float) -> TransformerTranslator:
-    """One translator per (folder, device, weights version), in eval mode, shared by sessions."""
-    model = TransformerTranslator.load(Path(folder), device)
-    freeze_long_lived(again=True)  # cached for the life of the process
-    return model
-
-
-def load_transformer_ui(positional: str) -> TransformerTranslator | None:
-    """The Transformer with ``positional`` encoding, or None after a box naming the command."""
-    folder = transformer_folder(positional)
-    try:
-        return _cached_transformer(str(folder), current_device(), _stamp(folder))
-    except CheckpointError as exc:
-        st.error(
-            f"The **transformer-{positional}** model is not available yet, so this view is off; "
-            f"the pretrained encoder still works.\n\n{escape_markdown(str(exc))}",
-            icon=":material/model_training:",
-        )
-        st.code(transformer_rebuild_command(f"transformer-{positional}"), language="bash")
-        return None
-
-
-@st.cache_resource(show_spinner="Loading the pretrained encoder…", max_entries=4)
-def _cached_pretrained(name: str, device: str) -> PretrainedEncoder:
-    """One encoder per (name, device), eval mode, shared by sessions (errors are not cached)."""
-    encoder = PretrainedEncoder.load(name, device)
-    freeze_long_lived(again=True)  # transformers imports its modules lazily, on load
-    return encoder
-
-
-def load_pretrained_ui(name: str) -> PretrainedEncoder | None:
-    """The pretrained encoder ``name`` (default all-MiniLM-L6-v2), or None after an error box."""
-    try:
-        return _cached_pretrained(name.strip() or DEFAULT_MODEL, current_device())
-    except PretrainedModelError as exc:
-        st.error(escape_markdown(str(exc)), icon=":material/error:")
-        return None
-
-
 # ------------------------------------------------------------------ cached runs
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+# 16 translations: 3 kinds x (L, H, T, T) float32, about 3 MB each at the 100-piece limit
+@st.cache_data(max_entries=16, show_spinner=False)
 def run_transformer(
     folder: str, device: str, stamp: float, text: str, beam: int
 ) -> TransformerAttention:
-    """Translate ``text`` (shared, read-only result)."""
+    """Translate ``text`` with the weights (folder, device, stamp); a copy per session."""
     with torch.inference_mode():
-        return _cached_transformer(folder, device, stamp).translate(text, beam=beam)
+        return cached_model("transformer", folder, device, stamp).translate(text, beam=beam)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+# 8 runs: (6, 12, T, T) float32 for MiniLM, up to 75 MB each at 512 pieces (600 MB at most)
+@st.cache_data(max_entries=8, show_spinner=False)
 def run_pretrained(name: str, device: str, text: str) -> EncoderAttention:
-    """Every attention of the encoder on ``text`` (shared, read-only result)."""
+    """Every attention of the encoder ``name`` on ``text``; a copy per session."""
     with torch.inference_mode():
-        return _cached_pretrained(name, device).attend(text)
+        return cached_model("pretrained", name, device, 0.0).attend(text)
 
 
 def translate_ui(positional: str, text: str, beam: int) -> TransformerAttention | None:
-    """Run the loaded Transformer on ``text`` with a spinner; None when the model is missing."""
-    if load_transformer_ui(positional) is None:
+    """Run the loaded Transformer on ``text`` with a spinner; None when the model is missing or
+    refused the text (with a message)."""
+    if load_transformer(positional) is None:
         return None
-    folder = transformer_folder(positional)
+    key = model_key(f"transformer-{positional}")
     with st.spinner("Translating…"):
-        return run_transformer(str(folder), current_device(), _stamp(folder), text, beam)
+        return guarded_ui(lambda: run_transformer(*key, text, beam))
 
 
 def encode_ui(name: str, text: str) -> EncoderAttention | None:
-    """Run the pretrained encoder on ``text`` with a spinner; None when it cannot be loaded."""
-    encoder = load_pretrained_ui(name)
+    """Run the pretrained encoder on ``text`` with a spinner; None when it cannot be loaded or
+    refused the text (with a message)."""
+    encoder = load_pretrained(name)
     if encoder is None:
         return None
     with st.spinner("Running the encoder…"):
-        return run_pretrained(name.strip() or DEFAULT_MODEL, current_device(), text)
+        model = name.strip() or DEFAULT_MODEL
+        return guarded_ui(lambda: run_pretrained(model, current_device(), text))
 
 
 # ------------------------------------------------------------------ views (pure)
@@ -216,17 +153,6 @@ def hide_groups(view: HeadsView, groups: list[str]) -> HeadsView:
     groups_left = {name: mask[~hidden] for name, mask in view.key_groups.items()}
     return replace(view, weights=weights, query_tokens=queries, key_tokens=keys,
                    key_groups=groups_left, hidden=tuple(groups))  # fmt: skip
-
-
-def bahdanau_alignment(text: str, target: str) -> Translation | None:
-    """The RNN Bahdanau model forced through ``target`` (the Transformer's translation), so both
-    alignments share their French tokens; None when that checkpoint is not there."""
-    from ui.translation import load_translator  # noqa: PLC0415 - only the cross view needs it
-
-    translator = load_translator("bahdanau", quiet=True)
-    if translator is None or not target.strip():
-        return None
-    return translator.force(text, target)
 
 
 # ------------------------------------------------------------------ downloads

@@ -3,32 +3,22 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 
 import streamlit as st
 
-# Bidi overrides/isolates can visually reorder text; they are removed along with control chars.
-_BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+from models.text import clean_text
+
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 
 
-def strip_control(text: str) -> str:
-    """Drop control characters (tabs and newlines become spaces) and bidi overrides."""
-    out = []
-    for ch in text:
-        if ch in "\t\n\r":
-            out.append(" ")
-        elif unicodedata.category(ch) != "Cc" and ch not in _BIDI:
-            out.append(ch)
-    return "".join(out)
-
-
 def sanitize_text(text: str | None, max_chars: int) -> tuple[str, str | None]:
-    """Clean user text: strip control chars, trim, truncate to ``max_chars``.
+    """Clean user text with the models' rule (:func:`models.text.clean_text`: control and format
+    characters out, whitespace collapsed), then truncate to ``max_chars``.
 
-    Returns (clean_text, notice); notice is a sentence for the page when something was cut.
+    Returns (clean_text, notice); notice is a sentence for the page when something was cut. A text
+    of only invisible characters comes back empty, so the page's emptiness check catches it.
     """
-    clean = strip_control(text or "").strip()
+    clean = clean_text(text or "")
     if len(clean) <= max_chars:
         return clean, None
     notice = f"Your text has {len(clean):,} characters; only the first {max_chars:,} are used."

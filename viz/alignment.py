@@ -174,24 +174,6 @@ def token_prob_bars(
     return fig
 
 
-def topk_bars(candidates: Sequence[tuple[str, float]], *, title: str = "") -> go.Figure:
-    """Horizontal bars of the top-k next-token candidates (most likely on top)."""
-    labels = escape([str(tok) for tok, _ in candidates])
-    probs = [float(p) for _, p in candidates]
-    fig = go.Figure(
-        go.Bar(
-            x=probs, y=list(range(len(probs))), orientation="h", marker_color=INK,
-            text=[f"{p:.3f}" for p in probs], textposition="auto", customdata=labels,
-            hovertemplate="%{customdata}: %{x:.3f}<extra></extra>",
-        )
-    )  # fmt: skip
-    fig.update_yaxes(tickmode="array", tickvals=list(range(len(labels))), ticktext=labels,
-                     autorange="reversed")  # fmt: skip
-    fig.update_xaxes(range=[0, 1], title={"text": "probability"})
-    fig.update_layout(title={"text": title}, margin=_MARGIN)
-    return fig
-
-
 def local_heatmap(
     weights: object,
     source_tokens: Sequence[str],

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from viz._checks import HOVER_CELL_LIMIT, MARGIN, as_matrix, check_labels, escape
 from viz._margins import colorbar_px, fitted_margin, widest_px, x_tick_angle, x_ticks_height
@@ -94,27 +94,6 @@ def _token_axis(labels: list[str], name: str, *, plain: bool) -> tuple[dict, lis
     return axis, labels[::step]
 
 
-def attention_heatmap(
-    weights: object,
-    x_labels: Sequence[str] | None,
-    y_labels: Sequence[str] | None,
-    *,
-    title: str = "",
-    show_values: bool | None = None,
-    colorscale: str = SEQUENTIAL,
-) -> go.Figure:
-    """Attention weights (T_q, T_k) as a heatmap: keys on x, queries on y, scale anchored at 0.
-
-    Hover shows the query token, the key token and the weight to 3 decimals.
-    """
-    z = as_matrix(weights)
-    zmax = max(1e-12, float(z.max())) if z.size else 1.0
-    return matrix_heatmap(
-        z, x_labels, y_labels, title=title, show_values=show_values,
-        colorscale=colorscale, zmin=0.0, zmax=zmax,
-    )  # fmt: skip
-
-
 def diff_heatmap(
     difference: object,
     x_labels: Sequence[str] | None,
@@ -133,66 +112,6 @@ def diff_heatmap(
     )  # fmt: skip
 
 
-def heatmap_grid(
-    weights: object,
-    labels: Sequence[str] | None = None,
-    *,
-    title: str = "",
-    colorscale: str = SEQUENTIAL,
-    layer_names: Sequence[str] | None = None,
-) -> go.Figure:
-    """All heads of all layers, weights (L, H, T, T), as one figure of L rows x H columns.
-
-    One heatmap trace per (layer, head), sharing one colour axis (0..1); tokens are on the ticks
-    only when T <= 16 (hover gives positions and the weight), which keeps 6 x 12 x 128^2 light.
-    """
-    w = np.asarray(weights, dtype=np.float32)
-    if w.ndim != 4 or w.shape[2] != w.shape[3]:
-        raise ValueError(f"weights must have shape (L, H, T, T), got {w.shape}")
-    if not np.all(np.isfinite(w)):
-        raise ValueError("weights contain NaN or infinite values")
-    n_layers, n_heads, T, _ = w.shape
-    tokens = check_labels(labels, T, f"labels vs {T} tokens")
-    rows = check_labels(layer_names, n_layers, f"layer names vs {n_layers} layers")
-    fig = make_subplots(
-        rows=n_layers, cols=n_heads, horizontal_spacing=0.004, vertical_spacing=0.01,
-        column_titles=[f"head {h + 1}" for h in range(n_heads)],
-        row_titles=[f"layer {name}" for name in rows],
-    )  # fmt: skip
-    positions = np.arange(T)
-    for layer in range(n_layers):
-        for head in range(n_heads):
-            fig.add_trace(_grid_trace(w[layer, head], positions, layer, head), layer + 1, head + 1)
-    fig.update_layout(coloraxis={"colorscale": colorscale, "cmin": 0.0, "cmax": 1.0})
-    fig.update_layout(title={"text": title}, margin=MARGIN)
-    fig.update_yaxes(autorange="reversed")
-    fig.update_xaxes(showticklabels=False)
-    fig.update_yaxes(showticklabels=False)
-    if T <= 16:
-        _label_grid_edges(fig, escape(tokens), n_layers, n_heads)
-    return fig
-
-
-def _grid_trace(z: np.ndarray, positions: np.ndarray, layer: int, head: int) -> go.Heatmap:
-    """One head's (T, T) weights for the grid."""
-    return go.Heatmap(
-        z=z, x=positions, y=positions, coloraxis="coloraxis",
-        hovertemplate=(
-            f"layer {layer + 1}, head {head + 1}<br>query #%{{y}}, key #%{{x}}<br>"
-            "weight: %{z:.3f}<extra></extra>"
-        ),
-    )  # fmt: skip
-
-
-def _label_grid_edges(fig: go.Figure, tokens: list[str], n_layers: int, n_heads: int) -> None:
-    """Token tick labels on the left column and the bottom row of the grid."""
-    ticks = {"tickmode": "array", "tickvals": list(range(len(tokens))), "ticktext": tokens}
-    for layer in range(1, n_layers + 1):
-        fig.update_yaxes(showticklabels=True, **ticks, row=layer, col=1)
-    for head in range(1, n_heads + 1):
-        fig.update_xaxes(showticklabels=True, **ticks, row=n_layers, col=head)
-
-
 def _panel_domains(index: int, rows: int, cols: int, gap: float = 0.12) -> tuple[list, list]:
     """x and y domains of panel ``index`` in a rows x cols grid filled row by row from the top."""
     row, col = divmod(index, cols)
@@ -206,6 +125,46 @@ def _panel_domains(index: int, rows: int, cols: int, gap: float = 0.12) -> tuple
     return [clamp(x0), clamp(x0 + width)], [clamp(y1 - height), clamp(y1)]
 
 
+class _Panel(NamedTuple):
+    """One panel of ``attention_panels``: layout pieces and its checked (unescaped) labels."""
+
+    trace: dict
+    xaxis: dict
+    yaxis: dict
+    title: dict
+    x_labels: list[str]
+    y_labels: list[str]
+
+
+def _panel(
+    index: int, panel: tuple[object, Sequence[str], Sequence[str], str], grid: tuple[int, int]
+) -> _Panel:
+    """Panel ``index`` of a (rows, cols) ``grid``: its heatmap trace, axes, title and labels."""
+    weights, x_labels, y_labels, panel_title = panel
+    z = as_matrix(weights)
+    ys = check_labels(y_labels, z.shape[0], f"panel {index + 1}: y labels vs {z.shape[0]} rows")
+    xs = check_labels(x_labels, z.shape[1], f"panel {index + 1}: x labels vs {z.shape[1]} columns")
+    suffix = "" if index == 0 else str(index + 1)
+    trace = {
+        "type": "heatmap", "z": z, "x": list(range(z.shape[1])), "y": list(range(z.shape[0])),
+        "xaxis": f"x{suffix}", "yaxis": f"y{suffix}", "coloraxis": "coloraxis",
+        "customdata": _hover_text(ys, xs, z, ("query", "key"), "weight"),
+        "hovertemplate": "%{customdata}<extra></extra>",
+        "texttemplate": "%{z:.2f}" if z.size <= SMALL_MATRIX_CELLS else None,
+    }  # fmt: skip
+    x_domain, y_domain = _panel_domains(index, *grid)
+    xaxis = {"domain": x_domain, "anchor": f"y{suffix}", "tickmode": "array",
+             "tickvals": list(range(len(xs))), "ticktext": escape(xs),
+             "tickangle": x_tick_angle(xs)}  # fmt: skip
+    yaxis = {"domain": y_domain, "anchor": f"x{suffix}", "tickmode": "array",
+             "tickvals": list(range(len(ys))), "ticktext": escape(ys),
+             "autorange": "reversed"}  # fmt: skip
+    text = escape([panel_title])[0].replace("\n", "<br>")  # a newline starts a second line
+    title = {"text": text, "x": sum(x_domain) / 2, "y": y_domain[1], "xref": "paper",
+             "yref": "paper", "showarrow": False, "xanchor": "center", "yanchor": "bottom"}  # fmt: skip
+    return _Panel(trace, xaxis, yaxis, title, xs, ys)
+
+
 def attention_panels(
     panels: Sequence[tuple[object, Sequence[str], Sequence[str], str]],
     *,
@@ -217,7 +176,7 @@ def attention_panels(
 
     panels: (weights (T_q, T_k), key labels, query labels, panel title, where a newline starts a
     second line), filled row by row;
-    each panel keeps its own tokens on the ticks and the per-cell hover of ``attention_heatmap``.
+    each panel keeps its own tokens on the ticks and the per-cell hover of ``matrix_heatmap``.
     When every panel is small enough to print its numbers in the cells, the colour bar is left out
     (the numbers say more, and the figure draws faster). Built as plain dicts and validated once:
     this runs on every edit of the sentence.
@@ -225,40 +184,18 @@ def attention_panels(
     rows = max(1, -(-len(panels) // cols))
     traces, layout, titles = [], {}, []
     left, bottom = 0, 28  # margins that fit the first column's and the last row's tick labels
-    for index, (weights, x_labels, y_labels, panel_title) in enumerate(panels):
-        z = as_matrix(weights)
-        ys = check_labels(y_labels, z.shape[0], f"panel {index + 1}: y labels vs {z.shape[0]} rows")
-        xs = check_labels(
-            x_labels, z.shape[1], f"panel {index + 1}: x labels vs {z.shape[1]} columns"
-        )
+    for index, panel in enumerate(panels):
+        p = _panel(index, panel, (rows, cols))
         suffix = "" if index == 0 else str(index + 1)
-        traces.append({
-            "type": "heatmap", "z": z, "x": list(range(z.shape[1])), "y": list(range(z.shape[0])),
-            "xaxis": f"x{suffix}", "yaxis": f"y{suffix}", "coloraxis": "coloraxis",
-            "customdata": _hover_text(ys, xs, z, ("query", "key"), "weight"),
-            "hovertemplate": "%{customdata}<extra></extra>",
-            "texttemplate": "%{z:.2f}" if z.size <= SMALL_MATRIX_CELLS else None,
-        })  # fmt: skip
-        x_domain, y_domain = _panel_domains(index, rows, cols)
-        layout[f"xaxis{suffix}"] = {"domain": x_domain, "anchor": f"y{suffix}", "tickmode": "array",
-                                    "tickvals": list(range(len(xs))), "ticktext": escape(xs),
-                                    "tickangle": x_tick_angle(xs)}  # fmt: skip
-        left = max(left, widest_px(ys) + 10) if index % cols == 0 else left
-        bottom = x_ticks_height(xs, x_tick_angle(xs)) if index // cols == rows - 1 else bottom
-        layout[f"yaxis{suffix}"] = {"domain": y_domain, "anchor": f"x{suffix}", "tickmode": "array",
-                                    "tickvals": list(range(len(ys))), "ticktext": escape(ys),
-                                    "autorange": "reversed"}  # fmt: skip
-        text = escape([panel_title])[0].replace("\n", "<br>")  # a newline starts a second line
-        titles.append({"text": text, "x": sum(x_domain) / 2, "y": y_domain[1],
-                       "xref": "paper", "yref": "paper", "showarrow": False,
-                       "xanchor": "center", "yanchor": "bottom"})  # fmt: skip
+        traces.append(p.trace)
+        titles.append(p.title)
+        layout[f"xaxis{suffix}"], layout[f"yaxis{suffix}"] = p.xaxis, p.yaxis
+        left = max(left, widest_px(p.y_labels) + 10) if index % cols == 0 else left
+        if index // cols == rows - 1:
+            bottom = x_ticks_height(p.x_labels, p.xaxis["tickangle"])
     numbers = all(trace["texttemplate"] for trace in traces)
-    margin = {
-        "l": left,
-        "b": bottom,
-        "t": MARGIN["t"],
-        "r": 20 if numbers else colorbar_px("weight"),
-    }
+    margin = {"l": left, "b": bottom, "t": MARGIN["t"],
+              "r": 20 if numbers else colorbar_px("weight")}  # fmt: skip
     layout.update(
         annotations=titles, title={"text": title}, margin=margin,
         coloraxis={"colorscale": colorscale, "cmin": 0.0, "cmax": 1.0, "showscale": not numbers,

@@ -134,6 +134,51 @@ def _tile_labels(
     return labels
 
 
+def _tiles(w: np.ndarray, gap: int) -> np.ndarray:
+    """Weights (L, H, T_q, T_k) laid out as one matrix of L x H tiles, NaN in the ``gap`` cells
+    between them: (L * (T_q + gap) - gap, H * (T_k + gap) - gap)."""
+    n_layers, n_heads, side_q, side_k = w.shape
+    rows, cols = n_layers * (side_q + gap) - gap, n_heads * (side_k + gap) - gap
+    z = np.full((rows, cols), np.nan, dtype=np.float32)
+    for layer in range(n_layers):
+        r = layer * (side_q + gap)
+        for head in range(n_heads):
+            c = head * (side_k + gap)
+            z[r : r + side_q, c : c + side_k] = w[layer, head]
+    return z
+
+
+def _pick_markers(centre_x: list[str], centre_y: list[str]) -> dict:
+    """One almost transparent marker at each panel's centre, carrying (layer, head): plotly
+    heatmaps send no selection events, markers do, so a click on a panel can choose it."""
+    cells = [(la, h) for la in range(len(centre_y)) for h in range(len(centre_x))]
+    return {
+        "type": "scatter", "mode": "markers", "showlegend": False,
+        "x": [centre_x[h] for _, h in cells], "y": [centre_y[la] for la, _ in cells],
+        "customdata": [[la, h] for la, h in cells],
+        "text": [f"layer {la + 1}, head {h + 1}" for la, h in cells],
+        "marker": {"size": PICK_MARKER_PX, "symbol": "square", "color": "#D55E00", "opacity": 0.02},
+        "selected": {"marker": {"opacity": 0.02}}, "unselected": {"marker": {"opacity": 0.02}},
+        "hovertemplate": "%{text}: click to show it large<extra></extra>",
+    }  # fmt: skip
+
+
+def _grid_axis(centres: list[str], prefix: str, **extra: object) -> dict:
+    """A categorical axis of the overview with one tick (``<prefix><n>``) per panel centre."""
+    return {"type": "category", "tickvals": centres, "ticks": "", "showgrid": False,
+            "ticktext": [f"{prefix}{n + 1}" for n in range(len(centres))], "zeroline": False,
+            **extra}  # fmt: skip
+
+
+def _frame(selected: tuple[int, int], sides: tuple[int, int], gap: int) -> dict:
+    """The rectangle around panel ``selected`` (layer, head) of tiles ``sides`` (T_q, T_k)."""
+    (layer, head), (side_q, side_k) = selected, sides
+    r, c = layer * (side_q + gap), head * (side_k + gap)
+    return {"type": "rect", "xref": "x", "yref": "y", "line": {"color": "#D55E00", "width": 3},
+            "x0": c - 0.5 - gap / 2, "x1": c + side_k - 0.5 + gap / 2,
+            "y0": r - 0.5 - gap / 2, "y1": r + side_q - 0.5 + gap / 2}  # fmt: skip
+
+
 def head_grid(
     weights: object,
     *,
@@ -147,62 +192,35 @@ def head_grid(
 
     The panels are tiles of ONE heatmap trace (empty cells between them), on one pair of axes:
     a browser draws one image instead of 72 subplots, several times faster. The axes are
-    categorical, so hover names the layer, head, query and key of any cell. One scatter trace
-    puts an almost transparent marker at each panel's centre (``customdata`` = (layer, head)):
-    plotly heatmaps send no selection events, markers do, so a click on a panel can choose it.
+    categorical, so hover names the layer, head, query and key of any cell. A marker at each
+    panel's centre makes a click on a panel choose it (see ``_pick_markers``).
     """
     w = _weights(weights, 4, "weights")
     n_layers, n_heads, T_q, T_k = w.shape
     w, k = pool_blocks(w, POOLED_SIDE) if max(w.shape[2:]) > GRID_SIDE else (w, 1)
     side_q, side_k = w.shape[2:]
     gap = max(1, round(max(side_q, side_k) * 0.05))
-    rows, cols = n_layers * (side_q + gap) - gap, n_heads * (side_k + gap) - gap
-    z = np.full((rows, cols), np.nan, dtype=np.float32)  # (L * (T_q + gap), H * (T_k + gap))
-    for layer in range(n_layers):
-        r = layer * (side_q + gap)
-        for head in range(n_heads):
-            c = head * (side_k + gap)
-            z[r : r + side_q, c : c + side_k] = w[layer, head]
     x = _tile_labels(n_heads, side_k, gap, k, T_k, "head", "key")
     y = _tile_labels(n_layers, side_q, gap, k, T_q, "layer", "query")
     centre_x = [x[h * (side_k + gap) + side_k // 2] for h in range(n_heads)]
     centre_y = [y[la * (side_q + gap) + side_q // 2] for la in range(n_layers)]
     heatmap = {
-        "type": "heatmap", "z": z, "x": x, "y": y, "coloraxis": "coloraxis", "hoverongaps": False,
-        "hovertemplate": "%{y} · %{x}<br>weight: %{z:.3f}<extra></extra>",
-    }  # fmt: skip
-    picks = {
-        "type": "scatter", "mode": "markers", "showlegend": False,
-        "x": [centre_x[h] for la in range(n_layers) for h in range(n_heads)],
-        "y": [centre_y[la] for la in range(n_layers) for h in range(n_heads)],
-        "customdata": [[la, h] for la in range(n_layers) for h in range(n_heads)],
-        "text": [f"layer {la + 1}, head {h + 1}" for la in range(n_layers) for h in range(n_heads)],
-        "marker": {"size": PICK_MARKER_PX, "symbol": "square", "color": "#D55E00", "opacity": 0.02},
-        "selected": {"marker": {"opacity": 0.02}}, "unselected": {"marker": {"opacity": 0.02}},
-        "hovertemplate": "%{text}: click to show it large<extra></extra>",
+        "type": "heatmap", "z": _tiles(w, gap), "x": x, "y": y, "coloraxis": "coloraxis",
+        "hoverongaps": False, "hovertemplate": "%{y} · %{x}<br>weight: %{z:.3f}<extra></extra>",
     }  # fmt: skip
     pooled = f" (each cell: mean of a {k} x {k} block)" if k > 1 else ""
     layout = {
         "title": {"text": title + pooled},
         "margin": MARGIN | {"t": 90, "r": colorbar_px("weight")},  # room for the colour bar
-        "xaxis": {"type": "category", "side": "top", "tickvals": centre_x, "ticks": "",
-                  "ticktext": [f"h{h + 1}" for h in range(n_heads)], "showgrid": False,
-                  "zeroline": False},
-        "yaxis": {"type": "category", "autorange": "reversed", "tickvals": centre_y, "ticks": "",
-                  "ticktext": [f"L{la + 1}" for la in range(n_layers)], "showgrid": False,
-                  "zeroline": False},
+        "xaxis": _grid_axis(centre_x, "h", side="top"),
+        "yaxis": _grid_axis(centre_y, "L", autorange="reversed"),
         "coloraxis": {"colorscale": colorscale, "cmin": 0.0, "cmax": 1.0,
                       "colorbar": {"title": {"text": "weight"}}},
         "plot_bgcolor": "white", "hovermode": "closest",
     }  # fmt: skip
     if selected is not None:
-        layer, head = selected
-        r, c = layer * (side_q + gap), head * (side_k + gap)
-        layout["shapes"] = [{
-            "type": "rect", "xref": "x", "yref": "y", "x0": c - 0.5 - gap / 2, "x1": c + side_k - 0.5 + gap / 2,
-            "y0": r - 0.5 - gap / 2, "y1": r + side_q - 0.5 + gap / 2, "line": {"color": "#D55E00", "width": 3},
-        }]  # fmt: skip
-    return go.Figure({"data": [heatmap, picks], "layout": layout})
+        layout["shapes"] = [_frame(selected, (side_q, side_k), gap)]
+    return go.Figure({"data": [heatmap, _pick_markers(centre_x, centre_y)], "layout": layout})
 
 
 def _line_traces(w: np.ndarray, head: int, rows: Sequence[int], threshold: float) -> list[dict]:

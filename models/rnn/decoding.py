@@ -1,8 +1,9 @@
-"""Greedy and beam-search decoding for :class:`models.rnn.seq2seq.Seq2Seq`, recording the attention.
+"""Greedy, beam-search and forced decoding for :class:`models.rnn.seq2seq.Seq2Seq`, recording the
+attention.
 
-Beam search keeps the ``beam`` best partial translations by summed log-probability and ranks finished
-ones by the length-normalised score ``log p(y | x) / |y|`` (Wu et al. 2016 use a softer penalty; plain
-division is the common "length normalisation").
+The searches themselves are the shared ones of :mod:`models.beam` (beam search ranks finished
+translations by the length-normalised score ``log p(y | x) / |y|``); this module gives them the
+model's decoding step and turns what each step computed into :class:`StepRecord` rows.
 """
 
 from __future__ import annotations
@@ -11,8 +12,11 @@ from dataclasses import dataclass, field
 
 import torch
 
+from models.beam import BeamSettings, Hypothesis, beam_search, check_beam, greedy_search
 from models.rnn.seq2seq import DecoderState, Memory, Seq2Seq, StepOutput
 from models.tokenizer import BOS_ID, EOS_ID
+
+MAX_BEAM = 10
 
 
 @dataclass
@@ -42,20 +46,60 @@ class Decoded:
         return [s.token for s in self.steps]
 
 
-def _record(out: StepOutput, i: int, token: int, log_probs: torch.Tensor, top_k: int) -> StepRecord:
-    top = log_probs.topk(top_k)
-    pick = lambda x: None if x is None else x[i].detach().float().cpu()  # noqa: E731
-    return StepRecord(
-        token=token,
-        log_prob=float(log_probs[token]),
-        top_ids=top.indices.tolist(),
-        top_probs=top.values.exp().tolist(),
-        weights=pick(out.weights),
-        raw_weights=pick(out.raw_weights),
-        gaussian=pick(out.gaussian),
-        p_t=None if out.p_t is None else float(out.p_t[i]),
-        query=out.query[i].detach().float().cpu(),
-    )
+@dataclass(frozen=True)
+class DecodingState:
+    """The decoder state and the memory it attends to, both with one row per hypothesis."""
+
+    decoder: DecoderState
+    memory: Memory
+
+    def select(self, index: torch.Tensor) -> DecodingState:
+        return DecodingState(self.decoder.select(index), self.memory.select(index))
+
+
+class RecordingStep:
+    """``step(tokens (K,), state) -> (log_probs (K, V), state)`` for :mod:`models.beam`, keeping
+    every step's output (and, with ``keep_log_probs``, its log-probabilities) for the records."""
+
+    def __init__(self, model: Seq2Seq, window: int | None, keep_log_probs: bool = True) -> None:
+        self.model, self.window, self.keep_log_probs = model, window, keep_log_probs
+        self.outs: list[StepOutput] = []
+        self.log_probs: list[torch.Tensor] = []
+
+    def __call__(
+        self, tokens: torch.Tensor, state: DecodingState
+    ) -> tuple[torch.Tensor, DecodingState]:
+        out, decoder = self.model.decode_step(tokens, state.decoder, state.memory, self.window)
+        log_probs = torch.log_softmax(out.logits.float(), -1)  # (K, V)
+        self.outs.append(out)
+        if self.keep_log_probs:  # a corpus run skips it: T x B x V floats
+            self.log_probs.append(log_probs)
+        return log_probs, DecodingState(decoder, state.memory)
+
+    def record(self, t: int, row: int, token: int, top_k: int) -> StepRecord:
+        """Step t, batch row ``row``, which emitted ``token``."""
+        out, log_probs = self.outs[t], self.log_probs[t][row]  # (V,)
+        top = log_probs.topk(top_k)
+        pick = lambda x: None if x is None else x[row].detach().float().cpu()  # noqa: E731
+        return StepRecord(
+            token=token,
+            log_prob=float(log_probs[token]),
+            top_ids=top.indices.tolist(),
+            top_probs=top.values.exp().tolist(),
+            weights=pick(out.weights),
+            raw_weights=pick(out.raw_weights),
+            gaussian=pick(out.gaussian),
+            p_t=None if out.p_t is None else float(out.p_t[row]),
+            query=out.query[row].detach().float().cpu(),
+        )
+
+    def decoded(self, h: Hypothesis, top_k: int) -> Decoded:
+        """A hypothesis with the record of each of its steps."""
+        steps = [
+            self.record(t, row, tok, top_k)
+            for t, (row, tok) in enumerate(zip(h.rows, h.tokens, strict=True))
+        ]
+        return Decoded(steps, h.score)
 
 
 def _stack(outs: list[StepOutput], field: str) -> torch.Tensor | None:
@@ -64,6 +108,18 @@ def _stack(outs: list[StepOutput], field: str) -> torch.Tensor | None:
     if first is None:
         return None
     return torch.stack([getattr(o, field) for o in outs]).detach().float().cpu()
+
+
+def _start(
+    model: Seq2Seq, src: torch.Tensor, lengths: torch.Tensor, encoded: tuple | None
+) -> DecodingState:
+    memory, state = encoded or model.encode(src, lengths)
+    return DecodingState(state, memory)
+
+
+def _bos(n: int, device: torch.device) -> torch.Tensor:
+    """n <s> tokens, the first decoder inputs."""
+    return torch.full((n,), BOS_ID, dtype=torch.long, device=device)
 
 
 @torch.inference_mode()
@@ -83,58 +139,73 @@ def greedy_decode(
     The loop only decodes; what each step saw is gathered afterwards in a few stacked tensor
     operations (one top-k for all steps), which keeps the per-step Python cost low.
     """
-    max_len = max_len or model.cfg.max_tgt_len
-    memory, state = encoded or model.encode(src, lengths)
-    B = src.shape[0]
-    y = torch.full((B,), BOS_ID, dtype=torch.long, device=src.device)
-    done = torch.zeros(B, dtype=torch.bool, device=src.device)
-    outs: list[StepOutput] = []
-    log_probs_t, picked_t, ys = [], [], []
-    for _ in range(max_len):
-        out, state = model.decode_step(y, state, memory, window)
-        log_probs = torch.log_softmax(out.logits.float(), -1)  # (B, V)
-        y = log_probs.argmax(-1)  # (B,)
-        outs.append(out), ys.append(y)
-        picked_t.append(log_probs.gather(-1, y.unsqueeze(-1)).squeeze(-1))  # (B,)
-        if record:  # kept for the top-k (a corpus run skips it: T x B x V floats)
-            log_probs_t.append(log_probs)
-        done |= y == EOS_ID
-        if bool(done.all()):
-            break
-    tokens = torch.stack(ys)  # (T, B)
-    is_eos = (tokens == EOS_ID).long()
-    alive = (is_eos.cumsum(0) - is_eos) == 0  # (T, B): no </s> before step t
-    picked = torch.stack(picked_t).cpu()  # (T, B) log-probability of each chosen token
-    query = _stack(outs, "query")  # (T, B, H)
-    if record:
-        top = torch.stack(log_probs_t).topk(top_k, dim=-1)  # (T, B, k)
-        top_ids, top_probs = top.indices.tolist(), top.values.exp().tolist()
-        weights, raw, gauss = (_stack(outs, f) for f in ("weights", "raw_weights", "gaussian"))
-        p_t = _stack(outs, "p_t")  # (T, B) or None
-    results = []
-    for i, (toks, lps, live) in enumerate(
-        zip(tokens.T.tolist(), picked.T.tolist(), alive.T.tolist(), strict=True)
-    ):
-        steps = []
-        for t in range(sum(live)):
-            if not record:
-                steps.append(
-                    StepRecord(toks[t], lps[t], [], [], None, None, None, None, query[t, i])
-                )
-                continue
-            steps.append(StepRecord(
-                token=toks[t], log_prob=lps[t], top_ids=top_ids[t][i], top_probs=top_probs[t][i],
-                weights=None if weights is None else weights[t, i],
-                raw_weights=None if raw is None else raw[t, i],
-                gaussian=None if gauss is None else gauss[t, i],
-                p_t=None if p_t is None else float(p_t[t, i]), query=query[t, i],
-            ))  # fmt: skip
-        results.append(Decoded(steps, sum(lps[: len(steps)]) / max(1, len(steps))))
-    return results
+    step = RecordingStep(model, window, keep_log_probs=record)
+    found = greedy_search(
+        step,
+        _start(model, src, lengths, encoded),
+        _bos(src.shape[0], src.device),
+        end=EOS_ID,
+        max_len=max_len or model.cfg.max_tgt_len,
+    )
+    return _greedy_records(step, found, top_k, record)
+
+
+def _greedy_records(
+    step: RecordingStep, found: list[Hypothesis], top_k: int, record: bool
+) -> list[Decoded]:
+    """Every sentence's records from the steps stacked once (all sentences at once)."""
+    stacked, decoded = _Stacked.of(step, top_k, record), []
+    for i, h in enumerate(found):
+        pairs = enumerate(zip(h.tokens, h.token_log_probs, strict=True))
+        decoded.append(Decoded([stacked.record(t, i, tok, lp) for t, (tok, lp) in pairs], h.score))
+    return decoded
+
+
+@dataclass(frozen=True)
+class _Stacked:
+    """What every step of a batched decoding computed, stacked: (T, B, ...) on the CPU. Without
+    ``record`` only the queries (the top-k lists are empty and the weights None)."""
+
+    query: torch.Tensor
+    top_ids: list | None = None
+    top_probs: list | None = None
+    weights: torch.Tensor | None = None
+    raw_weights: torch.Tensor | None = None
+    gaussian: torch.Tensor | None = None
+    p_t: torch.Tensor | None = None
+
+    @classmethod
+    def of(cls, step: RecordingStep, top_k: int, record: bool) -> _Stacked:
+        query = _stack(step.outs, "query")  # (T, B, H)
+        if not record:
+            return cls(query)
+        top = torch.stack(step.log_probs).topk(top_k, dim=-1)  # (T, B, k)
+        fields = ("weights", "raw_weights", "gaussian", "p_t")
+        return cls(
+            query,
+            top.indices.tolist(),
+            top.values.exp().tolist(),
+            *(_stack(step.outs, f) for f in fields),
+        )
+
+    def record(self, t: int, i: int, token: int, log_prob: float) -> StepRecord:
+        """Step t of sentence i, which emitted ``token``."""
+        at = lambda x: None if x is None else x[t, i]  # noqa: E731
+        return StepRecord(
+            token=token,
+            log_prob=log_prob,
+            top_ids=[] if self.top_ids is None else self.top_ids[t][i],
+            top_probs=[] if self.top_probs is None else self.top_probs[t][i],
+            weights=at(self.weights),
+            raw_weights=at(self.raw_weights),
+            gaussian=at(self.gaussian),
+            p_t=None if self.p_t is None else float(self.p_t[t, i]),
+            query=self.query[t, i],
+        )
 
 
 @torch.inference_mode()
-def beam_search(
+def beam_decode(
     model: Seq2Seq,
     src: torch.Tensor,
     lengths: torch.Tensor,
@@ -148,49 +219,19 @@ def beam_search(
     """Beam search for ONE sentence (src (1, S)); returns up to ``beam`` finished hypotheses, best first."""
     if src.shape[0] != 1:
         raise ValueError(
-            f"beam_search decodes one sentence at a time, got a batch of {src.shape[0]}"
+            f"beam search decodes one sentence at a time, got a batch of {src.shape[0]}"
         )
-    if not 1 <= beam <= 10:
-        raise ValueError(f"beam must be between 1 and 10, got {beam}")
-    max_len = max_len or model.cfg.max_tgt_len
-    memory, state = encoded or model.encode(src, lengths)
-    hyps = [Decoded()]
-    sums = torch.zeros(1, device=src.device)  # (K,) summed log-probs of live hypotheses
-    y = torch.full((1,), BOS_ID, dtype=torch.long, device=src.device)
-    finished: list[Decoded] = []
-    for _ in range(max_len):
-        K = len(hyps)
-        mem_k = (
-            memory
-            if memory.values.shape[0] == K
-            else memory.select(torch.zeros(K, dtype=torch.long))
-        )
-        out, state = model.decode_step(y, state, mem_k, window)
-        log_probs = torch.log_softmax(out.logits.float(), -1)  # (K, V)
-        total = (sums[:, None] + log_probs).flatten()  # (K * V,)
-        best = total.topk(min(beam * 2, total.numel()))
-        V = log_probs.shape[1]
-        new_hyps, new_sums, rows, toks = [], [], [], []
-        for value, flat in zip(best.values.tolist(), best.indices.tolist(), strict=True):
-            k, tok = divmod(flat, V)
-            h = Decoded(hyps[k].steps + [_record(out, k, tok, log_probs[k], top_k)])
-            if tok == EOS_ID:
-                h.score = value / len(h.steps)
-                finished.append(h)
-            else:
-                new_hyps.append(h), new_sums.append(value), rows.append(k), toks.append(tok)
-            if len(new_hyps) == beam:
-                break
-        if len(finished) >= beam or not new_hyps:
-            break
-        index = torch.tensor(rows, dtype=torch.long, device=src.device)
-        hyps, sums, state = new_hyps, torch.tensor(new_sums, device=src.device), state.select(index)
-        y = torch.tensor(toks, dtype=torch.long, device=src.device)
-    for h, s in zip(hyps, sums.tolist(), strict=True):  # cut at max_len: rank them too
-        if len(finished) < beam:
-            h.score = s / max(1, len(h.steps))
-            finished.append(h)
-    return sorted(finished, key=lambda h: h.score, reverse=True)[:beam]
+    check_beam(beam, MAX_BEAM)
+    step = RecordingStep(model, window)
+    settings = BeamSettings(beam, max_len or model.cfg.max_tgt_len, n_best=beam)
+    found = beam_search(
+        step,
+        _start(model, src, lengths, encoded),
+        _bos(1, src.device),
+        end=EOS_ID,
+        settings=settings,
+    )
+    return [step.decoded(h, top_k) for h in found]
 
 
 @torch.inference_mode()
@@ -205,13 +246,10 @@ def forced_decode(
     encoded: tuple[Memory, DecoderState] | None = None,
 ) -> Decoded:
     """Force the decoder through ``target`` (ids, ending with </s>) for ONE sentence; records each step."""
-    memory, state = encoded or model.encode(src, lengths)
-    y = torch.full((1,), BOS_ID, dtype=torch.long, device=src.device)
-    result = Decoded()
-    for tok in target:
-        out, state = model.decode_step(y, state, memory, window)
-        log_probs = torch.log_softmax(out.logits.float(), -1)[0]  # (V,)
-        result.steps.append(_record(out, 0, tok, log_probs, top_k))
-        y = torch.tensor([tok], dtype=torch.long, device=src.device)
-    result.score = sum(s.log_prob for s in result.steps) / max(1, len(result.steps))
-    return result
+    step, state = RecordingStep(model, window), _start(model, src, lengths, encoded)
+    tokens = _bos(1, src.device)
+    for token in target:
+        _, state = step(tokens, state)
+        tokens = torch.tensor([token], dtype=torch.long, device=src.device)
+    steps = [step.record(t, 0, token, top_k) for t, token in enumerate(target)]
+    return Decoded(steps, sum(s.log_prob for s in steps) / max(1, len(steps)))

@@ -14,9 +14,10 @@ import numpy as np
 import torch
 
 from models.rnn.checkpoint import load_seq2seq
-from models.rnn.decoding import Decoded, beam_search, forced_decode, greedy_decode
+from models.rnn.decoding import Decoded, beam_decode, forced_decode, greedy_decode
 from models.rnn.seq2seq import Seq2Seq
-from models.tokenizer import EOS_ID, SubwordTokenizer, clean_text
+from models.tokenizer import SubwordTokenizer
+from models.translation import Source, TranslatorBase
 
 
 @dataclass(frozen=True)
@@ -86,41 +87,23 @@ def _stack(rows: list[torch.Tensor | None]) -> np.ndarray | None:
     return torch.stack(rows).numpy()
 
 
-class Translator:
-    """A loaded translator (model in eval mode plus its tokenizers) and its inference API."""
+class Translator(TranslatorBase):
+    """A loaded RNN translator (model in eval mode plus its tokenizers) and its inference API."""
+
+    model: Seq2Seq
 
     def __init__(
         self, model: Seq2Seq, src_tok: SubwordTokenizer, tgt_tok: SubwordTokenizer, name: str = ""
     ):
-        self.model, self.src_tok, self.tgt_tok = model.eval(), src_tok, tgt_tok
-        self.name = name or f"seq2seq-{model.cfg.attention}"
+        super().__init__(model, src_tok, tgt_tok, name or f"seq2seq-{model.cfg.attention}")
 
     @classmethod
     def load(cls, name_or_folder: str | Path, device: str | torch.device = "cpu") -> Translator:
         model, src_tok, tgt_tok = load_seq2seq(name_or_folder, device)
         return cls(model, src_tok, tgt_tok, Path(name_or_folder).name)
 
-    @property
-    def device(self) -> torch.device:
-        return next(self.model.parameters()).device
-
-    def _source(self, text: str) -> tuple[torch.Tensor, torch.Tensor, list[int], int]:
-        """-> (src (1, S), lengths (1,), ids, pieces before truncation); ValueError on empty text."""
-        if not clean_text(text):
-            raise ValueError("the sentence is empty: type an English sentence to translate")
-        pieces = self.src_tok.encode(text)
-        ids = pieces[: self.model.cfg.max_src_len] + [EOS_ID]
-        src = torch.tensor([ids], device=self.device)
-        return src, torch.tensor([len(ids)], device=self.device), ids, len(pieces)
-
     def _result(
-        self,
-        dec: Decoded,
-        ids: list[int],
-        memory_keys: np.ndarray,
-        n: int,
-        window: int | None,
-        **extra,
+        self, dec: Decoded, source: Source, keys: np.ndarray, window: int | None, **extra
     ) -> Translation:
         steps = dec.steps
         cfg = self.model.cfg
@@ -129,12 +112,11 @@ class Translator:
         p_t = np.array([s.p_t for s in steps], dtype=np.float32) if local else None
         bounds = None
         if local:
-            bounds = np.stack(
-                [np.clip(p_t - D, 0, len(ids) - 1), np.clip(p_t + D, 0, len(ids) - 1)], 1
-            )
+            last = len(source.ids) - 1
+            bounds = np.stack([np.clip(p_t - D, 0, last), np.clip(p_t + D, 0, last)], 1)
         return Translation(
             attention=cfg.attention,
-            source_tokens=self.src_tok.pieces(ids),
+            source_tokens=self.src_tok.pieces(source.ids),
             target_tokens=self.tgt_tok.pieces(dec.tokens),
             text=self.tgt_tok.decode(dec.tokens),
             weights=_stack([s.weights for s in steps]),
@@ -147,35 +129,36 @@ class Translator:
                 for s in steps
             ],
             queries=_stack([s.query for s in steps]),
-            keys=memory_keys,
+            keys=keys,
             p_t=p_t,
             window=bounds,
             gaussian=_stack([s.gaussian for s in steps]),
             raw_weights=_stack([s.raw_weights for s in steps]),
             D=D,
-            truncated=n > cfg.max_src_len,
-            n_source_pieces=n,
+            truncated=source.truncated,
+            n_source_pieces=source.n_pieces,
             **extra,
         )
 
     @torch.inference_mode()
-    def _encode(self, src: torch.Tensor, lengths: torch.Tensor) -> tuple[tuple, np.ndarray]:
+    def _encode(self, source: Source) -> tuple[tuple, np.ndarray]:
         """-> ((memory, initial state) for the decoders, keys h_s (T_src, H) as numpy)."""
-        memory, state = self.model.encode(src, lengths)
+        memory, state = self.model.encode(source.src, source.lengths)
         return (memory, state), memory.values[0].float().cpu().numpy()
 
     def translate(
         self, text: str, *, beam: int = 1, top_k: int = 5, window: int | None = None
     ) -> Translation:
         """Translate one sentence greedily (beam=1) or with beam search (beam 2-10)."""
-        src, lengths, ids, n = self._source(text)
-        encoded, keys = self._encode(src, lengths)
+        source = self._source(text)
+        encoded, keys = self._encode(source)
+        src, lengths = source.src, source.lengths
         if beam <= 1:
             dec = greedy_decode(
                 self.model, src, lengths, top_k=top_k, window=window, encoded=encoded
             )[0]
-            return self._result(dec, ids, keys, n, window)
-        found = beam_search(
+            return self._result(dec, source, keys, window)
+        found = beam_decode(
             self.model, src, lengths, beam=beam, top_k=top_k, window=window, encoded=encoded
         )
         hyps = [
@@ -187,40 +170,44 @@ class Translator:
             )
             for h in found
         ]
-        return self._result(found[0], ids, keys, n, window, hypotheses=hyps)
+        return self._result(found[0], source, keys, window, hypotheses=hyps)
 
     def force(
         self, text: str, target: str, *, top_k: int = 5, window: int | None = None
     ) -> Translation:
         """Force the decoder through the given French ``target``: that pair's alignment and each
         target piece's probability."""
-        src, lengths, ids, n = self._source(text)
-        if not clean_text(target):
-            raise ValueError("the reference translation is empty: type a French sentence")
-        target_ids = self.tgt_tok.encode(target)[: self.model.cfg.max_tgt_len - 1] + [EOS_ID]
-        encoded, keys = self._encode(src, lengths)
+        source = self._source(text)
+        target_ids = self._target(target)
+        encoded, keys = self._encode(source)
         dec = forced_decode(
-            self.model, src, lengths, target_ids, top_k=top_k, window=window, encoded=encoded
+            self.model,
+            source.src,
+            source.lengths,
+            target_ids,
+            top_k=top_k,
+            window=window,
+            encoded=encoded,
         )
-        return self._result(dec, ids, keys, n, window, forced=True)
+        return self._result(dec, source, keys, window, forced=True)
 
     def encoder_gradients(self, text: str) -> EncoderGradients:
         """Jacobian norms ||d h_T / d x_j||_F of the forward encoder's last state, per position j.
 
         One backward pass: the sentence is copied H times and copy i back-propagates h_T[i] only.
         """
-        src, lengths, ids, _ = self._source(text)
+        source = self._source(text)
         enc = self.model.encoder
         rnn = _forward_direction(enc.rnn)
         H = rnn.hidden_size
         with torch.enable_grad():
-            x = enc.embedding(src).detach().repeat(H, 1, 1).requires_grad_(True)  # (H, S, E)
+            x = enc.embedding(source.src).detach().repeat(H, 1, 1).requires_grad_(True)  # (H, S, E)
             _, h_n = rnn(x)
             h_n = h_n[0] if isinstance(h_n, tuple) else h_n  # (layers * n_dir, H, H_e)
             h_T = h_n[-enc.n_dir] if rnn is enc.rnn else h_n[-1]  # forward direction, last layer
             h_T.diagonal().sum().backward()  # copy i carries d h_T[i] / d x
         norms = x.grad.pow(2).sum(dim=(0, 2)).sqrt()  # (S,)
-        return EncoderGradients(self.src_tok.pieces(ids), norms.cpu().numpy())
+        return EncoderGradients(self.src_tok.pieces(source.ids), norms.cpu().numpy())
 
 
 def _forward_direction(rnn: torch.nn.RNNBase) -> torch.nn.RNNBase:

@@ -10,6 +10,7 @@ weights are exactly those the decoder used (tested).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,8 +18,12 @@ import numpy as np
 import torch
 
 from models.attention import MultiHeadAttention, scaled_dot_product_attention
-from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, SubwordTokenizer, clean_text
+from models.beam import BeamSettings, Hypothesis, beam_search, check_beam, greedy_search
+from models.tokenizer import BOS_ID, EOS_ID, SubwordTokenizer
 from models.transformer.model import EncoderOutput, Transformer
+from models.translation import Source, TranslatorBase
+
+MAX_BEAM = 10
 
 
 @dataclass(frozen=True)
@@ -82,13 +87,21 @@ class DecoderCache:
         """Rows ``index`` of the batch (beam search reorders its hypotheses)."""
         pick = lambda xs: [x[index] for x in xs]  # noqa: E731
         return DecoderCache(
-            pick(self.self_k), pick(self.self_v), pick(self.cross_k), pick(self.cross_v),
+            pick(self.self_k),
+            pick(self.self_v),
+            pick(self.cross_k),
+            pick(self.cross_v),
             self.src_mask[index],
-        )  # fmt: skip
+        )
 
 
-def _attend(mha: MultiHeadAttention, query: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
-            mask: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
+def _attend(
+    mha: MultiHeadAttention,
+    query: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    mask: torch.Tensor | None,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Multi-head attention with keys/values already projected: query (B, T_q, d), k/v
     (B, H, T_k, d_k) -> (output (B, T_q, d), weights (B, H, T_q, T_k))."""
     q = mha._split(query, 0)  # (B, H, T_q, d_k)
@@ -103,15 +116,17 @@ def start_cache(model: Transformer, enc: EncoderOutput) -> DecoderCache:
     empty = enc.memory.new_zeros(B, H, 0, d_k)
     layers = model.decoder
     return DecoderCache(
-        [empty] * len(layers), [empty] * len(layers),
+        [empty] * len(layers),
+        [empty] * len(layers),
         [layer.cross_attn._split(enc.memory, 1) for layer in layers],
         [layer.cross_attn._split(enc.memory, 2) for layer in layers],
         enc.src_mask,
-    )  # fmt: skip
+    )
 
 
 def decode_step(model: Transformer, y_prev: torch.Tensor, cache: DecoderCache) -> torch.Tensor:
-    """One position: y_prev (B,) the last decoder input -> log-probabilities (B, V); the cache grows."""
+    """One position: y_prev (B,) the last decoder input -> log-probabilities (B, V); the cache grows
+    (in place)."""
     t = cache.self_k[0].shape[2]
     emb = model.tgt_embedding(y_prev[:, None]) * model.cfg.d_model**0.5  # (B, 1, d)
     pos = model.tgt_positions(torch.zeros(1, t + 1, emb.shape[-1], device=emb.device))[:, -1:]
@@ -125,9 +140,11 @@ def decode_step(model: Transformer, y_prev: torch.Tensor, cache: DecoderCache) -
 
         y, _ = layer.res[0](y, self_attn)
         y, _ = layer.res[1](
-            y, lambda h, i=i, la=layer: _attend(la.cross_attn, h, cache.cross_k[i],
-                                                  cache.cross_v[i], cache.src_mask)
-        )  # fmt: skip
+            y,
+            lambda h, i=i, la=layer: _attend(
+                la.cross_attn, h, cache.cross_k[i], cache.cross_v[i], cache.src_mask
+            ),
+        )
         y, _ = layer.res[2](y, lambda h, la=layer: (la.ff(h), None))
     logits = model.generator(model.dec_norm(y))[:, 0]  # (B, V)
     return torch.log_softmax(logits.float(), -1)
@@ -138,71 +155,52 @@ def _length_limit(model: Transformer, src: torch.Tensor, max_len: int | None) ->
     return max_len or min(model.cfg.max_tgt_len, 2 * src.shape[1] + 10)
 
 
+def _step(model: Transformer) -> Callable[[torch.Tensor, DecoderCache], tuple]:
+    """:func:`decode_step` as the ``step(tokens, state) -> (log_probs, state)`` of models.beam."""
+    return lambda tokens, cache: (decode_step(model, tokens, cache), cache)
+
+
 @torch.inference_mode()
 def greedy_ids(
     model: Transformer, src: torch.Tensor, *, max_len: int | None = None
 ) -> list[list[int]]:
     """Batched greedy decoding: src (B, S) -> per sentence the emitted ids (ending with </s>)."""
-    enc = model.encode(src)
-    cache = start_cache(model, enc)
-    B = src.shape[0]
-    y = torch.full((B,), BOS_ID, dtype=torch.long, device=src.device)
-    done = torch.zeros(B, dtype=torch.bool, device=src.device)
-    out: list[list[int]] = [[] for _ in range(B)]
-    for _ in range(_length_limit(model, src, max_len)):
-        y = decode_step(model, y, cache).argmax(-1).masked_fill(done, PAD_ID)  # (B,)
-        for i in torch.nonzero(~done).flatten().tolist():
-            out[i].append(int(y[i]))
-        done |= y == EOS_ID
-        if bool(done.all()):
-            break
-    return out
+    first = torch.full((src.shape[0],), BOS_ID, dtype=torch.long, device=src.device)
+    found = greedy_search(
+        _step(model),
+        start_cache(model, model.encode(src)),
+        first,
+        end=EOS_ID,
+        max_len=_length_limit(model, src, max_len),
+    )
+    return [list(h.tokens) for h in found]
 
 
 @torch.inference_mode()
 def beam_ids(
     model: Transformer, src: torch.Tensor, *, beam: int = 5, max_len: int | None = None
-) -> list[tuple[list[int], float]]:
-    """Beam search for ONE sentence (src (1, S)): up to ``beam`` (ids, length-normalised
-    log-probability) pairs, best first. beam=1 is greedy decoding."""
+) -> list[Hypothesis]:
+    """Beam search for ONE sentence (src (1, S)): up to ``beam`` hypotheses (ids, length-normalised
+    log-probability as their score), best first. beam=1 is greedy decoding."""
     if src.shape[0] != 1:
         raise ValueError(
             f"beam search decodes one sentence at a time, got a batch of {src.shape[0]}"
         )
-    if not 1 <= beam <= 10:
-        raise ValueError(f"beam must be between 1 and 10, got {beam}")
-    cache = start_cache(model, model.encode(src))
-    hyps, sums = [[]], torch.zeros(1, device=src.device)  # live ids, (K,) summed log-probs
-    y = torch.full((1,), BOS_ID, dtype=torch.long, device=src.device)
-    finished: list[tuple[list[int], float]] = []
-    for _ in range(_length_limit(model, src, max_len)):
-        log_probs = decode_step(model, y, cache)  # (K, V)
-        best = (sums[:, None] + log_probs).flatten().topk(min(2 * beam, log_probs.numel()))
-        rows, new_hyps, new_sums = [], [], []
-        for value, flat in zip(best.values.tolist(), best.indices.tolist(), strict=True):
-            k, tok = divmod(flat, log_probs.shape[1])
-            if tok == EOS_ID:
-                finished.append((hyps[k] + [tok], value / (len(hyps[k]) + 1)))
-            else:
-                rows.append(k), new_hyps.append(hyps[k] + [tok]), new_sums.append(value)
-            if len(new_hyps) == beam:
-                break
-        if len(finished) >= beam or not new_hyps:
-            break
-        index = torch.tensor(rows, dtype=torch.long, device=src.device)
-        cache, hyps = cache.select(index), new_hyps
-        sums = torch.tensor(new_sums, device=src.device)
-        y = torch.tensor([h[-1] for h in hyps], dtype=torch.long, device=src.device)
-    if len(finished) < beam:  # cut at the length limit: rank the live ones too
-        finished += [(h, s / max(1, len(h))) for h, s in zip(hyps, sums.tolist(), strict=True)]
-    return sorted(finished, key=lambda f: f[1], reverse=True)[:beam]
+    check_beam(beam, MAX_BEAM)
+    settings = BeamSettings(beam, _length_limit(model, src, max_len), n_best=beam)
+    first = torch.full((1,), BOS_ID, dtype=torch.long, device=src.device)
+    return beam_search(
+        _step(model), start_cache(model, model.encode(src)), first, end=EOS_ID, settings=settings
+    )
 
 
 # ------------------------------------------------------------------ the translator
 
 
-class TransformerTranslator:
+class TransformerTranslator(TranslatorBase):
     """A loaded Transformer (eval mode) plus its tokenizers, and its inference API."""
+
+    model: Transformer
 
     def __init__(
         self,
@@ -211,8 +209,7 @@ class TransformerTranslator:
         tgt_tok: SubwordTokenizer,
         name: str = "",
     ):
-        self.model, self.src_tok, self.tgt_tok = model.eval(), src_tok, tgt_tok
-        self.name = name or f"transformer-{model.cfg.positional}"
+        super().__init__(model, src_tok, tgt_tok, name or f"transformer-{model.cfg.positional}")
 
     @classmethod
     def load(
@@ -223,51 +220,36 @@ class TransformerTranslator:
         model, src_tok, tgt_tok = load_transformer(name_or_folder, device)
         return cls(model, src_tok, tgt_tok, Path(name_or_folder).name)
 
-    @property
-    def device(self) -> torch.device:
-        return next(self.model.parameters()).device
-
-    def _source(self, text: str) -> tuple[torch.Tensor, list[int], int]:
-        """-> (src (1, S), ids, pieces before truncation); ValueError on empty text."""
-        if not clean_text(text):
-            raise ValueError("the sentence is empty: type an English sentence to translate")
-        pieces = self.src_tok.encode(text)
-        ids = pieces[: self.model.cfg.max_src_len] + [EOS_ID]
-        return torch.tensor([ids], device=self.device), ids, len(pieces)
-
     def translate(self, text: str, *, beam: int = 1) -> TransformerAttention:
         """Translate one sentence greedily (beam=1) or with beam search (beam 2-10)."""
-        src, ids, n = self._source(text)
+        source = self._source(text)
         if beam <= 1:
-            return self._attention(src, ids, n, greedy_ids(self.model, src)[0])
-        found = beam_ids(self.model, src, beam=beam)
+            return self._attention(source, greedy_ids(self.model, source.src)[0])
+        found = beam_ids(self.model, source.src, beam=beam)
         hyps = [
-            TransformerHypothesis(self.tgt_tok.pieces(t), self.tgt_tok.decode(t), s)
-            for t, s in found
+            TransformerHypothesis(
+                self.tgt_tok.pieces(h.tokens), self.tgt_tok.decode(h.tokens), h.score
+            )
+            for h in found
         ]
-        return self._attention(src, ids, n, found[0][0], hypotheses=hyps)
+        return self._attention(source, list(found[0].tokens), hypotheses=hyps)
 
     def force(self, text: str, target: str) -> TransformerAttention:
         """Force the decoder through the given French ``target``: the attention of that pair."""
-        src, ids, n = self._source(text)
-        if not clean_text(target):
-            raise ValueError("the reference translation is empty: type a French sentence")
-        target_ids = self.tgt_tok.encode(target)[: self.model.cfg.max_tgt_len - 1] + [EOS_ID]
-        return self._attention(src, ids, n, target_ids, forced=True)
+        source = self._source(text)
+        return self._attention(source, self._target(target), forced=True)
 
     @torch.inference_mode()
-    def _attention(
-        self, src: torch.Tensor, ids: list[int], n: int, target: list[int], **extra
-    ) -> TransformerAttention:
+    def _attention(self, source: Source, target: list[int], **extra) -> TransformerAttention:
         """One teacher-forced pass over ``target`` (ids emitted, ending with </s>) -> the result."""
         tgt_in = torch.tensor([[BOS_ID] + target[:-1]], device=self.device)  # (1, T)
-        enc = self.model.encode(src)
+        enc = self.model.encode(source.src)
         dec = self.model.decode(tgt_in, enc)
         log_probs = torch.log_softmax(dec.logits[0].float(), -1)  # (T, V)
         chosen = log_probs.gather(1, torch.tensor(target, device=self.device)[:, None])[:, 0]
         numpy = lambda x: x[:, 0].float().cpu().numpy()  # noqa: E731 - (L, 1, H, ., .) -> (L, H, ., .)
         return TransformerAttention(
-            source_tokens=self.src_tok.pieces(ids),
+            source_tokens=self.src_tok.pieces(source.ids),
             target_tokens=self.tgt_tok.pieces(target),
             decoder_input_tokens=self.tgt_tok.pieces(tgt_in[0].tolist()),
             text=self.tgt_tok.decode(target),
@@ -276,7 +258,7 @@ class TransformerTranslator:
             cross=numpy(dec.cross_weights),
             token_probs=chosen.exp().cpu().numpy(),
             score=float(chosen.mean()),
-            truncated=n > self.model.cfg.max_src_len,
-            n_source_pieces=n,
+            truncated=source.truncated,
+            n_source_pieces=source.n_pieces,
             **extra,
         )
