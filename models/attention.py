@@ -188,7 +188,7 @@ def local_attention(
     multiplied by the Gaussian (Luong eq. 10), so each row of ``weights`` sums to at most 1.
     The translator (:class:`models.rnn.seq2seq.Seq2Seq`) renormalises these rows to sum to 1, so
     that its context is a weighted average of the source states, as with global attention
-    (unnormalised, the Gaussian would shrink the context whenever p_t falls between tokens).
+    (unnormalised, the Gaussian factors, below 1 away from p_t, shrink the context towards 0).
     scores (..., T_k), p_t (...,), mask (..., T_k) bool True = keep.
     Returns (weights, raw_weights, factor), all (..., T_k): raw_weights are the softmax before the
     Gaussian, factor the Gaussian itself (0 outside the window).

@@ -21,7 +21,8 @@ def test_rows_sum_to_one(kind):
     params = dict(
         W=torch.randn(4, 4), W_q=torch.randn(6, 4), W_k=torch.randn(6, 4), v=torch.randn(6)
     )
-    context, weights = A.attention(q, k, v, score=kind, **params)
+    weights = A.masked_softmax(A.score(q, k, kind, **params))
+    context = A.weighted_sum(weights, v)
     assert weights.shape == (2, 3, 5) and context.shape == (2, 3, 4)
     assert torch.allclose(weights.sum(-1), torch.ones(2, 3))
     assert torch.allclose(context, weights @ v)
@@ -125,14 +126,6 @@ def test_local_window_is_zero_outside_bounds():
     assert torch.allclose(raw.sum(-1), torch.ones(3))
     assert (weights.sum(-1) <= 1 + 1e-6).all()
     assert torch.allclose(weights, raw * factor)
-
-
-def test_local_p_position_in_range():
-    h = torch.randn(4, 8)
-    p = A.local_p_position(
-        h, torch.randn(5, 8), torch.randn(5), torch.tensor([3.0, 10.0, 1.0, 50.0])
-    )
-    assert (p >= 0).all() and (p <= torch.tensor([3.0, 10.0, 1.0, 50.0])).all()
 
 
 @pytest.mark.parametrize("d_model", [1, 6, 7, 512])

@@ -89,6 +89,28 @@ def test_local_weights_zero_outside_window(attention, translators):
     assert np.allclose(result.weights.sum(1), 1, atol=1e-5)
 
 
+def test_local_p_position_lies_in_the_sentence_and_moves():
+    """The model's own p_t = (S - 1) sigmoid(v_p^T tanh(W_p h_t)) (Luong eq. 9, 0-based), random
+    weights made large so that the sigmoid saturates: p_t reaches the ends of [0, S - 1] but never
+    leaves it, and it moves with the decoder's inputs."""
+    torch.manual_seed(0)
+    model = Seq2Seq(tiny_config("local-p")).eval()
+    with torch.no_grad():
+        model.v_p.weight.mul_(200)
+    src, lengths = _batch()  # lengths 7, 5, 2
+    last = (lengths - 1).float()
+    with torch.inference_mode():
+        memory, state = model.encode(src, lengths)
+        p_t = []
+        for _ in range(12):
+            out, state = model.decode_step(torch.randint(4, 300, (3,)), state, memory)
+            p_t.append(out.p_t)
+    p_t = torch.stack(p_t)  # (T, B)
+    assert ((p_t >= 0) & (p_t <= last)).all()
+    assert torch.isclose(p_t, last.expand_as(p_t), atol=1e-3).any()  # S - 1 is reached
+    assert (p_t.std(0) > 0.1).all()  # each sentence's window moves with the inputs
+
+
 def test_local_m_position_is_step(translators):
     result = translators["local-m"].translate("a black dog runs on the green grass .")
     S = len(result.source_tokens)

@@ -10,9 +10,12 @@
   eqs. 5-8), attentional hidden ``h~_t = tanh(W_c [c_t; h_t])`` (eq. 5), ``p(y_t) = softmax(W_s h~_t)``
   (eq. 6), and input feeding (section 3.3): ``h~_{t-1}`` is concatenated to the next input.
 - ``local-m`` / ``local-p``: local attention (section 3.2): ``p_t = t`` (monotonic) or
-  ``p_t = S * sigmoid(v_p^T tanh(W_p h_t))`` (eq. 9), general score, Gaussian ``exp(-(s-p_t)^2/(2 sigma^2))``
-  with ``sigma = D/2`` (eq. 10), window ``[p_t - D, p_t + D]``. Unlike the paper we renormalise the
-  windowed, Gaussian-weighted alignment so each row sums to 1 (the paper leaves it below 1).
+  ``p_t = (S - 1) * sigmoid(v_p^T tanh(W_p h_t))`` (eq. 9, whose ``S * sigmoid(...)`` we take with
+  0-based positions: p_t stays on a real token, 0 .. S - 1), general score, Gaussian
+  ``exp(-(s-p_t)^2/(2 sigma^2))`` with ``sigma = D/2`` (eq. 10), window ``[p_t - D, p_t + D]``
+  (local-m: p_t = min(t, S - 1)). Unlike the paper we renormalise the windowed, Gaussian-weighted
+  alignment so each row sums to 1 (the paper leaves it below 1): the context stays a weighted
+  average of the h_s, as with global attention.
 
 The encoder is an embedding plus a GRU or LSTM, optionally bidirectional and multi-layer; its outputs
 are projected to the decoder size and serve as keys and values ``h_s`` (B, S, H).
