@@ -17,7 +17,6 @@ Debian's Noto Color Emoji by ``python -m training.make_scenes --export-sprites``
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -224,8 +223,3 @@ def scene_record(scene: Scene) -> dict:
         "caption": " ".join(scene.caption),
         "objects": [{"name": o.name, "box": list(o.box)} for o in scene.objects],
     }
-
-
-def read_records(path: Path) -> list[dict]:
-    """The records written by ``training.make_scenes`` (one JSON object per line)."""
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]

@@ -31,23 +31,23 @@ from __future__ import annotations
 import math
 
 import torch
-from torch import nn
+from torch import Tensor, nn
 
 SCORE_NAMES = ("dot", "scaled_dot", "general", "additive")
 
 
-def dot_score(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+def dot_score(query: Tensor, keys: Tensor) -> Tensor:
     """``h_t . h_s``: query (..., T_q, d), keys (..., T_k, d) -> scores (..., T_q, T_k)."""
     _check_last_dims(query, keys)
     return query @ keys.transpose(-1, -2)  # (..., T_q, T_k)
 
 
-def scaled_dot_score(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+def scaled_dot_score(query: Tensor, keys: Tensor) -> Tensor:
     """``q . k / sqrt(d_k)`` (Vaswani et al. 2017, eq. 1): (..., T_q, d), (..., T_k, d) -> (..., T_q, T_k)."""
     return dot_score(query, keys) / math.sqrt(keys.shape[-1])
 
 
-def general_score(query: torch.Tensor, keys: torch.Tensor, W: torch.Tensor) -> torch.Tensor:
+def general_score(query: Tensor, keys: Tensor, W: Tensor) -> Tensor:
     """``h_t^T W_a h_s`` (Luong eq. 8): query (..., T_q, d_q), keys (..., T_k, d_k), W (d_q, d_k)."""
     if W.shape != (query.shape[-1], keys.shape[-1]):
         raise ValueError(
@@ -58,12 +58,12 @@ def general_score(query: torch.Tensor, keys: torch.Tensor, W: torch.Tensor) -> t
 
 
 def additive_score(
-    query: torch.Tensor,
-    keys: torch.Tensor,
-    W_q: torch.Tensor,
-    W_k: torch.Tensor,
-    v: torch.Tensor,
-) -> torch.Tensor:
+    query: Tensor,
+    keys: Tensor,
+    W_q: Tensor,
+    W_k: Tensor,
+    v: Tensor,
+) -> Tensor:
     """``v^T tanh(W_q q + W_k k)`` (Bahdanau eq. 6 / Luong concat).
 
     query (..., T_q, d_q), keys (..., T_k, d_k), W_q (d_a, d_q), W_k (d_a, d_k), v (d_a,)
@@ -79,9 +79,7 @@ def additive_score(
     return hidden @ v  # (..., T_q, T_k)
 
 
-def masked_softmax(
-    scores: torch.Tensor, mask: torch.Tensor | None = None, temperature: float = 1.0
-) -> torch.Tensor:
+def masked_softmax(scores: Tensor, mask: Tensor | None = None, temperature: float = 1.0) -> Tensor:
     """Softmax over the last axis of ``scores / temperature``; masked keys get exactly 0.
 
     scores (..., T_k); mask broadcastable to scores, bool, True = keep. An all-masked row raises
@@ -101,7 +99,7 @@ def masked_softmax(
     return weights
 
 
-def weighted_sum(weights: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+def weighted_sum(weights: Tensor, values: Tensor) -> Tensor:
     """Context vector ``c = sum_s a_s v_s``: weights (..., T_q, T_k), values (..., T_k, d_v) -> (..., T_q, d_v)."""
     if weights.shape[-1] != values.shape[-2]:
         raise ValueError(
@@ -111,15 +109,15 @@ def weighted_sum(weights: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
 
 
 def score(
-    query: torch.Tensor,
-    keys: torch.Tensor,
+    query: Tensor,
+    keys: Tensor,
     kind: str = "dot",
     *,
-    W: torch.Tensor | None = None,
-    W_q: torch.Tensor | None = None,
-    W_k: torch.Tensor | None = None,
-    v: torch.Tensor | None = None,
-) -> torch.Tensor:
+    W: Tensor | None = None,
+    W_q: Tensor | None = None,
+    W_k: Tensor | None = None,
+    v: Tensor | None = None,
+) -> Tensor:
     """Dispatch to one of ``SCORE_NAMES``; returns scores (..., T_q, T_k)."""
     if kind == "dot":
         return dot_score(query, keys)
@@ -137,12 +135,8 @@ def score(
 
 
 def scaled_dot_product_attention(
-    q: torch.Tensor,
-    k: torch.Tensor,
-    v: torch.Tensor,
-    mask: torch.Tensor | None = None,
-    causal: bool = False,
-) -> tuple[torch.Tensor, torch.Tensor]:
+    q: Tensor, k: Tensor, v: Tensor, *, mask: Tensor | None = None, causal: bool = False
+) -> tuple[Tensor, Tensor]:
     """``softmax(q k^T / sqrt(d_k)) v`` with the weights returned (Vaswani et al. 2017, eq. 1).
 
     q (..., T_q, d_k), k (..., T_k, d_k), v (..., T_k, d_v); mask bool, True = keep, broadcastable to
@@ -159,9 +153,7 @@ def scaled_dot_product_attention(
     return weights @ v, weights
 
 
-def gaussian_window(
-    positions: torch.Tensor, p_t: torch.Tensor, D: int
-) -> tuple[torch.Tensor, torch.Tensor]:
+def gaussian_window(positions: Tensor, p_t: Tensor, D: int) -> tuple[Tensor, Tensor]:
     """Gaussian factor ``exp(-(s - p_t)^2 / (2 sigma^2))`` with ``sigma = D / 2`` (Luong eq. 10).
 
     positions (T_k,) float, p_t (...,) -> (factor (..., T_k), in_window (..., T_k) bool). The factor is
@@ -177,11 +169,11 @@ def gaussian_window(
 
 
 def local_attention(
-    scores: torch.Tensor,
-    p_t: torch.Tensor,
+    scores: Tensor,
+    p_t: Tensor,
     D: int,
-    mask: torch.Tensor | None = None,
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    mask: Tensor | None = None,
+) -> tuple[Tensor, Tensor, Tensor]:
     """Luong local attention weights from scores, as in the paper.
 
     The softmax runs over the keys inside ``[p_t - D, p_t + D]`` (and ``mask``); the result is then
@@ -224,7 +216,7 @@ class MultiHeadAttention(nn.Module):
         self.dropout = nn.Dropout(dropout)
         nn.init.xavier_uniform_(self.in_proj_weight)
 
-    def _split(self, x: torch.Tensor, i: int) -> torch.Tensor:
+    def _split(self, x: Tensor, i: int) -> Tensor:
         """Project with the i-th block of in_proj and split heads: (B, T, d) -> (B, h, T, d_k)."""
         d = self.d_model
         bias = None if self.in_proj_bias is None else self.in_proj_bias[i * d : (i + 1) * d]
@@ -233,12 +225,12 @@ class MultiHeadAttention(nn.Module):
 
     def forward(
         self,
-        query: torch.Tensor,
-        key: torch.Tensor,
-        value: torch.Tensor,
-        mask: torch.Tensor | None = None,
+        query: Tensor,
+        key: Tensor,
+        value: Tensor,
+        mask: Tensor | None = None,
         causal: bool = False,
-    ) -> tuple[torch.Tensor, torch.Tensor]:
+    ) -> tuple[Tensor, Tensor]:
         """query (B, T_q, d), key/value (B, T_k, d); mask bool True = keep, broadcastable to
         (B, h, T_q, T_k) (e.g. a key-padding mask (B, 1, 1, T_k)).
         Returns (output (B, T_q, d), weights (B, h, T_q, T_k))."""
@@ -254,7 +246,7 @@ class MultiHeadAttention(nn.Module):
         return self.out_proj(out), weights  # (B, T_q, d), (B, h, T_q, T_k)
 
 
-def _check_last_dims(query: torch.Tensor, keys: torch.Tensor) -> None:
+def _check_last_dims(query: Tensor, keys: Tensor) -> None:
     if query.shape[-1] != keys.shape[-1]:
         raise ValueError(
             f"query dim {query.shape[-1]} and key dim {keys.shape[-1]} differ; "

@@ -110,11 +110,11 @@ def beam_search(
     sums = torch.zeros(1, device=device)  # (K,) summed log-probabilities of the live hypotheses
     for _ in range(settings.max_len):
         log_probs, state = step(tokens, state)  # (K, V)
-        grown = _extend(live, sums, log_probs, end, settings)
-        finished += grown[0]
-        if _done(finished, grown[1], settings):
-            break
-        live = grown[1]
+        ended, extended = _extend(live, sums, log_probs, end, settings)
+        finished += ended
+        if _done(finished, extended, settings):
+            break  # live keeps the previous step's hypotheses (the top-up if none finished)
+        live = extended
         rows = torch.tensor([h.rows[-1] for h in live], dtype=torch.long, device=device)
         state = state.select(rows)
         sums = torch.tensor([h.log_prob for h in live], device=device)

@@ -38,6 +38,3 @@ class SubwordTokenizer:
     def decode(self, ids: list[int]) -> str:
         """Piece ids -> detokenized text (special ids dropped)."""
         return self.sp.decode([int(i) for i in ids if int(i) > EOS_ID])
-
-    def id_of(self, piece: str) -> int:
-        return self.sp.piece_to_id(piece)

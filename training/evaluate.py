@@ -19,36 +19,55 @@ from pathlib import Path
 import sacrebleu
 import torch
 
+from models.rnn.checkpoint import load_seq2seq
 from models.rnn.decoding import beam_decode, greedy_decode
 from models.rnn.seq2seq import Seq2Seq
-from models.tokenizer import EOS_ID, SubwordTokenizer
-from training.data import DEFAULT_DATA, concat_pairs, load_pairs, read_lines
+from models.tokenizer import SubwordTokenizer
+from models.transformer.checkpoint import is_transformer_checkpoint, load_transformer
+from models.transformer.model import Transformer
+from models.transformer.translator import beam_ids, greedy_ids
+from training.data import (
+    DEFAULT_DATA,
+    concat_pairs,
+    encode_sources,
+    load_pairs,
+    pad_batch,
+    read_lines,
+)
+from training.runs import resolve_device
 
 BUCKETS = ((1, 10), (11, 15), (16, 20), (21, 30), (31, 45), (46, 10**9))
+TEST_SPLIT = "test_2016_flickr"
+LONG_SETS = (2, 3)  # the cards' long test sets join this many consecutive pairs
 
 
 def bucket_name(lo: int, hi: int) -> str:
     return f"{lo}+" if hi >= 10**9 else f"{lo}-{hi}"
 
 
-def encode_sources(sentences: list[str], tok: SubwordTokenizer, max_len: int) -> list[list[int]]:
-    """Subword ids + </s>, truncated to ``max_len`` pieces; never empty (</s> alone at worst)."""
-    return [tok.encode(s)[:max_len] + [EOS_ID] for s in sentences]
+def load_translator_parts(name_or_folder: str | Path, device: str | torch.device = "cpu"):
+    """(model, source tokenizer, target tokenizer) of an RNN or a Transformer checkpoint."""
+    if is_transformer_checkpoint(name_or_folder):
+        return load_transformer(name_or_folder, device)
+    return load_seq2seq(name_or_folder, device)
 
 
-def pad_batch(
-    seqs: list[list[int]], device: torch.device | str
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Right-pad with 0: -> (ids (B, T), lengths (B,))."""
-    T = max(len(s) for s in seqs)
-    ids = torch.zeros(len(seqs), T, dtype=torch.long)
-    for i, s in enumerate(seqs):
-        ids[i, : len(s)] = torch.tensor(s)
-    return ids.to(device), torch.tensor([len(s) for s in seqs], device=device)
+def _greedy(model: Seq2Seq | Transformer, src: torch.Tensor, lengths: torch.Tensor) -> list:
+    """Batched greedy decoding of src (B, S): the ids of each sentence."""
+    if isinstance(model, Seq2Seq):
+        return [d.tokens for d in greedy_decode(model, src, lengths, record=False)]
+    return greedy_ids(model, src)
+
+
+def _beam(model: Seq2Seq | Transformer, src: torch.Tensor, lengths: torch.Tensor, beam: int):
+    """The best beam-search hypothesis of one sentence src (1, S): its ids."""
+    if isinstance(model, Seq2Seq):
+        return beam_decode(model, src, lengths, beam=beam)[0].tokens
+    return list(beam_ids(model, src, beam=beam)[0].tokens)
 
 
 def translate_corpus(
-    model: Seq2Seq,
+    model: Seq2Seq | Transformer,
     src_tok: SubwordTokenizer,
     tgt_tok: SubwordTokenizer,
     sentences: list[str],
@@ -57,27 +76,21 @@ def translate_corpus(
     batch_size: int = 100,
     device: str | torch.device = "cpu",
 ) -> list[str]:
-    """Detokenized translations in input order (greedy is batched, sorted by length)."""
-    if not isinstance(model, Seq2Seq):  # a Transformer checkpoint
-        from training.transformer_eval import translate_corpus_transformer  # noqa: PLC0415
-
-        return translate_corpus_transformer(
-            model, src_tok, tgt_tok, sentences, beam=beam, batch_size=batch_size, device=device
-        )
+    """Detokenized translations in input order, by an RNN or a Transformer (greedy is batched,
+    sorted by length; beam search goes one sentence at a time)."""
+    model.eval()
     encoded = encode_sources(sentences, src_tok, model.cfg.max_src_len)
     out: list[str] = [""] * len(sentences)
     if beam > 1:
         for i, ids in enumerate(encoded):
-            src, lengths = pad_batch([ids], device)
-            best = beam_decode(model, src, lengths, beam=beam)[0]
-            out[i] = tgt_tok.decode(best.tokens)
+            out[i] = tgt_tok.decode(_beam(model, *pad_batch([ids], device), beam))
         return out
     order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
     for start in range(0, len(order), batch_size):
         idx = order[start : start + batch_size]
-        src, lengths = pad_batch([encoded[i] for i in idx], device)
-        for i, dec in zip(idx, greedy_decode(model, src, lengths, record=False), strict=True):
-            out[i] = tgt_tok.decode(dec.tokens)
+        src, lengths = pad_batch([encoded[i] for i in idx], device)  # (B, S), (B,)
+        for i, ids in zip(idx, _greedy(model, src, lengths), strict=True):
+            out[i] = tgt_tok.decode(ids)
     return out
 
 
@@ -99,7 +112,7 @@ def bleu_by_length(
 
 
 def evaluate_pairs(
-    model: Seq2Seq,
+    model: Seq2Seq | Transformer,
     src_tok: SubwordTokenizer,
     tgt_tok: SubwordTokenizer,
     pairs: list[tuple[str, str]],
@@ -120,6 +133,46 @@ def evaluate_pairs(
     }
 
 
+def val_bleu(
+    model: Seq2Seq | Transformer,
+    src_tok: SubwordTokenizer,
+    tgt_tok: SubwordTokenizer,
+    pairs: list[tuple[str, str]],
+    device: str | torch.device,
+) -> float:
+    """Greedy BLEU on validation ``pairs`` (the model is put in eval mode)."""
+    return evaluate_pairs(model.eval(), src_tok, tgt_tok, pairs, device=device)["bleu"]
+
+
+def test_report(
+    model: Seq2Seq | Transformer,
+    src_tok: SubwordTokenizer,
+    tgt_tok: SubwordTokenizer,
+    data: Path,
+    device: str | torch.device,
+) -> dict:
+    """The figures of a translator's card: BLEU greedy and with beam 5 on the test split, by
+    length, and on the long sets made by joining consecutive pairs."""
+    pairs = load_pairs(data, TEST_SPLIT)
+    greedy = evaluate_pairs(model, src_tok, tgt_tok, pairs, device=device)
+    beam5 = evaluate_pairs(model, src_tok, tgt_tok, pairs, beam=5, device=device)
+    long_sets = {
+        f"concat{k}": evaluate_pairs(model, src_tok, tgt_tok, concat_pairs(pairs, k), device=device)
+        for k in LONG_SETS
+    }
+    return {
+        "test_bleu_greedy": greedy["bleu"],
+        "test_bleu_beam5": beam5["bleu"],
+        "bleu_by_length": greedy["bleu_by_length"],
+        "test_seconds_greedy": greedy["seconds"],
+        "test_seconds_beam5": beam5["seconds"],
+        "long_sets": {
+            k: {"bleu": v["bleu"], "n": v["n"], "bleu_by_length": v["bleu_by_length"]}
+            for k, v in long_sets.items()
+        },
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -128,19 +181,16 @@ def main(argv: list[str] | None = None) -> None:
         "--model", required=True, help="checkpoint name (e.g. seq2seq-bahdanau) or folder"
     )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--split", default="test_2016_flickr")
+    parser.add_argument("--split", default=TEST_SPLIT)
     parser.add_argument("--src", type=Path, help="source text file (one sentence a line)")
     parser.add_argument("--ref", type=Path, help="reference text file, aligned with --src")
     parser.add_argument("--beam", type=int, default=1)
     parser.add_argument("--concat", type=int, default=1, help="join K consecutive pairs (long set)")
-    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--device", default="cpu", help="cpu, cuda or auto")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     torch.set_num_threads(max(1, torch.get_num_threads()))
-    device = "cuda" if args.device == "auto" and torch.cuda.is_available() else args.device
-    device = "cpu" if device == "auto" else device
-    from training.transformer_eval import load_translator_parts  # noqa: PLC0415 - RNN or Transformer
-
+    device = resolve_device(args.device)
     model, src_tok, tgt_tok = load_translator_parts(args.model, device)
     if args.src or args.ref:
         if not (args.src and args.ref):

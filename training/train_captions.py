@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
 import time
 from dataclasses import asdict, dataclass, fields
@@ -33,8 +32,7 @@ from training.caption_data import load_set
 from training.caption_losses import Baseline, hard_loss, soft_loss
 from training.caption_metrics import evaluate
 from training.cards import caption_card, this_command
-
-RUNS = Path(__file__).resolve().parent.parent / "runs"
+from training.runs import RUNS, configure
 
 
 @dataclass
@@ -85,13 +83,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="multi-label warm-up steps of the annotation projection before training",
     )
     return p.parse_args(argv)
-
-
-def pick_device(choice: str) -> torch.device:
-    """auto -> cuda when available, else cpu."""
-    if choice == "auto":
-        choice = "cuda" if torch.cuda.is_available() else "cpu"
-    return torch.device(choice)
 
 
 def tensorise(captions: list[str], vocab: Vocab) -> tuple[torch.Tensor, torch.Tensor]:
@@ -174,18 +165,86 @@ def save_state(
 ) -> None:  # noqa: ANN001
     """Everything needed to resume after ``epoch`` (plain tensors and numbers: weights_only loads)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    state = {"model": model.state_dict(), "opt": opt.state_dict(), "epoch": epoch,
-             "best": json.dumps(best), "baseline": [baseline.value, float(baseline.started)],
-             "history": json.dumps(history)}  # fmt: skip
+    state = {
+        "model": model.state_dict(),
+        "opt": opt.state_dict(),
+        "epoch": epoch,
+        "best": json.dumps(best),
+        "baseline": [baseline.value, float(baseline.started)],
+        "history": json.dumps(history),
+    }
     torch.save(state, path.with_suffix(".tmp"))
     path.with_suffix(".tmp").replace(path)
 
 
+def load_state(path: Path, model, opt, baseline: Baseline) -> tuple[int, dict, list]:  # noqa: ANN001
+    """Restore what ``save_state`` wrote; -> (the next epoch, the best epoch's figures, history)."""
+    state = torch.load(path, weights_only=True)
+    model.load_state_dict(state["model"])
+    opt.load_state_dict(state["opt"])
+    baseline.value, baseline.started = state["baseline"][0], bool(state["baseline"][1])
+    print(f"resumed after epoch {state['epoch']}")
+    return state["epoch"] + 1, json.loads(state["best"]), json.loads(state["history"])
+
+
+def learning_rate(opt, cfg: TrainConfig, history: list, best: dict, epoch: int) -> float:  # noqa: ANN001
+    """Reduce on plateau, after the curriculum: decay when val stalled for ``decay_after`` epochs
+    (at most every other epoch); sets and returns the epoch's learning rate."""
+    lr = opt.param_groups[0]["lr"]
+    if (
+        history
+        and epoch > cfg.curriculum + 9
+        and epoch - best.get("epoch", epoch) >= cfg.decay_after
+        and epoch - history[-1].get("decayed_at", 0) > 1
+    ):
+        lr = max(cfg.min_lr, lr * cfg.lr_decay)
+    for group in opt.param_groups:
+        group["lr"] = lr
+    return lr
+
+
+def curriculum(model: ShowAttendTell, cfg: TrainConfig, epoch: int, warmed_up: bool) -> int:
+    """The most objects per scene this epoch (1 during the curriculum's first stage, then up to 2,
+    3 and 4); after a warm-up, the annotation projection stays frozen during that first stage."""
+    frozen = warmed_up and epoch <= cfg.curriculum  # keep the warmed-up a_i at first
+    model.project.requires_grad_(not frozen)
+    model.feature_norm.requires_grad_(not frozen)
+    return 1 if epoch <= cfg.curriculum else min(4, 2 + (epoch - cfg.curriculum - 1) // 3)
+
+
+def epoch_record(
+    epoch: int, loss: float, lr: float, seconds: float, history: list, scenes: int, metrics: dict
+) -> dict:
+    """The epoch's history row, logged."""
+    decayed = history[-1].get("decayed_at", 0) if history else 0
+    decayed = epoch if history and lr < history[-1]["lr"] else decayed
+    print(
+        f"epoch {epoch:2d}  scenes {scenes}  loss {loss:8.3f}  lr {lr:.2e}  val exact {metrics['exact_match']:.3f}  "
+        f"loc {metrics['localization']:.3f}  bleu4 {metrics['bleu4']:5.1f}  "
+        f"({seconds:.0f} s)",
+        flush=True,
+    )
+    return {
+        "epoch": epoch,
+        "loss": loss,
+        "lr": lr,
+        "seconds": seconds,
+        "decayed_at": decayed,
+        "scenes": scenes,
+        **metrics,
+    }
+
+
 def build(args: argparse.Namespace, vocab: Vocab, device: torch.device) -> ShowAttendTell:
     """A fresh decoder, or one warm-started from ``--init-from``."""
-    cfg = CaptionConfig(vocab_size=len(vocab), attention=args.attention,
-                        annotation_dim=args.annotation_dim, embed_dim=args.embed_dim,
-                        hidden=args.hidden, attention_dim=args.attention_dim)  # fmt: skip
+    cfg = CaptionConfig(
+        vocab_size=len(vocab),
+        attention=args.attention,
+        annotation_dim=args.annotation_dim,
+        embed_dim=args.embed_dim,
+        hidden=args.hidden,
+        attention_dim=args.attention_dim,
+    )
     model = ShowAttendTell(cfg)
     if args.init_from:
         source, _ = load_captioner(args.init_from)
@@ -196,11 +255,7 @@ def build(args: argparse.Namespace, vocab: Vocab, device: torch.device) -> ShowA
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    cfg = TrainConfig(**{f.name: getattr(args, f.name) for f in fields(TrainConfig)})
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(cfg.seed)
-    random.seed(cfg.seed)
-    device = pick_device(args.device)
+    cfg, device = configure(args, TrainConfig)
     name = f"caption-{args.attention}"
     run_dir = args.run_dir or RUNS / name
     out = args.out or checkpoint_folder(name)
@@ -216,49 +271,23 @@ def main(argv: list[str] | None = None) -> None:
     baseline, best, history, first = Baseline(), {"score": -1.0}, [], 1
     state_path = run_dir / "state.pt"
     if args.resume and state_path.is_file():
-        state = torch.load(state_path, weights_only=True)
-        model.load_state_dict(state["model"])
-        opt.load_state_dict(state["opt"])
-        first, best = state["epoch"] + 1, json.loads(state["best"])
-        baseline.value, baseline.started = state["baseline"][0], bool(state["baseline"][1])
-        history = json.loads(state["history"])
-        print(f"resumed after epoch {state['epoch']}")
+        first, best, history = load_state(state_path, model, opt, baseline)
     started = time.time() - sum(h["seconds"] for h in history)
     if args.warmup_steps and not history:
         warm_up_annotations(model, data, vocab, args.warmup_steps, 64, gen)
     for epoch in range(first, cfg.epochs + 1):
         t0 = time.time()
-        lr = opt.param_groups[0]["lr"]
-        if (
-            history
-            and epoch > cfg.curriculum + 9
-            and epoch - best.get("epoch", epoch) >= cfg.decay_after
-            and epoch - history[-1].get("decayed_at", 0) > 1
-        ):
-            lr = max(cfg.min_lr, lr * cfg.lr_decay)
-        for group in opt.param_groups:
-            group["lr"] = lr
+        lr = learning_rate(opt, cfg, history, best, epoch)
         if len(data[0]) < cfg.train_n:  # shards still being encoded: take the new ones
             train = load_set(cfg.train_seed, cfg.train_n)
             data = scene_tensors(train, vocab)
-        max_objects = (
-            1 if epoch <= cfg.curriculum else min(4, 2 + (epoch - cfg.curriculum - 1) // 3)
-        )
-        frozen = (
-            bool(args.warmup_steps) and epoch <= cfg.curriculum
-        )  # keep the warmed-up a_i at first
-        model.project.requires_grad_(not frozen)
-        model.feature_norm.requires_grad_(not frozen)
+        max_objects = curriculum(model, cfg, epoch, bool(args.warmup_steps))
         loss = train_epoch(model, opt, data, cfg, baseline, device, gen, max_objects)
         metrics = evaluate(model, vocab, val.features, val.captions, val.boxes, device=str(device))
         score = metrics["exact_match"] + 0.01 * metrics["localization"] + 1e-4 * metrics["bleu4"]
-        decayed = history[-1].get("decayed_at", 0) if history else 0
-        decayed = epoch if history and lr < history[-1]["lr"] else decayed
-        history.append({"epoch": epoch, "loss": loss, "lr": lr, "seconds": time.time() - t0,
-                        "decayed_at": decayed, "scenes": len(data[0]), **metrics})  # fmt: skip
-        print(f"epoch {epoch:2d}  scenes {len(data[0])}  loss {loss:8.3f}  lr {lr:.2e}  val exact {metrics['exact_match']:.3f}  "
-              f"loc {metrics['localization']:.3f}  bleu4 {metrics['bleu4']:5.1f}  "
-              f"({time.time() - t0:.0f} s)", flush=True)  # fmt: skip
+        history.append(
+            epoch_record(epoch, loss, lr, time.time() - t0, history, len(data[0]), metrics)
+        )
         if score > best["score"]:
             best = {"score": score, "epoch": epoch, **metrics}
             save_captioner(model, vocab, out)

@@ -21,32 +21,24 @@ import argparse
 import json
 import random
 import shutil
-import sys
-import time
 from dataclasses import dataclass, fields
 from pathlib import Path
 
 import torch
 from torch import nn
-from tqdm import tqdm
 
 from models.checkpoints import Card, checkpoint_folder, save_translator, write_card
 from models.tokenizer import PAD_ID, SubwordTokenizer
 from models.transformer.checkpoint import load_transformer
 from models.transformer.model import POSITIONAL_NAMES, Transformer, TransformerConfig
 from training.cards import this_command, translator_card
-from training.data import DEFAULT_DATA, concat_pairs, load_pairs
-from training.evaluate import evaluate_pairs, pad_batch
-from training.train_seq2seq import (
-    RUNS,
-    encode_pairs,
-    json_to_rng,
-    resolve_device,
-    rng_to_json,
-    state_file_of,
-)
+from training.data import DEFAULT_DATA, pad_batch, translation_data
+from training.evaluate import test_report, val_bleu
+from training.runs import RUNS, Epochs, Run, configure, epoch_row, log_start, train_batches
 
 TOKENIZERS = checkpoint_folder("seq2seq-bahdanau")  # shared with the RNN models
+# TransformerConfig fields that are also options (--d-model ...)
+MODEL_OPTIONS = ("d_model", "n_heads", "d_ff", "enc_layers", "dec_layers", "dropout")
 
 
 @dataclass
@@ -73,7 +65,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     p.add_argument("--positional", required=True, choices=POSITIONAL_NAMES)
-    for name in ("d_model", "n_heads", "d_ff", "enc_layers", "dec_layers", "dropout"):
+    for name in MODEL_OPTIONS:
         default = getattr(TransformerConfig, name)
         p.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
     for f in fields(TrainConfig):
@@ -83,8 +75,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         else:
             p.add_argument(flag, type=type(f.default), default=f.default)
     p.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    p.add_argument("--tokenizers", type=Path, default=TOKENIZERS,
-                   help="folder with src.model and tgt.model (default: the RNN models')")  # fmt: skip
+    p.add_argument(
+        "--tokenizers",
+        type=Path,
+        default=TOKENIZERS,
+        help="folder with src.model and tgt.model (default: the RNN models')",
+    )
     p.add_argument(
         "--out", type=Path, help="checkpoint folder (default checkpoints/transformer-POS)"
     )
@@ -130,23 +126,19 @@ def lr_at(step: int, tc: TrainConfig) -> float:
 
 
 def train_epoch(model, data, opt, loss_fn, tc: TrainConfig, rng, device, epoch: int, step: int):
-    """One pass over the training data; returns (mean loss, global step)."""
-    model.train()
-    total, count = 0.0, 0
+    """One pass over the training data with the learning-rate schedule; returns (mean loss,
+    global step)."""
     batches = token_batches(data, tc.batch_tokens, rng)[: tc.max_steps or None]
-    bar = tqdm(batches, desc=f"epoch {epoch}", mininterval=20, file=sys.stderr, leave=False)
-    for idx in bar:
-        step += 1
+    steps = iter(range(step + 1, step + len(batches) + 1))
+
+    def schedule() -> None:
         for group in opt.param_groups:
-            group["lr"] = lr_at(step, tc)
-        loss = batch_loss(model, data, idx, loss_fn, device, tc.amp)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), tc.clip)
-        opt.step()
-        total, count = total + loss.item(), count + 1
-        bar.set_postfix(loss=f"{total / count:.3f}")
-    return total / max(1, count), step
+            group["lr"] = lr_at(next(steps), tc)
+
+    loss_of = lambda idx: batch_loss(model, data, idx, loss_fn, device, tc.amp)  # noqa: E731
+    return train_batches(model, opt, batches, loss_of, tc.clip, epoch, schedule), step + len(
+        batches
+    )
 
 
 @torch.inference_mode()
@@ -162,24 +154,7 @@ def val_loss(model, data, loss_fn, device) -> float:
 def test_metrics(out: Path, data: Path, device) -> dict:
     """Greedy, beam 5, and the concatenated long sets on test_2016_flickr, from the exported model."""
     model, src_tok, tgt_tok = load_transformer(out, device)
-    pairs = load_pairs(data, "test_2016_flickr")
-    greedy = evaluate_pairs(model, src_tok, tgt_tok, pairs, device=device)
-    beam5 = evaluate_pairs(model, src_tok, tgt_tok, pairs, beam=5, device=device)
-    long_sets = {
-        f"concat{k}": evaluate_pairs(model, src_tok, tgt_tok, concat_pairs(pairs, k), device=device)
-        for k in (2, 3)
-    }
-    return {
-        "test_bleu_greedy": greedy["bleu"],
-        "test_bleu_beam5": beam5["bleu"],
-        "bleu_by_length": greedy["bleu_by_length"],
-        "test_seconds_greedy": greedy["seconds"],
-        "test_seconds_beam5": beam5["seconds"],
-        "long_sets": {
-            k: {"bleu": v["bleu"], "n": v["n"], "bleu_by_length": v["bleu_by_length"]}
-            for k, v in long_sets.items()
-        },
-    }
+    return test_report(model, src_tok, tgt_tok, data, device)
 
 
 def card_of_run(
@@ -208,88 +183,50 @@ def _amp_supported(device: torch.device) -> bool:
     )
 
 
-def _save_state(run: Path, model, opt, history, wall: float, rng, step: int) -> None:
-    torch.save(
-        {"model": model.state_dict(), "optimizer": opt.state_dict(), "history": json.dumps(history),
-         "wall": wall, "rng": rng_to_json(rng), "step": step},
-        state_file_of(run),
-    )  # fmt: skip
-
-
 def _setup(args) -> tuple:
-    """Config, tokenizers, data, model, optimizer, loss; resumes from the run folder if asked."""
+    """(run folder, source and target tokenizers copied into it, model config)."""
     run = args.run_dir or RUNS / f"transformer-{args.positional}"
     run.mkdir(parents=True, exist_ok=True)
     for f in ("src.model", "tgt.model"):
         if not (run / f).is_file():
             shutil.copy(args.tokenizers / f, run / f)
     src_tok, tgt_tok = SubwordTokenizer(run / "src.model"), SubwordTokenizer(run / "tgt.model")
-    cfg = TransformerConfig(
-        positional=args.positional, src_vocab=src_tok.vocab_size, tgt_vocab=tgt_tok.vocab_size,
-        d_model=args.d_model, n_heads=args.n_heads, d_ff=args.d_ff, enc_layers=args.enc_layers,
-        dec_layers=args.dec_layers, dropout=args.dropout,
-    )  # fmt: skip
+    sizes = {"src_vocab": src_tok.vocab_size, "tgt_vocab": tgt_tok.vocab_size}
+    options = {name: getattr(args, name) for name in MODEL_OPTIONS}
+    cfg = TransformerConfig(positional=args.positional, **sizes, **options)
     return run, src_tok, tgt_tok, cfg
 
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    tc = TrainConfig(**{f.name: getattr(args, f.name) for f in fields(TrainConfig)})
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    device = resolve_device(args.device)
+    tc, device = configure(args, TrainConfig)
     tc.amp = tc.amp and _amp_supported(device)
-    random.seed(tc.seed), torch.manual_seed(tc.seed)
     run, src_tok, tgt_tok, cfg = _setup(args)
     out = args.out or checkpoint_folder(f"transformer-{args.positional}")
-    val_pairs = load_pairs(args.data, "val")[: tc.val_limit or None]
-    train_data = encode_pairs(
-        load_pairs(args.data, "train")[: tc.train_limit or None], src_tok, tgt_tok, cfg
-    )
-    val_data = encode_pairs(val_pairs, src_tok, tgt_tok, cfg)
+    lengths, limits = (cfg.max_src_len, cfg.max_tgt_len), (tc.train_limit, tc.val_limit)
+    data = translation_data(args.data, src_tok, tgt_tok, lengths, limits)
     model = Transformer(cfg).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=tc.lr, betas=(0.9, 0.98), eps=1e-9)
     loss_fn = nn.CrossEntropyLoss(ignore_index=PAD_ID, label_smoothing=tc.label_smoothing)
-    history, best, wall, step, rng = [], -1.0, 0.0, 0, random.Random(tc.seed)
-    if args.resume and state_file_of(run).is_file():
-        state = torch.load(state_file_of(run), map_location=device, weights_only=True)
-        model.load_state_dict(state["model"]), opt.load_state_dict(state["optimizer"])
-        history, wall, step = json.loads(state["history"]), float(state["wall"]), int(state["step"])
-        best = max((h["val_bleu"] for h in history), default=-1.0)
-        rng.setstate(json_to_rng(state["rng"]))
-        print(f"resumed after epoch {len(history)} (best val BLEU {best:.2f})", flush=True)
-    print(f"{out.name}: {model.n_parameters():,} parameters, {len(train_data)} train pairs, "
-          f"device {device}, bf16 {tc.amp}", flush=True)  # fmt: skip
-    for epoch in range(len(history) + 1, tc.epochs + 1):
-        mean_epoch = wall / max(1, len(history))
-        if tc.time_budget and history and (wall + mean_epoch) / 60 > tc.time_budget:
-            print(f"time budget: another epoch would end past {tc.time_budget} min", flush=True)
-            break
-        start = time.perf_counter()
-        train_loss, step = train_epoch(
-            model, train_data, opt, loss_fn, tc, rng, device, epoch, step
+    progress = Run.begin(run, model, opt, seed=tc.seed, device=device, resume=args.resume)
+    log_start(out.name, model.n_parameters(), len(data.train), device, bf16=tc.amp)
+
+    def one_epoch(epoch: int) -> dict:
+        train_loss, progress.step = train_epoch(
+            model, data.train, opt, loss_fn, tc, progress.rng, device, epoch, progress.step
         )
-        v_loss = val_loss(model, val_data, loss_fn, device)
-        v_bleu = evaluate_pairs(model.eval(), src_tok, tgt_tok, val_pairs, device=device)["bleu"]
-        seconds = time.perf_counter() - start
-        wall += seconds
-        history.append({"epoch": epoch, "train_loss": round(train_loss, 4), "val_loss": round(v_loss, 4),
-                        "val_bleu": v_bleu, "lr": opt.param_groups[0]["lr"], "step": step,
-                        "seconds": round(seconds, 1)})  # fmt: skip
-        print(f"epoch {epoch:2d}  train loss {train_loss:.4f}  val loss {v_loss:.4f}  "
-              f"val BLEU {v_bleu:5.2f}  ({seconds:.0f} s)", flush=True)  # fmt: skip
-        if v_bleu > best:
-            best = v_bleu
-            save_translator(model, out)
-            for f in ("src.model", "tgt.model"):
-                shutil.copy(run / f, out / f)
-        _save_state(run, model, opt, history, wall, rng, step)
-        since_best = epoch - max(history, key=lambda h: h["val_bleu"])["epoch"]
-        if since_best >= tc.patience:
-            print(f"early stop: no better val BLEU for {since_best} epochs", flush=True)
-            break
+        v_loss = val_loss(model, data.val, loss_fn, device)
+        v_bleu = val_bleu(model, src_tok, tgt_tok, data.val_pairs, device)
+        return epoch_row(train_loss, v_loss, v_bleu, opt, step=progress.step)
+
+    def export() -> None:
+        save_translator(model, out)
+        for f in ("src.model", "tgt.model"):
+            shutil.copy(run / f, out / f)
+
+    progress.fit(Epochs(tc.epochs, tc.patience, tc.time_budget), one_epoch, export)
     test = {} if args.skip_test else test_metrics(out, args.data, device)
-    write_card(out, card_of_run(out, args, tc, history, wall, model, test))
+    write_card(out, card_of_run(out, args, tc, progress.history, progress.wall, model, test))
     summary = {k: v for k, v in test.items() if "bleu" in k and not isinstance(v, dict)}
     print(f"wrote {out} ({json.dumps(summary)})", flush=True)
 

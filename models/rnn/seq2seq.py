@@ -48,7 +48,7 @@ class Seq2SeqConfig:
     attention: str = "bahdanau"  # one of ATTENTION_NAMES
     src_vocab: int = 6000  # source subword vocabulary size
     tgt_vocab: int = 6000  # target subword vocabulary size
-    rnn: str = "gru"  # "gru" or "lstm", encoder and decoder
+    rnn: str = "gru"  # "gru", "lstm" or "rnn" (Elman, tanh), encoder and decoder
     emb_dim: int = 256  # embedding size (equals hidden when tie_embeddings)
     hidden: int = 256  # decoder hidden size = size of keys/values h_s
     enc_hidden: int = 256  # encoder hidden size per direction
@@ -67,8 +67,8 @@ class Seq2SeqConfig:
             raise ValueError(
                 f"unknown attention {self.attention!r}; choose one of {ATTENTION_NAMES}"
             )
-        if self.rnn not in ("gru", "lstm"):
-            raise ValueError(f"rnn must be 'gru' or 'lstm', got {self.rnn!r}")
+        if self.rnn not in ("gru", "lstm", "rnn"):
+            raise ValueError(f"rnn must be 'gru', 'lstm' or 'rnn', got {self.rnn!r}")
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -89,10 +89,8 @@ class Memory:
     def select(self, index: torch.Tensor) -> Memory:
         """Rows ``index`` of every field (beam search reorders hypotheses)."""
         kp = None if self.keys_proj is None else self.keys_proj[index]
-        return Memory(
-            self.values[index], kp, self.mask[index], self.lengths[index], self.summary[index],
-            self.dense,
-        )  # fmt: skip
+        rows = (self.values[index], kp, self.mask[index], self.lengths[index], self.summary[index])
+        return Memory(*rows, self.dense)
 
 
 @dataclass
@@ -127,7 +125,7 @@ class StepOutput:
 
 
 def _rnn(kind: str, input_size: int, hidden: int, layers: int, bidirectional: bool) -> nn.RNNBase:
-    cls = nn.GRU if kind == "gru" else nn.LSTM
+    cls = {"gru": nn.GRU, "lstm": nn.LSTM, "rnn": nn.RNN}[kind]
     return cls(input_size, hidden, num_layers=layers, batch_first=True, bidirectional=bidirectional)
 
 
@@ -328,8 +326,11 @@ class Seq2Seq(nn.Module):
         overhead per call, which matters in a decoding loop of single steps.
         """
         rnn = self.decoder_rnn
-        weights = [getattr(rnn, f"{n}_l{k}") for k in range(rnn.num_layers)
-                   for n in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]  # fmt: skip
+        weights = [
+            getattr(rnn, f"{n}_l{k}")
+            for k in range(rnn.num_layers)
+            for n in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+        ]
         if isinstance(rnn_state, tuple):  # LSTM: (h (L, B, H), c (L, B, H))
             hs, cs = [], []
             for k in range(rnn.num_layers):
@@ -339,9 +340,9 @@ class Seq2Seq(nn.Module):
                 hs.append(h), cs.append(c)
                 x = h
             return x, (torch.stack(hs), torch.stack(cs))
-        hs = []
+        hs, cell = [], torch.gru_cell if isinstance(rnn, nn.GRU) else torch.rnn_tanh_cell
         for k in range(rnn.num_layers):
-            x = torch.gru_cell(x, rnn_state[k], *weights[4 * k : 4 * k + 4])  # (B, H)
+            x = cell(x, rnn_state[k], *weights[4 * k : 4 * k + 4])  # (B, H)
             hs.append(x)
         return x, torch.stack(hs)  # (B, H), (L, B, H)
 

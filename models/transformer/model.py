@@ -104,15 +104,25 @@ class Residual(nn.Module):
         return (x if self.norm_first else self.norm(x)), weights
 
 
+def _attention(cfg: TransformerConfig) -> MultiHeadAttention:
+    return MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.dropout)
+
+
+def _feed_forward(cfg: TransformerConfig) -> FeedForward:
+    return FeedForward(cfg.d_model, cfg.d_ff, cfg.dropout)
+
+
+def _residual(cfg: TransformerConfig) -> Residual:
+    return Residual(cfg.d_model, cfg.dropout, cfg.norm_first)
+
+
 class EncoderLayer(nn.Module):
     """Self-attention then feed-forward (section 3.1)."""
 
     def __init__(self, cfg: TransformerConfig):
         super().__init__()
-        self.self_attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.dropout)
-        self.ff = FeedForward(cfg.d_model, cfg.d_ff, cfg.dropout)
-        self.res_attn = Residual(cfg.d_model, cfg.dropout, cfg.norm_first)
-        self.res_ff = Residual(cfg.d_model, cfg.dropout, cfg.norm_first)
+        self.self_attn, self.ff = _attention(cfg), _feed_forward(cfg)
+        self.res_attn, self.res_ff = _residual(cfg), _residual(cfg)
 
     def forward(self, x: torch.Tensor, src_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """x (B, S, d), src_mask (B, 1, 1, S) -> (x (B, S, d), weights (B, H, S, S))."""
@@ -126,12 +136,9 @@ class DecoderLayer(nn.Module):
 
     def __init__(self, cfg: TransformerConfig):
         super().__init__()
-        self.self_attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.dropout)
-        self.cross_attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.dropout)
-        self.ff = FeedForward(cfg.d_model, cfg.d_ff, cfg.dropout)
-        self.res = nn.ModuleList(
-            Residual(cfg.d_model, cfg.dropout, cfg.norm_first) for _ in range(3)
-        )
+        self.self_attn, self.cross_attn = _attention(cfg), _attention(cfg)
+        self.ff = _feed_forward(cfg)
+        self.res = nn.ModuleList(_residual(cfg) for _ in range(3))
 
     def forward(
         self, y: torch.Tensor, memory: torch.Tensor, src_mask: torch.Tensor, tgt_mask: torch.Tensor
