@@ -4,55 +4,65 @@ from __future__ import annotations
 
 import streamlit as st
 
+from i18n import N_, _
 from ui.model_status import shipped_models
 from ui.registry import PAGES, STORY, PageEntry
 from ui.sidebar import current_device
 
-INTRO = """
-This atlas lets you watch attention at work. Every picture is computed while you look,
-from your own input: toy vectors you edit, sentences you type, small models trained for the
-purpose. The pages follow the path the idea took, from recurrent networks that squeeze a whole
-sentence into one vector, to the Transformer, where attention is all there is.
-"""
+INTRO = N_(
+    "This atlas lets you watch attention at work. Every picture is computed while you look, "
+    "from your own input: toy vectors you edit, sentences you type, small models trained for the "
+    "purpose. The pages follow the path the idea took, from recurrent networks that squeeze a "
+    "whole sentence into one vector, to the Transformer, where attention is all there is."
+)
 
 
 def _stage_pages(stage: str, entries: list[PageEntry]) -> None:
     """Links to the pages of one stage (pages whose file is absent are left out)."""
     for entry in entries:
         if entry.stage == stage and entry.exists():
-            st.page_link(entry.file, label=entry.title, icon=entry.icon)
-            st.caption(entry.description)
+            st.page_link(entry.file, label=_(entry.title), icon=entry.icon)
+            st.caption(_(entry.description))
 
 
 def render_home(story: list[tuple[str, str]], entries: list[PageEntry]) -> None:
     """Draw the home page: intro, the device in use, and one card per stage of the story."""
-    st.title("Attention atlas")
-    st.markdown(INTRO)
+    st.title(_("Attention atlas"))
+    st.markdown(_(INTRO))
     device = current_device()
     st.info(
-        f"Computing on **{device.upper()}**. Change it in the sidebar.", icon=":material/memory:"
+        _("Computing on **{device}**. Change it in the sidebar.").format(device=device.upper()),
+        icon=":material/memory:",
     )
-    st.subheader("The story, page by page")
+    st.subheader(_("The story, page by page"))
     for number, (stage, blurb) in enumerate(story, start=1):
         if not any(entry.stage == stage and entry.exists() for entry in entries):
             continue
         with st.container(border=True):
-            st.markdown(f"**{number}. {stage}** — {blurb}")
+            st.markdown(
+                _("**{number}. {stage}** — {blurb}").format(
+                    number=number, stage=_(stage), blurb=_(blurb)
+                )
+            )
             _stage_pages(stage, entries)
     models_ui()
 
 
 def models_ui() -> None:
     """The shipped models: which are present and what they measured."""
-    st.subheader("The models")
+    st.subheader(_("The models"))
     table = shipped_models()
     if table.empty:
-        st.warning("No trained checkpoint found under checkpoints/. See the README to train them.")
+        st.warning(
+            _("No trained checkpoint found under checkpoints/. See the README to train them.")
+        )
         return
-    st.dataframe(table, hide_index=True, use_container_width=True)
+    st.dataframe(table, hide_index=True, width="stretch")
     st.caption(
-        "Each page loads its models the first time it needs them. The figures come from each "
-        "checkpoint's card.json, measured by its evaluation command (see the README)."
+        _(
+            "Each page loads its models the first time it needs them. The figures come from each "
+            "checkpoint's card.json, measured by its evaluation command (see the README)."
+        )
     )
 
 

@@ -1,4 +1,5 @@
-"""Imports flow one way: pages -> ui -> {models, viz}. Checked on the source text."""
+"""Imports flow one way: pages -> ui -> {models, viz}; i18n and media are pure layers any of them
+may use. Checked on the source text."""
 
 from __future__ import annotations
 
@@ -38,6 +39,9 @@ def test_import_direction(path: Path):
         assert not imported & {"ui", "app_pages", "models"}, f"{rel} imports app layers"
     if rel.startswith(("models/", "media/")):
         assert not imported & {"streamlit", "plotly", "altair", "ui", "app_pages", "viz"}, rel
+    if rel.startswith("i18n/"):  # the message catalogue: pure, every layer may use it
+        app_layers = {"ui", "app_pages", "viz", "models", "media", "training"}
+        assert not imported & {"streamlit", "plotly", "altair", "torch", *app_layers}, rel
     if rel.startswith("ui/"):
         assert "app_pages" not in imported, f"{rel} imports app_pages"
 

@@ -1,12 +1,51 @@
-"""The shared sidebar: compute device and classroom mode, both kept in the URL."""
+"""The shared sidebar: language, compute device and classroom mode, all kept in the URL."""
 
 from __future__ import annotations
 
 import streamlit as st
 import torch
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from i18n import LANGUAGES, _, negotiate, set_language, set_language_resolver
+from ui.url_state import write_params
+
+LANGUAGE_KEY = "lang"  # also the URL parameter name: ?lang=zh
+LANGUAGE_LABEL = "语言 · Language"  # in both languages on purpose: findable in either
 DEVICE_KEY = "device"  # also the URL parameter name
 CLASSROOM_KEY = "classroom"
+
+
+def initial_language() -> str:
+    """The language a new session starts in: the URL's ``?lang=`` when it is one of LANGUAGES,
+    else the browser's (``st.context.locale``, e.g. 'zh-CN'), else English."""
+    asked = st.query_params.get(LANGUAGE_KEY)
+    return asked if asked in LANGUAGES else negotiate(st.context.locale)
+
+
+def _session_language() -> str | None:
+    """The session's language for a context that did not set one (a fragment rerun)."""
+    if get_script_run_ctx() is None:
+        return None
+    chosen = st.session_state.get(LANGUAGE_KEY)
+    return chosen if chosen in LANGUAGES else None
+
+
+def language_ui() -> str:
+    """Sidebar select for the language; makes it the language of this run and keeps it in the
+    URL as ``?lang=``. Returns its code ('en' or 'zh').
+
+    Not ``bind="query-params"``: a bound selectbox puts its displayed label in the URL
+    ('简体中文'), and the URL should say ``lang=zh``. Changing it reruns the page with every other
+    widget's value kept (their keys, not their translated labels, identify them)."""
+    if st.session_state.get(LANGUAGE_KEY) not in LANGUAGES:
+        st.session_state[LANGUAGE_KEY] = initial_language()
+    lang = st.sidebar.selectbox(
+        LANGUAGE_LABEL, list(LANGUAGES), key=LANGUAGE_KEY, format_func=LANGUAGES.__getitem__
+    )
+    set_language(lang)
+    set_language_resolver(_session_language)
+    write_params(**{LANGUAGE_KEY: lang})  # navigating clears the URL's parameters: put it back
+    return lang
 
 
 def available_devices() -> list[str]:
@@ -18,16 +57,16 @@ def device_ui() -> str:
     """Sidebar select for the device; returns a torch.device string ('cuda' or 'cpu')."""
     options = available_devices()
     return st.sidebar.selectbox(
-        "Device", options, key=DEVICE_KEY, bind="query-params",
-        help="Models run on the GPU when one is present, else on the CPU.",
+        _("Device"), options, key=DEVICE_KEY, bind="query-params",
+        help=_("Models run on the GPU when one is present, else on the CPU."),
     )  # fmt: skip
 
 
 def classroom_ui() -> bool:
     """Sidebar toggle for classroom mode (large fonts, colour-blind-safe colours)."""
     return st.sidebar.toggle(
-        "Classroom mode", key=CLASSROOM_KEY, bind="query-params",
-        help="Larger fonts and a colour-blind-safe colour scale on every chart.",
+        _("Classroom mode"), key=CLASSROOM_KEY, bind="query-params",
+        help=_("Larger fonts and a colour-blind-safe colour scale on every chart."),
     )  # fmt: skip
 
 
@@ -43,8 +82,13 @@ def classroom_mode() -> bool:
 
 
 def sidebar_ui() -> tuple[str, bool]:
-    """Render the shared sidebar controls; returns (device, classroom)."""
+    """Render the shared device and classroom controls (the language selector comes first, from
+    ``app.main``, before anything is translated); returns (device, classroom)."""
     device = device_ui()
     classroom = classroom_ui()
-    st.sidebar.caption(f"Running on **{device}** · torch {torch.__version__}")
+    st.sidebar.caption(
+        _("Running on **{device}** · torch {version}").format(
+            device=device, version=torch.__version__
+        )
+    )
     return device, classroom
