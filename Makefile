@@ -7,31 +7,36 @@ STAMP_RUN := $(VENV)/.run-installed
 STAMP_DEV := $(VENV)/.dev-installed
 DATA ?= ../shared/data/multi30k
 
-.PHONY: run test test-fast screenshots bench lint format setup setup-dev lock train-seq2seq evaluate-seq2seq
+.PHONY: run test test-fast screenshots bench lint i18n format setup setup-dev lock train-seq2seq evaluate-seq2seq
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install --upgrade pip
 
-# The venv is installed from the lock files (exact versions); requirements*.txt are their sources.
-$(STAMP_RUN): requirements.lock | $(BIN)/python
-	$(BIN)/pip install -r requirements.lock
+# uv installs the lock files (exact versions; requirements*.txt are their sources). It reads no pip
+# configuration, so it is handed the wheel folders pip is configured with (here /opt/wheels, which
+# holds torch's CPU build) unless UV_FIND_LINKS is set; see docs/development.md.
+UV_VERSION := 0.13.9
+UV := UV_FIND_LINKS="$${UV_FIND_LINKS-$$($(BIN)/python -m pip config get global.find-links 2>/dev/null | tr ' ' ,)}" $(BIN)/uv
+UV_INSTALL := $(UV) pip install --python $(BIN)/python --compile-bytecode
+
+$(BIN)/uv: | $(BIN)/python
+	$(BIN)/python -m pip install --quiet uv==$(UV_VERSION)
+
+$(STAMP_RUN): requirements.lock | $(BIN)/uv
+	$(UV_INSTALL) -r requirements.lock
 	touch $@
 
-$(STAMP_DEV): requirements.lock requirements-dev.lock | $(BIN)/python
-	$(BIN)/pip install -r requirements-dev.lock
+$(STAMP_DEV): requirements.lock requirements-dev.lock | $(BIN)/uv
+	$(UV_INSTALL) -r requirements-dev.lock
 	touch $@ $(STAMP_RUN)
 
 setup: $(STAMP_RUN)
 setup-dev: $(STAMP_DEV)
 
-# Recompile the lock files after editing requirements*.txt (pip-tools, resolved with pip's own
-# configuration, so torch resolves to the CPU build where pip can see one).
-LOCK := CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet --strip-extras --allow-unsafe \
-  --annotation-style=line \
-  --no-emit-find-links --no-emit-index-url --no-emit-trusted-host
-lock: | $(BIN)/python
-	$(BIN)/pip install --quiet "pip-tools~=7.6"
+# Recompile the lock files after editing requirements*.txt; fails if torch resolved to a CUDA build.
+LOCK := $(UV) pip compile --quiet --python $(BIN)/python --annotation-style line \
+  --custom-compile-command "make lock"
+lock: | $(BIN)/uv
 	$(LOCK) -o requirements.lock requirements.txt
 	$(LOCK) -c requirements.lock -o requirements-dev.lock requirements-dev.txt
 	! grep -n -i -E "^(nvidia|cuda|triton)" requirements.lock requirements-dev.lock
@@ -52,10 +57,17 @@ screenshots: $(STAMP_DEV)
 
 bench: $(STAMP_DEV)
 	$(BIN)/python -m bench.run
+	$(BIN)/python -m bench.upload_memory
 
 lint: $(STAMP_DEV)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/python -m i18n.build --check
+
+# Extract the messages from the code and merge the Chinese fragments (locale/zh/fragments/*.po)
+# into the committed catalogues under locale/ (docs/translating.md).
+i18n: $(STAMP_RUN)
+	$(BIN)/python -m i18n.build
 
 format: $(STAMP_DEV)
 	$(BIN)/ruff format .

@@ -8,34 +8,39 @@ from __future__ import annotations
 
 import streamlit as st
 
+from i18n import _
+from ui.errors import run_page
 from ui.registry import PAGES
 from ui.runtime import configure_torch_threads, freeze_long_lived
-from ui.sidebar import sidebar_ui
+from ui.sidebar import language_ui, sidebar_ui
 
 
 def build_navigation() -> st.navigation:
-    """Home plus every registered page whose file exists, in story order."""
+    """Home plus every registered page whose file exists, in story order, titled in the
+    current language."""
     pages = [
-        st.Page(entry.file, title=entry.title, icon=entry.icon, url_path=entry.url_path)
+        st.Page(entry.file, title=_(entry.title), icon=entry.icon, url_path=entry.url_path)
         for entry in PAGES
         if entry.exists()
     ]
     home_page = st.Page(
-        "app_pages/home.py", title="Home", icon=":material/home:", url_path="home", default=True
+        "app_pages/home.py", title=_("Home"), icon=":material/home:", url_path="home", default=True
     )
     return st.navigation([home_page, *pages])
 
 
 def main() -> None:
-    """Configure the page, draw the shared sidebar, run the selected page."""
+    """Choose the language (first: everything after it is translated), configure the page,
+    draw the shared sidebar, run the selected page."""
+    language_ui()
     st.set_page_config(
-        page_title="Attention atlas", page_icon=":material/visibility:", layout="wide"
+        page_title=_("Attention atlas"), page_icon=":material/visibility:", layout="wide"
     )
     configure_torch_threads()
     freeze_long_lived()
     sidebar_ui()
     navigation = build_navigation()
-    navigation.run()
+    run_page(navigation.run, where=navigation.url_path)
 
 
 if __name__ == "__main__":  # Streamlit runs the entry script as __main__

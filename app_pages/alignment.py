@@ -9,12 +9,22 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from i18n import N_, _, ngettext
 from models.rnn.translator import Translation, Translator
 from ui.charts import plotly_chart
+from ui.choices import choice_ui
 from ui.downloads import csv_and_json
+from ui.errors import fragment
 from ui.loaders import load_translator
 from ui.text import user_text
-from ui.translation import GLOBAL_MODELS, reference_ui, sentence_ui, show_notices, step_slider
+from ui.translation import (
+    GLOBAL_MODELS,
+    model_label,
+    reference_ui,
+    sentence_ui,
+    show_notices,
+    step_slider,
+)
 from ui.translation_compute import (
     AlignmentView,
     CompareResult,
@@ -23,6 +33,7 @@ from ui.translation_compute import (
     compute_compare,
     tokens_view,
 )
+from ui.url_state import check_number_param
 from viz import diff_heatmap
 from viz.alignment import (
     alignment_heatmap,
@@ -33,29 +44,30 @@ from viz.alignment import (
     token_prob_bars,
 )
 
-MODES = ["translate", "reference", "compare"]
-LEVELS = ["subword", "word"]
-MODEL_HELP = (
+# id (in the URL) -> label (translated where shown)
+MODES = {"translate": N_("translate"), "reference": N_("reference"), "compare": N_("compare")}
+LEVELS = {"subword": N_("subword"), "word": N_("word")}
+MODEL_HELP = N_(
     "bahdanau: additive score from the previous state; luong-*: dot, general (x W) or "
     "concat score from the current state."
 )
-LEVEL_HELP = (
+LEVEL_HELP = N_(
     "word merges the subword pieces: a source word sums its pieces' weights, a target "
     "word averages its pieces' rows."
 )
-MODE_HELP = (
+MODE_HELP = N_(
     "translate: the model's own translation; reference: forced through your French "
     "sentence; compare: two scoring functions on the same pair."
 )
 LOW_PROB = 0.1
-ABOUT = """
-Type an English sentence and press **Enter**. A recurrent encoder reads it; at every step the
-decoder scores each source token against its own state, turns the scores into weights with a
-softmax, and writes the next French token from the weighted mix. The heatmap shows those weights:
-one row per French token, one column per English token. Adjectives that French puts *after* the
-noun ("a black dog" → "un chien noir") show up as a crossing in the pattern. Pieces starting
-with ▁ begin a word; `</s>` ends the sentence.
-"""
+ABOUT = N_(
+    "Type an English sentence and press **Enter**. A recurrent encoder reads it; at every step "
+    "the decoder scores each source token against its own state, turns the scores into weights "
+    "with a softmax, and writes the next French token from the weighted mix. The heatmap shows "
+    "those weights: one row per French token, one column per English token. Adjectives that "
+    'French puts *after* the noun ("a black dog" → "un chien noir") show up as a crossing in the '
+    "pattern. Pieces starting with ▁ begin a word; `</s>` ends the sentence."
+)
 
 
 @dataclass(frozen=True)
@@ -72,15 +84,16 @@ class AlignmentSettings:
 
 def controls_ui() -> AlignmentSettings:
     """Sentence, model, decoding, view level and mode; returns them."""
-    raw = sentence_ui("aln_", with_ref=True)
+    raw = sentence_ui("aln_", with_ref=True, english_note=True)
     c1, c2, c3, c4 = st.columns([3, 2, 2, 3])
-    kind = c1.selectbox("Attention model", list(GLOBAL_MODELS), key="aln_model",
-                        bind="query-params", help=MODEL_HELP)  # fmt: skip
-    beam = c2.slider("Beam width (1 = greedy)", 1, 10, 1, key="aln_beam", bind="query-params")
-    level = c3.segmented_control("View", LEVELS, default="subword", key="aln_view",
-                                 bind="query-params", required=True, help=LEVEL_HELP)  # fmt: skip
-    mode = c4.segmented_control("Mode", MODES, default="translate", key="aln_mode",
-                                bind="query-params", required=True, help=MODE_HELP)  # fmt: skip
+    kind = c1.selectbox(_("Attention model"), list(GLOBAL_MODELS), key="aln_model",
+                        bind="query-params", help=_(MODEL_HELP))  # fmt: skip
+    check_number_param("aln_beam", 1, 10)
+    beam = c2.slider(_("Beam width (1 = greedy)"), 1, 10, 1, key="aln_beam", bind="query-params")
+    level = choice_ui(c3.segmented_control, _("View"), LEVELS, key="aln_view", required=True,
+                      help=_(LEVEL_HELP))  # fmt: skip
+    mode = choice_ui(c4.segmented_control, _("Mode"), MODES, key="aln_mode", required=True,
+                     help=_(MODE_HELP))  # fmt: skip
     return AlignmentSettings(raw, kind, int(beam), level or "subword", mode or "translate")
 
 
@@ -91,37 +104,41 @@ def alignment_ui(view: AlignmentView, title: str, key: str) -> None:
         plotly_chart(alignment_heatmap(view.weights, view.source, view.target, title=title),
                      key=f"{key}_heatmap")  # fmt: skip
     with right:
-        threshold = st.slider("Hide lines below weight", 0.0, 1.0, 0.1, 0.05,
+        check_number_param("aln_threshold", 0.0, 1.0, integer=False)
+        threshold = st.slider(_("Hide lines below weight"), 0.0, 1.0, 0.1, 0.05,
                               key="aln_threshold", bind="query-params")  # fmt: skip
         lines = alignment_lines(view.weights, view.source, view.target, threshold=threshold,
-                                title="The same weights as lines")  # fmt: skip
+                                title=_("The same weights as lines"))  # fmt: skip
         plotly_chart(lines, key=f"{key}_lines")
 
 
 def step_inspector_ui(tr: Translation) -> None:
     """One target step: its weight row as bars and the top-k candidates for that step."""
-    st.subheader("Step inspector")
-    step = step_slider("Target step (subword pieces)", "aln_step", len(tr.target_tokens))
+    st.subheader(_("Step inspector"))
+    step = step_slider(_("Target step (subword pieces)"), "aln_step", len(tr.target_tokens))
     token = html.escape(tr.target_tokens[step])
+    title = _("Step {step}: where “{token}” looked, and what came next")
     fig = step_figure(tr.weights[step], tr.source_tokens, tr.top_k[step],
-                      title=f"Step {step}: where “{token}” looked, and what came next")  # fmt: skip
+                      title=title.format(step=step, token=token))  # fmt: skip
     plotly_chart(fig, key="aln_step_fig")
-    st.caption(f"The emitted token had probability {tr.token_probs[step]:.3f}.")
+    st.caption(_("The emitted token had probability {p:.3f}.").format(p=tr.token_probs[step]))
 
 
 def hypotheses_ui(tr: Translation, level: str) -> None:
     """Beam search's hypotheses with their scores; one of them can show its own alignment."""
-    st.subheader("Beam hypotheses")
-    rows = [{"rank": i + 1, "score (log p / length)": round(h.score, 4), "translation": h.text}
+    st.subheader(_("Beam hypotheses"))
+    rank, score, text = _("rank"), _("score (log p / length)"), _("translation")
+    rows = [{rank: i + 1, score: round(h.score, 4), text: h.text}
             for i, h in enumerate(tr.hypotheses)]  # fmt: skip
     st.dataframe(rows, hide_index=True, width="stretch")
-    pick = st.selectbox("Show the alignment of hypothesis", range(1, len(tr.hypotheses) + 1),
+    pick = st.selectbox(_("Show the alignment of hypothesis"), range(1, len(tr.hypotheses) + 1),
                         key="aln_hyp", bind="query-params")  # fmt: skip
     hyp = tr.hypotheses[int(pick or 1) - 1]
     if hyp.weights is not None:
         view = tokens_view(tr.source_tokens, hyp.target_tokens, hyp.weights, level)
         plotly_chart(alignment_heatmap(view.weights, view.source, view.target,
-                                       title=f"Hypothesis {pick}"), key="aln_hyp_heatmap")  # fmt: skip
+                                       title=_("Hypothesis {n}").format(n=pick)),
+                     key="aln_hyp_heatmap")  # fmt: skip
 
 
 def result_downloads_ui(result: Result, settings: AlignmentSettings, name: str) -> None:
@@ -144,8 +161,8 @@ def translate_ui(translator: Translator, settings: AlignmentSettings) -> None:
     if not show_notices(result, translator):
         return
     tr = result.translation
-    user_text(tr.text, label="Translation:")
-    alignment_ui(result.view, GLOBAL_MODELS[settings.kind], "aln_main")
+    user_text(tr.text, label=_("Translation:"))
+    alignment_ui(result.view, model_label(settings.kind), "aln_main")
     step_inspector_ui(tr)
     if tr.hypotheses:
         hypotheses_ui(tr, settings.level)
@@ -159,14 +176,17 @@ def reference_mode_ui(translator: Translator, settings: AlignmentSettings) -> No
     if not show_notices(result, translator):
         return
     tr = result.translation
-    st.caption("The decoder is fed your French sentence token by token (forced decoding); "
-               "the weights show how the model aligns this pair.")  # fmt: skip
-    alignment_ui(result.view, "Forced alignment", "aln_ref")
+    st.caption(_("The decoder is fed your French sentence token by token (forced decoding); "
+                 "the weights show how the model aligns this pair."))  # fmt: skip
+    alignment_ui(result.view, _("Forced alignment"), "aln_ref")
     fig = token_prob_bars(tr.token_probs, tr.target_tokens, low=LOW_PROB,
-                          title="How likely the model found each of your tokens")  # fmt: skip
+                          title=_("How likely the model found each of your tokens"))  # fmt: skip
     plotly_chart(fig, key="aln_ref_probs")
     low = [t for t, p in zip(tr.target_tokens, tr.token_probs, strict=True) if p < LOW_PROB]
-    st.caption(f"{len(low)} of {len(tr.target_tokens)} tokens below p = {LOW_PROB} (orange).")
+    n = len(tr.target_tokens)
+    st.caption(ngettext("{low} of {n} token below p = {limit} (orange).",
+                        "{low} of {n} tokens below p = {limit} (orange).", n)
+               .format(low=len(low), n=n, limit=LOW_PROB))  # fmt: skip
     step_inspector_ui(tr)
     result_downloads_ui(result, settings, "forced-alignment")
 
@@ -174,49 +194,53 @@ def reference_mode_ui(translator: Translator, settings: AlignmentSettings) -> No
 def compare_ui(translator: Translator, settings: AlignmentSettings) -> None:
     """Compare mode: two scoring functions on the same pair, their difference and entropy."""
     others = [k for k in GLOBAL_MODELS if k != settings.kind]
-    kind_b = st.selectbox("Compare with", others, key="aln_model_b", bind="query-params")
+    kind_b = st.selectbox(_("Compare with"), others, key="aln_model_b", bind="query-params")
     second = load_translator(kind_b)
     if second is None:
         return
     result = compute_compare(translator, second, settings.raw, level=settings.level)
     if not show_notices(result, translator):
         return
-    st.caption("Both models read your sentence and are forced through the same French "
-               f"translation (the {settings.kind} model's greedy output), so their weights "
-               "share rows and columns.")  # fmt: skip
-    user_text(result.translation.text, label="Translation:")
-    names = (GLOBAL_MODELS[settings.kind], GLOBAL_MODELS[kind_b])
+    st.caption(_("Both models read your sentence and are forced through the same French "
+                 "translation (the {kind} model's greedy output), so their weights share rows "
+                 "and columns.").format(kind=settings.kind))  # fmt: skip
+    user_text(result.translation.text, label=_("Translation:"))
+    names = (model_label(settings.kind), model_label(kind_b))
     view_b = result.second_view
     cols = st.columns(2)
     for col, view, name, key in zip(cols, (result.view, view_b), names, ("a", "b"), strict=True):
         with col:
             plotly_chart(alignment_heatmap(view.weights, view.source, view.target, title=name),
                          key=f"aln_cmp_{key}")  # fmt: skip
-    difference_ui(result, view_b, names)
+    difference_ui(result, view_b, (settings.kind, kind_b))
 
 
-def difference_ui(result: CompareResult, view_b: AlignmentView, names: tuple[str, str]) -> None:
-    """The diverging difference heatmap, per-row entropy, and downloads of both."""
+def difference_ui(result: CompareResult, view_b: AlignmentView, kinds: tuple[str, str]) -> None:
+    """The diverging difference heatmap, per-row entropy, and downloads of both (``kinds``: the
+    two GLOBAL_MODELS ids)."""
     diff, view = result.difference, result.view
+    names = (model_label(kinds[0]), model_label(kinds[1]))
     if diff is None:
-        st.info("These two models tokenize differently, so their weights cannot be subtracted.")
+        st.info(_("These two models tokenize differently, so their weights cannot be subtracted."))
         return
     cols = st.columns(2)
     with cols[0]:
-        fig = diff_heatmap(diff, view.source, view.target, title=f"{names[1]} minus {names[0]}")
+        title = _("{b} minus {a}").format(a=names[0], b=names[1])
+        fig = diff_heatmap(diff, view.source, view.target, title=title)
         plotly_chart(fig, key="aln_cmp_diff")
     with cols[1]:
         fig = entropy_bars({names[0]: view.weights, names[1]: view_b.weights}, view.target,
-                           title="Entropy of each row: low = peaked, high = spread")  # fmt: skip
+                           title=_("Entropy of each row: low = peaked, high = spread"))  # fmt: skip
         plotly_chart(fig, key="aln_cmp_entropy")
     mean_a, mean_b = row_entropy(view.weights).mean(), row_entropy(view_b.weights).mean()
-    st.caption(f"Mean entropy: {names[0]} {mean_a:.2f} bits, {names[1]} {mean_b:.2f} bits.")
-    data = {"models": names, "source": view.source, "target": view.target,
-            "weights_a": view.weights, "weights_b": view_b.weights, "difference": diff}  # fmt: skip
+    st.caption(_("Mean entropy: {a} {h_a:.2f} bits, {b} {h_b:.2f} bits.")
+               .format(a=names[0], h_a=mean_a, b=names[1], h_b=mean_b))  # fmt: skip
+    data = {"models": [GLOBAL_MODELS[k] for k in kinds], "source": view.source,
+            "target": view.target, "weights_a": view.weights, "weights_b": view_b.weights, "difference": diff}  # fmt: skip
     csv_and_json(diff, view.target, view.source, data, "alignment-difference", "aln_cmp")
 
 
-@st.fragment
+@fragment
 def body() -> None:
     """Inputs and results; a fragment, so pressing Enter reruns only this part of the page."""
     settings = controls_ui()
@@ -233,8 +257,8 @@ def body() -> None:
 
 def main() -> None:
     """The page."""
-    st.title("Alignment")
-    st.markdown(ABOUT)
+    st.title(_("Alignment"))
+    st.markdown(_(ABOUT))
     body()
 
 

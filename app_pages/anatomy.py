@@ -8,13 +8,25 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from i18n import N_, _, current_language
 from models.analysis.toy import ADDITIVE_V, AnatomyResult, anatomy, hard_pick
 from ui.charts import plotly_chart
+from ui.choices import choice_ui
 from ui.downloads import csv_and_json
-from ui.url_state import format_matrix, parse_int, parse_matrix, read_param, write_params
+from ui.errors import fragment
+from ui.url_state import (
+    check_number_param,
+    format_matrix,
+    parse_int,
+    parse_matrix,
+    read_param,
+    write_params,
+)
 from viz import vector_diagram, weights_bar
 
-COLUMNS = ["key x", "key y", "value x", "value y"]
+COLUMNS = ["key x", "key y", "value x", "value y"]  # the table's columns (ids), shown translated
+COLUMN_LABELS = {"key x": N_("key x"), "key y": N_("key y"), "value x": N_("value x"),
+                 "value y": N_("value y")}  # fmt: skip
 LIMIT = 100.0  # entries of the vectors are kept within [-LIMIT, LIMIT]
 ALIGNED = [
     [2.0, 1.0, 1.0, 0.0],
@@ -23,35 +35,38 @@ ALIGNED = [
     [1.0, -1.0, 0.0, -1.0],
 ]
 EQUAL = [[1.0, 1.0, 1.0, 0.0], [1.0, 1.0, 0.0, 1.0], [1.0, 1.0, -1.0, 0.0], [1.0, 1.0, 0.0, -1.0]]
-PRESETS = {  # name -> (query, items, temperature)
-    "One key aligned with the query": ((2.0, 1.0), ALIGNED, 1.0),
-    "All keys equal": ((2.0, 1.0), EQUAL, 1.0),
-    "A huge temperature": ((2.0, 1.0), ALIGNED, 1e6),
-    "A tiny temperature": ((2.0, 1.0), ALIGNED, 1e-6),
+PRESETS = {  # name (its id in the URL, and its English label) -> (query, items, temperature)
+    N_("One key aligned with the query"): ((2.0, 1.0), ALIGNED, 1.0),
+    N_("All keys equal"): ((2.0, 1.0), EQUAL, 1.0),
+    N_("A huge temperature"): ((2.0, 1.0), ALIGNED, 1e6),
+    N_("A tiny temperature"): ((2.0, 1.0), ALIGNED, 1e-6),
 }
-SCORES = {  # label (also its URL value) -> score kind
+SCORES = {  # id (its URL value) -> score kind
     "dot": "dot",
     "scaled dot": "scaled_dot",
     "general": "general",
     "additive": "additive",
 }
+SCORE_LABELS = {"dot": N_("dot"), "scaled dot": N_("scaled dot"), "general": N_("general"),
+                "additive": N_("additive")}  # fmt: skip
 FORMULAS = {
     "dot": r"e_s = q^\top k_s",
     "scaled_dot": r"e_s = \frac{q^\top k_s}{\sqrt{d_k}},\quad d_k = 2",
     "general": r"e_s = q^\top W\, k_s",
     "additive": r"e_s = v^\top \tanh(W_q\, q + W_k\, k_s),\quad W_q = W_k = I,\ v = (1, 1)",
 }
-ABOUT = """
-Think of attention as a lookup in a soft dictionary. Each item has a **key** (what it can be
-found by) and a **value** (what it hands back). A **query** asks a question. Instead of
-returning the one item whose key matches, attention returns a blend of *all* values, mixed by how
-well each key answers the query. Edit the vectors and watch the three stages respond.
-"""
-TRY = """
-**What to try:** *one key aligned with the query* (key A takes most of the weight); *all keys
-equal* (uniform weights, the context is the mean of the values); *a huge* or *a tiny temperature*
-(the softmax flattens, or sharpens into a hard maximum); *hard attention* (one item sampled).
-"""
+ABOUT = N_(
+    "Think of attention as a lookup in a soft dictionary. Each item has a **key** (what it can be "
+    "found by) and a **value** (what it hands back). A **query** asks a question. Instead of "
+    "returning the one item whose key matches, attention returns a blend of *all* values, mixed by "
+    "how well each key answers the query. Edit the vectors and watch the three stages respond."
+)
+TRY = N_(
+    "**What to try:** *one key aligned with the query* (key A takes most of the weight); *all keys "
+    "equal* (uniform weights, the context is the mean of the values); *a huge* or *a tiny "
+    "temperature* (the softmax flattens, or sharpens into a hard maximum); *hard attention* (one "
+    "item sampled)."
+)
 
 
 def _latex_number(x: float) -> str:
@@ -105,30 +120,48 @@ def _init_state() -> None:
         st.session_state["anat_version"] = 0
 
 
-def _number_columns(names: list[str]) -> dict:
-    """Column config: bounded numbers for each named column."""
-    return {n: st.column_config.NumberColumn(n, min_value=-LIMIT, max_value=LIMIT, format="%.2f",
-                                             width="small")
+def _number_columns(names: list[str], labels: dict[str, str] | None = None) -> dict:
+    """Column config: bounded numbers for each named column, headed ``labels[name]`` if given."""
+    labels = labels or {}
+    return {n: st.column_config.NumberColumn(labels.get(n, n), min_value=-LIMIT, max_value=LIMIT,
+                                             format="%.2f", width="small")
             for n in names}  # fmt: skip
+
+
+def _carry_edits_across_languages() -> None:
+    """The table's headers are translated, and Streamlit tells a dynamic data editor apart by its
+    configuration, so a language switch draws a new, unedited editor: start that one from the
+    rows as last edited (``anat_items_edited``), empty cells included."""
+    lang = current_language()
+    shown_in = st.session_state.get("anat_items_shown_in", lang)
+    if shown_in != lang and "anat_items_edited" in st.session_state:
+        st.session_state["anat_items"] = st.session_state["anat_items_edited"]
+        st.session_state["anat_version"] = st.session_state.get("anat_version", 0) + 1
+    st.session_state["anat_items_shown_in"] = lang
 
 
 def items_ui() -> np.ndarray | None:
     """The key/value table (3 to 8 rows); returns items (n, 4) or None with a message."""
+    _carry_edits_across_languages()
     base = pd.DataFrame(
         st.session_state["anat_items"],
         columns=COLUMNS,
         index=_letters(len(st.session_state["anat_items"])),
     )
+    labels = {name: _(label) for name, label in COLUMN_LABELS.items()}
     edited = st.data_editor(
-        base, num_rows="dynamic", column_config=_number_columns(COLUMNS),
+        base, num_rows="dynamic", column_config=_number_columns(COLUMNS, labels),
         key=f"anat_editor_{st.session_state['anat_version']}",
     )  # fmt: skip
     items = edited.to_numpy(dtype=float)  # (n, 4)
+    st.session_state["anat_items_edited"] = items.tolist()
     complete = items[np.isfinite(items).all(axis=1)]
     if len(complete) < len(items):
-        st.caption("Rows with an empty cell are ignored until you fill them in.")
+        st.caption(_("Rows with an empty cell are ignored until you fill them in."))
     if not 3 <= len(complete) <= 8:
-        st.warning(f"Use between 3 and 8 complete items; the table has {len(complete)}.")
+        st.warning(
+            _("Use between 3 and 8 complete items; the table has {n}.").format(n=len(complete))
+        )
         return None
     write_params(anat_items=format_matrix(complete))
     return complete
@@ -154,17 +187,23 @@ def _resample() -> None:
 def controls_ui(items: np.ndarray | None) -> AnatomySettings | None:
     """The query and the scoring inputs; returns them with the items, or None when the table is
     unusable."""
+    for name, lo, hi in (
+        ("anat_qx", -LIMIT, LIMIT),
+        ("anat_qy", -LIMIT, LIMIT),
+        ("anat_temp", 1e-6, 1e6),
+    ):
+        check_number_param(name, lo, hi, integer=False)
     c1, c2 = st.columns(2)
-    qx = c1.number_input("query x", -LIMIT, LIMIT, 2.0, 0.5, key="anat_qx", bind="query-params")
-    qy = c2.number_input("query y", -LIMIT, LIMIT, 1.0, 0.5, key="anat_qy", bind="query-params")
-    label = st.selectbox("Score function", list(SCORES), key="anat_score", bind="query-params")
-    kind = SCORES[label]
+    qx = c1.number_input(_("query x"), -LIMIT, LIMIT, 2.0, 0.5, key="anat_qx", bind="query-params")
+    qy = c2.number_input(_("query y"), -LIMIT, LIMIT, 1.0, 0.5, key="anat_qy", bind="query-params")
+    score_id = choice_ui(st.selectbox, _("Score function"), SCORE_LABELS, key="anat_score")
+    kind = SCORES[score_id]
     W = w_ui() if kind == "general" else None
     temperature = st.number_input(
-        "Temperature T", min_value=1e-6, max_value=1e6, value=1.0, step=0.1, format="%g",
-        key="anat_temp", bind="query-params", help="Divides the scores before the softmax.",
+        _("Temperature T"), min_value=1e-6, max_value=1e6, value=1.0, step=0.1, format="%g",
+        key="anat_temp", bind="query-params", help=_("Divides the scores before the softmax."),
     )  # fmt: skip
-    hard = st.toggle("Hard attention (sample one item)", key="anat_hard", bind="query-params")
+    hard = st.toggle(_("Hard attention (sample one item)"), key="anat_hard", bind="query-params")
     if items is None:
         return None
     return AnatomySettings(np.array([qx, qy]), items, kind, W, float(temperature), bool(hard))
@@ -172,52 +211,54 @@ def controls_ui(items: np.ndarray | None) -> AnatomySettings | None:
 
 def stage_scores(result: AnatomyResult, names: list[str], kind: str, W: np.ndarray | None) -> None:
     """Stage 1: how well each key matches the query."""
-    st.subheader("Stage 1 · scores")
+    st.subheader(_("Stage 1 · scores"))
     st.latex(FORMULAS[kind])
     if kind == "general" and W is not None:
         st.latex(r"W = \begin{pmatrix}%g & %g\\ %g & %g\end{pmatrix}" % tuple(W.ravel()))  # noqa: UP031
     if kind == "additive":
-        st.caption(f"v = {ADDITIVE_V}; the tanh squashes each match into (-2, 2) here.")
-    plotly_chart(weights_bar(result.scores, names, title="Scores e_s", y_title="score"),
+        st.caption(
+            _("v = {v}; the tanh squashes each match into (-2, 2) here.").format(v=ADDITIVE_V)
+        )
+    plotly_chart(weights_bar(result.scores, names, title=_("Scores e_s"), y_title=_("score")),
                  key="anat_scores")  # fmt: skip
 
 
 def stage_weights(result: AnatomyResult, names: list[str], temperature: float) -> None:
     """Stage 2: the softmax turns scores into weights that sum to 1."""
-    st.subheader("Stage 2 · softmax weights")
+    st.subheader(_("Stage 2 · softmax weights"))
     formula = r"a_s = \frac{\exp(e_s / T)}{\sum_{s'} \exp(e_{s'} / T)},\quad T = "
     st.latex(formula + _latex_number(temperature))
     if np.ptp(result.scores) == 0:
-        st.info(
-            "All scores are equal (identical keys, or a zero query), so every item gets the same weight."
-        )
+        st.info(_("All scores are equal (identical keys, or a zero query), so every item gets the "
+                  "same weight."))  # fmt: skip
     elif temperature >= 1e3:
-        st.info("A huge temperature flattens the scores: the weights are almost uniform.")
+        st.info(_("A huge temperature flattens the scores: the weights are almost uniform."))
     elif temperature <= 1e-3:
-        st.info(
-            "A tiny temperature sharpens the softmax into a hard maximum: the best key takes (almost) all."
-        )
-    title = f"Weights a_s (T = {temperature:g})"
+        st.info(_("A tiny temperature sharpens the softmax into a hard maximum: the best key takes "
+                  "(almost) all."))  # fmt: skip
+    title = _("Weights a_s (T = {T:g})").format(T=temperature)
     plotly_chart(weights_bar(result.weights, names, title=title), key="anat_weights")
 
 
 def stage_context(result: AnatomyResult, settings: AnatomySettings, names: list[str]) -> None:
     """Stage 3: the context vector is the weighted average of the values."""
-    st.subheader("Stage 3 · weighted sum")
+    st.subheader(_("Stage 3 · weighted sum"))
     st.latex(r"c = \sum_s a_s\, v_s = (%.3f,\ %.3f)" % tuple(result.context))  # noqa: UP031
     items = settings.items
     extra = {}
     if settings.hard:
-        pick = hard_pick(result.weights, st.session_state["anat_seed"])
-        extra = {f"hard pick ({names[pick]})": items[pick, 2:]}
+        seed = st.session_state["anat_seed"]
+        pick = hard_pick(result.weights, seed)
+        extra = {_("hard pick ({item})").format(item=names[pick]): items[pick, 2:]}
         gap = float(np.linalg.norm(items[pick, 2:] - result.context))
-        st.markdown(f"Hard attention sampled item **{names[pick]}** (seed {st.session_state['anat_seed']}); "
-                    f"it lies {gap:.3f} from the soft context. On average over many samples, the hard pick "
-                    "equals the soft context; any single pick is one value, not a blend.")  # fmt: skip
-        st.button("Re-sample", key="anat_resample", on_click=_resample, icon=":material/casino:")
+        st.markdown(_("Hard attention sampled item **{item}** (seed {seed}); it lies {gap:.3f} from "
+                      "the soft context. On average over many samples, the hard pick equals the soft "
+                      "context; any single pick is one value, not a blend.")
+                    .format(item=names[pick], seed=seed, gap=gap))  # fmt: skip
+        st.button(_("Re-sample"), key="anat_resample", on_click=_resample, icon=":material/casino:")
         write_params(anat_seed=st.session_state["anat_seed"])
     fig = vector_diagram(settings.query, items[:, :2], items[:, 2:], result.context, names,
-                         title="Query, keys, values and the context", extra=extra)  # fmt: skip
+                         title=_("Query, keys, values and the context"), extra=extra)  # fmt: skip
     plotly_chart(fig, key="anat_vectors")
 
 
@@ -236,17 +277,16 @@ def items_section() -> np.ndarray | None:
     then leaves the table alone (redrawing it cost the browser ~35 ms per edit)."""
     left, right = st.columns([1, 1], gap="large")
     with right:
-        st.markdown(ABOUT)
-        st.markdown(TRY)
+        st.markdown(_(ABOUT))
+        st.markdown(_(TRY))
     with left:
-        st.selectbox(
-            "Preset", list(PRESETS), key="anat_preset", on_change=_apply_preset, bind="query-params"
-        )
-        st.markdown("**Keys and values** (one row per item; add or delete rows)")
+        presets = {name: name for name in PRESETS}  # id -> label (the English name)
+        choice_ui(st.selectbox, _("Preset"), presets, key="anat_preset", on_change=_apply_preset)
+        st.markdown(_("**Keys and values** (one row per item; add or delete rows)"))
         return items_ui()
 
 
-@st.fragment
+@fragment
 def body(items: np.ndarray | None) -> None:
     """The query, the scoring inputs and the three stages; a fragment, so an edit reruns only
     this part of the page (with the items of the page's last run)."""
@@ -258,7 +298,7 @@ def body(items: np.ndarray | None) -> None:
     result = anatomy(settings.query, settings.items[:, :2], settings.items[:, 2:],
                      kind=settings.kind, temperature=settings.temperature, W=settings.W)  # fmt: skip
     if not all(np.all(np.isfinite(a)) for a in (result.scores, result.weights, result.context)):
-        right.error("These numbers overflow. Use smaller vectors or a larger temperature.")
+        right.error(_("These numbers overflow. Use smaller vectors or a larger temperature."))
         return
     names = _letters(len(settings.items))
     with right:
@@ -270,7 +310,7 @@ def body(items: np.ndarray | None) -> None:
 
 def main() -> None:
     """The page."""
-    st.title("Attention anatomy")
+    st.title(_("Attention anatomy"))
     _init_state()
     body(items_section())
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from i18n import N_, _
 from ui.captions import (
     MODEL_LABELS,
     card_line,
@@ -22,14 +23,26 @@ from ui.charts import plotly_chart
 from ui.loaders import load_captioners
 from viz.captions import alpha_sum_figure, attention_player_figure, beta_figure, word_strip_figure
 
-st.title("Image captions: where the model looks while it speaks")
-st.markdown(
+INTRO = N_(
     "A captioner in the style of *Show, Attend and Tell* (Xu et al. 2015). A frozen CNN turns the "
     "picture into a 14 × 14 grid of feature vectors $a_i$; for every word, an LSTM decoder computes "
     "weights $\\alpha_{ti}$ over the grid. **Soft** attention reads the weighted average "
     "$\\beta_t \\sum_i \\alpha_{ti} a_i$; **hard** attention draws one cell $s_t$ from $\\alpha_t$ "
     "and reads only that cell (trained with REINFORCE)."
 )
+UPLOAD_NOTE = N_(
+    "The models were trained only on emoji scenes, so they know only the scene vocabulary "
+    "(56 objects; to the left of, above, below): any other picture is described with it."
+)
+PENALTY_TEXT = N_(
+    "The doubly stochastic penalty $\\lambda \\sum_i (1 - \\sum_t \\alpha_{ti})^2$ nudges every cell "
+    "to receive, summed over the words, about one unit of attention. The gate "
+    "$\\beta_t = \\sigma(f_\\beta(h_{t-1}))$ scales the context: small β means the word comes more "
+    "from the language model than from the image."
+)
+
+st.title(_("Image captions: where the model looks while it speaks"))
+st.markdown(_(INTRO))
 
 source = source_ui()
 truth = None
@@ -40,10 +53,7 @@ elif source == "compose":
     scene = composed_scene(compose_ui())
     image, truth = scene.image, " ".join(scene.caption)
 else:
-    st.info(
-        "The models were trained only on emoji scenes, so they know only the scene vocabulary "
-        "(56 objects; to the left of, above, below): any other picture is described with it."
-    )
+    st.info(_(UPLOAD_NOTE))
     image, problem = upload_ui()
     if problem:
         st.error(problem)
@@ -54,64 +64,61 @@ settings = settings_ui()
 models = load_captioners()
 
 st.session_state.setdefault("cap_seed", 0)
-with st.spinner("Captioning…"):
+with st.spinner(_("Captioning…")):
     described = {name: describe_ui(name, image, settings, st.session_state["cap_seed"])
                  for name in models}  # fmt: skip
 results = {name: result for name, result in described.items() if result is not None}
 
 picture, captions = st.columns([1, 2])
-picture.image(image, caption="The scene (224 × 224, as the encoder sees it)", width=260)
+picture.image(image, caption=_("The scene (224 × 224, as the encoder sees it)"), width=260)
 with captions:
     if truth:
-        st.markdown("**Caption read off the layout**")
+        st.markdown(_("**Caption read off the layout**"))
         st.code(truth, language=None)
     for name, result in results.items():
-        st.markdown(f"**{MODEL_LABELS[name]}**")
-        st.code(" ".join(result.words) or "(empty caption)", language=None)
+        st.markdown(f"**{_(MODEL_LABELS[name])}**")
+        st.code(" ".join(result.words) or _("(empty caption)"), language=None)
         st.caption(f"log p = {result.log_prob:.2f}. {card_line(name)}")
 if not results:
     st.stop()
 
-st.subheader("Attention per word")
+st.subheader(_("Attention per word"))
 for name, result in results.items():
-    plotly_chart(word_strip_figure(image, result.alphas, result.words, title=MODEL_LABELS[name]),
-                 key=f"cap_strip_{name}")  # fmt: skip
+    plotly_chart(word_strip_figure(image, result.alphas, result.words,
+                                   title=_(MODEL_LABELS[name])), key=f"cap_strip_{name}")  # fmt: skip
 
-st.subheader("One word at a time")
+st.subheader(_("One word at a time"))
 st.caption(
-    "Move the word slider or press play. On the right, the circles mark the cells that hard "
-    f"attention sampled for that word, over {settings.samples} samples (size = how often)."
+    _(
+        "Move the word slider or press play. On the right, the circles mark the cells that hard "
+        "attention sampled for that word, over {n} samples (size = how often)."
+    ).format(n=settings.samples)
 )
 left, right = st.columns(2)
 for column, (name, result) in zip((left, right), results.items(), strict=False):
     with column:
         locations = result.locations if result.attention == "hard" else None
         fig = attention_player_figure(image, result.alphas, result.words, locations=locations,
-                                      title=MODEL_LABELS[name])  # fmt: skip
+                                      title=_(MODEL_LABELS[name]))  # fmt: skip
         plotly_chart(fig, key=f"cap_player_{name}")
         if result.attention == "hard":
-            if st.button("Re-sample", key="cap_resample", icon=":material/casino:"):
+            if st.button(_("Re-sample"), key="cap_resample", icon=":material/casino:"):
                 st.session_state["cap_seed"] += 1
                 st.rerun()
 
-st.subheader("Where the attention went in total, and the gate β")
-st.markdown(
-    "The doubly stochastic penalty $\\lambda \\sum_i (1 - \\sum_t \\alpha_{ti})^2$ nudges every cell "
-    "to receive, summed over the words, about one unit of attention. The gate "
-    "$\\beta_t = \\sigma(f_\\beta(h_{t-1}))$ scales the context: small β means the word comes more "
-    "from the language model than from the image."
-)
+st.subheader(_("Where the attention went in total, and the gate β"))
+st.markdown(_(PENALTY_TEXT))
 sums, gates = st.columns(2)
 with sums:
     for name, result in results.items():
-        plotly_chart(alpha_sum_figure(result.alpha_sum, title=f"Σ_t α: {MODEL_LABELS[name]}"),
-                     key=f"cap_sum_{name}")  # fmt: skip
+        title = _("Σ_t α: {model}").format(model=_(MODEL_LABELS[name]))
+        plotly_chart(alpha_sum_figure(result.alpha_sum, title=title), key=f"cap_sum_{name}")
 with gates:
-    series = {MODEL_LABELS[n]: (r.words, r.betas) for n, r in results.items()}
-    plotly_chart(beta_figure(series, title="β per word"), key="cap_beta")
+    series = {_(MODEL_LABELS[n]): (r.words, r.betas) for n, r in results.items()}
+    plotly_chart(beta_figure(series, title=_("β per word")), key="cap_beta")
 
 st.download_button(
-    "Download the attention maps (JSON)", dumps(maps_document(source, results)),
+    _("Download the attention maps (JSON)"), dumps(maps_document(source, results)),
     file_name="attention-maps.json", mime="application/json", icon=":material/download:",
     on_click="ignore", key="cap_download",
 )  # fmt: skip

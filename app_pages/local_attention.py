@@ -7,28 +7,49 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from i18n import N_, _
 from models.rnn.translator import Translation, Translator
 from ui.charts import plotly_chart
 from ui.downloads import csv_and_json
+from ui.errors import fragment
 from ui.guard import guarded_ui
 from ui.loaders import load_translator
 from ui.text import user_text
-from ui.translation import LOCAL_MODELS, sentence_ui, show_notices, step_slider, trained_window
+from ui.translation import (
+    LOCAL_MODELS,
+    model_label,
+    sentence_ui,
+    show_notices,
+    step_slider,
+    trained_window,
+)
 from ui.translation_compute import Result, compute_local, decode
+from ui.url_state import check_number_param
 from viz.alignment import alignment_heatmap, local_heatmap
 from viz.local_steps import local_steps_figure
 
 GLOBAL_KIND = "luong-general"
 MAX_D = 15
-ABOUT = """
-Global attention lets every French token look at every English token. **Local** attention
-first picks a centre p_t in the source and only looks inside the window [p_t - D, p_t + D].
-**local-m** simply assumes the sentences run in parallel (p_t = t, the step number);
-**local-p** *predicts* p_t from the decoder state: p_t = (S − 1) · sigmoid(v_p^T tanh(W_p h_t)),
-where S is the number of source pieces, so p_t runs from the first piece (0) to the last (S − 1).
-Inside the window the weights come from a softmax, and are then multiplied by a Gaussian
-centred at p_t with sigma = D/2, so tokens near the centre count most.
-"""
+ABOUT = N_(
+    "Global attention lets every French token look at every English token. **Local** attention "
+    "first picks a centre p_t in the source and only looks inside the window [p_t - D, p_t + D]. "
+    "**local-m** simply assumes the sentences run in parallel (p_t = t, the step number); "
+    "**local-p** *predicts* p_t from the decoder state: "
+    "p_t = (S − 1) · sigmoid(v_p^T tanh(W_p h_t)), where S is the number of source pieces, so "
+    "p_t runs from the first piece (0) to the last (S − 1). Inside the window the weights come "
+    "from a softmax, and are then multiplied by a Gaussian centred at p_t with sigma = D/2, so "
+    "tokens near the centre count most."
+)
+WIDER = N_(
+    "The model was trained with **D = {trained}**; you are using D = {D}. The window is wider: "
+    "more tokens enter the softmax and the Gaussian is flatter. The model never saw this window "
+    "in training, so its weights (and sometimes its translation) change."
+)
+NARROWER = N_(
+    "The model was trained with **D = {trained}**; you are using D = {D}. The window is "
+    "narrower: fewer tokens enter the softmax and the Gaussian is sharper. The model never saw "
+    "this window in training, so its weights (and sometimes its translation) change."
+)
 
 
 @dataclass(frozen=True)
@@ -44,13 +65,14 @@ class LocalSettings:
 
 def controls_ui() -> tuple[LocalSettings, Translator | None]:
     """Sentence, local model and window half-width D; returns them and the loaded model."""
-    raw = sentence_ui("loc_")
+    raw = sentence_ui("loc_", english_note=True)
     c1, c2 = st.columns([2, 3])
-    kind = c1.selectbox("Local model", list(LOCAL_MODELS), key="loc_model", bind="query-params",
-                        help=" · ".join(LOCAL_MODELS.values()))  # fmt: skip
+    kind = c1.selectbox(_("Local model"), list(LOCAL_MODELS), key="loc_model",
+                        bind="query-params", help=" · ".join(map(model_label, LOCAL_MODELS)))  # fmt: skip
     translator = load_translator(kind)
     trained = trained_window(translator) if translator is not None else 5
-    D = c2.slider("Window half-width D (at inference time)", 1, MAX_D, trained, key="loc_D",
+    check_number_param("loc_D", 1, MAX_D)
+    D = c2.slider(_("Window half-width D (at inference time)"), 1, MAX_D, trained, key="loc_D",
                   bind="query-params")  # fmt: skip
     return LocalSettings(raw, kind, int(D), trained), translator
 
@@ -58,30 +80,28 @@ def controls_ui() -> tuple[LocalSettings, Translator | None]:
 def window_note(settings: LocalSettings) -> None:
     """What D the model was trained with, and what changing it does."""
     D, trained = settings.D, settings.trained
-    text = f"The model was trained with **D = {trained}**"
     if D == trained:
-        st.caption(text + "; that is the D in use now.")
+        st.caption(_("The model was trained with **D = {trained}**; that is the D in use now.")
+                   .format(trained=trained))  # fmt: skip
         return
-    change = "wider: more tokens enter the softmax and the Gaussian is flatter" if D > trained \
-        else "narrower: fewer tokens enter the softmax and the Gaussian is sharper"  # fmt: skip
-    st.info(f"{text}; you are using D = {D}. The window is {change}. The model never saw this "
-            "window in training, so its weights (and sometimes its translation) change.",
-            icon=":material/tune:")  # fmt: skip
+    text = _(WIDER) if D > trained else _(NARROWER)
+    st.info(text.format(trained=trained, D=D), icon=":material/tune:")
 
 
 def steps_ui(tr: Translation) -> None:
     """The step slider, the animated step figure with its play button, and the step's numbers."""
-    st.subheader("Step by step")
-    step = step_slider("Target step", "loc_step", len(tr.target_tokens))
+    st.subheader(_("Step by step"))
+    step = step_slider(_("Target step"), "loc_step", len(tr.target_tokens))
     fig = local_steps_figure(tr.raw_weights, tr.weights, tr.gaussian, tr.p_t, tr.window, tr.D,
                              tr.source_tokens, tr.target_tokens, step=step)  # fmt: skip
     plotly_chart(fig, key="loc_steps")
     lo, hi = tr.window[step]
-    st.caption(f"Press **▶ Play** under the chart to run through all {len(tr.target_tokens)} "
-               f"steps. Step {step}: p_t = {tr.p_t[step]:.2f}, window [{lo:.1f}, {hi:.1f}]. The "
-               "final weights are raw x Gaussian, rescaled so the row sums to "
-               f"{tr.weights[step].sum():.2f}: Luong et al. leave the product below 1, our models "
-               "renormalise it (see the README).")  # fmt: skip
+    st.caption(_("Press **▶ Play** under the chart to run through all {n} steps. Step {step}: "
+                 "p_t = {p:.2f}, window [{lo:.1f}, {hi:.1f}]. The final weights are raw x "
+                 "Gaussian, rescaled so the row sums to {total:.2f}: Luong et al. leave the "
+                 "product below 1, our models renormalise it (see the README).")
+               .format(n=len(tr.target_tokens), step=step, p=tr.p_t[step], lo=lo, hi=hi,
+                       total=tr.weights[step].sum()))  # fmt: skip
 
 
 def heatmaps_ui(result: Result, settings: LocalSettings, global_model: Translator | None) -> None:
@@ -91,23 +111,26 @@ def heatmaps_ui(result: Result, settings: LocalSettings, global_model: Translato
     left, right = st.columns(2)
     with left:
         fig = local_heatmap(tr.weights, tr.source_tokens, tr.target_tokens, tr.p_t, tr.window,
-                            title=f"{settings.kind}, D = {tr.D}: weights and p_t")  # fmt: skip
+                            title=_("{kind}, D = {D}: weights and p_t")
+                            .format(kind=settings.kind, D=tr.D))  # fmt: skip
         plotly_chart(fig, key="loc_heatmap")
     with right:
         if global_model is None:
-            st.info(f"The global model ({GLOBAL_KIND}) is not available for comparison.")
+            st.info(_("The global model ({kind}) is not available for comparison.")
+                    .format(kind=GLOBAL_KIND))  # fmt: skip
             return
         if not tr.text.strip():
-            st.info("The local model produced an empty translation: nothing to compare.")
+            st.info(_("The local model produced an empty translation: nothing to compare."))
             return
         glob = guarded_ui(lambda: decode(global_model, result.sentence.text, reference=tr.text))
         if glob is None:
             return
         fig = alignment_heatmap(glob.weights, glob.source_tokens, glob.target_tokens,
-                                title=f"{GLOBAL_KIND} (global), same translation")  # fmt: skip
+                                title=_("{kind} (global), same translation")
+                                .format(kind=GLOBAL_KIND))  # fmt: skip
         plotly_chart(fig, key="loc_global")
-        st.caption("The global model is forced through the local model's translation, so the "
-                   "two heatmaps have the same rows.")  # fmt: skip
+        st.caption(_("The global model is forced through the local model's translation, so "
+                     "the two heatmaps have the same rows."))  # fmt: skip
 
 
 def result_downloads_ui(result: Result, settings: LocalSettings) -> None:
@@ -121,7 +144,7 @@ def result_downloads_ui(result: Result, settings: LocalSettings) -> None:
     csv_and_json(tr.weights, tr.target_tokens, tr.source_tokens, data, "local-attention", "loc")
 
 
-@st.fragment
+@fragment
 def body() -> None:
     """Inputs and results; a fragment, so pressing Enter reruns only this part of the page."""
     settings, translator = controls_ui()
@@ -132,7 +155,7 @@ def body() -> None:
     result = compute_local(translator, settings.raw, window=settings.D)
     if not show_notices(result, translator):
         return
-    user_text(result.translation.text, label="Translation:")
+    user_text(result.translation.text, label=_("Translation:"))
     heatmaps_ui(result, settings, global_model)  # the whole sentence first, then step by step
     steps_ui(result.translation)
     result_downloads_ui(result, settings)
@@ -140,8 +163,8 @@ def body() -> None:
 
 def main() -> None:
     """The page."""
-    st.title("Local attention")
-    st.markdown(ABOUT)
+    st.title(_("Local attention"))
+    st.markdown(_(ABOUT))
     body()
 
 

@@ -9,44 +9,60 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from i18n import N_, _, ngettext
 from models.analysis.aggregate import GROUPS, group_share, head_max, head_mean, rollout
+from models.transformer.pretrained import offered_encoders
 from models.transformer.translator import TransformerAttention
 from ui.charts import plotly_chart
+from ui.choices import choice_ui
+from ui.errors import fragment
 from ui.guard import guarded_ui
 from ui.loaders import load_translator
 from ui.multi_head import (
-    KINDS,
+    AGGREGATES,
+    KIND_NAMES,
     MAX_CHARS,
+    POSITIONAL_LABELS,
     POSITIONALS,
     HeadsView,
     download_matrix_csv,
     download_view_json,
     encode_ui,
+    group_label,
     hide_groups,
+    multi_choice_ui,
     pretrained_view,
     transformer_view,
     translate_ui,
 )
 from ui.text import sanitize_text, user_text
 from ui.translation_compute import decode
+from ui.url_state import check_choice_param, check_number_param
 from viz.heatmaps import attention_panels
 from viz.multi_head import head_grid, head_heatmap, head_lines, share_heatmaps
 
-SOURCES = {"transformer": "Our Transformer (EN → FR)", "pretrained": "Pretrained encoder (MiniLM)"}
+SOURCES = {"transformer": N_("Our Transformer (EN → FR)"),
+           "pretrained": N_("Pretrained encoder (MiniLM)")}  # fmt: skip
+MODEL_HELP = N_("Our Transformer was trained here to translate English to French. The pretrained "
+                "encoder is all-MiniLM-L6-v2, a real BERT-style model; it reads Chinese too.")  # fmt: skip
+KIND_HELP = N_("encoder: the encoder's self-attention over the English pieces · decoder: the "
+               "decoder's masked self-attention over the French written so far · cross: cross "
+               "attention from each French piece to the English ones (decoder → encoder)")  # fmt: skip
 DEFAULT_TEXT = "A black dog is running on the green grass."
-AGGREGATES = ["mean over heads", "max over heads", "rollout up to this layer"]
-ABOUT = """
-A Transformer has no recurrence: every token looks at every other token at once, through several
-**heads** per layer, each with its own query, key and value projections (Vaswani et al. 2017). Pick
-a model, type a sentence and press **Enter**. The overview shows every layer (rows) and head
-(columns); choose one to see it large, as lines between tokens, or summed up over heads and layers.
-Our Transformer translates English to French, so it has three kinds of attention: the encoder's
-self-attention over the English pieces, the decoder's *masked* self-attention over the French it has
-written so far (nothing above the diagonal: it cannot look ahead), and cross attention from each
-French piece to the English ones. The pretrained encoder is all-MiniLM-L6-v2, a 6-layer, 12-head
-BERT-style model; it reads up to 512 word pieces.
-"""
-HIDE_NOTE = (
+ABOUT = N_(
+    "A Transformer has no recurrence: every token looks at every other token at once, through "
+    "several **heads** per layer, each with its own query, key and value projections (Vaswani et "
+    "al. 2017). Pick a model, type a sentence and press **Enter**. The overview shows every layer "
+    "(rows) and head (columns); choose one to see it large, as lines between tokens, or summed up "
+    "over heads and layers. Our Transformer translates English to French, so it has three kinds "
+    "of attention: the encoder's self-attention over the English pieces, the decoder's *masked* "
+    "self-attention over the French it has written so far (nothing above the diagonal: it cannot "
+    "look ahead), and cross attention from each French piece to the English ones. The pretrained "
+    "encoder is all-MiniLM-L6-v2, a 6-layer, 12-head BERT-style model; it reads up to 512 word "
+    "pieces, in any script: type Chinese too (each Chinese character is a piece, and those its "
+    "vocabulary lacks all become the one token [UNK])."
+)
+HIDE_NOTE = N_(
     "Hiding removes those tokens' columns (and rows) and **re-normalises every row** over the "
     "tokens left, so the weights you see are no longer the ones the model used: they answer "
     '"where does the rest of the attention go?".'
@@ -68,35 +84,39 @@ class ModelSettings:
 
 def model_ui() -> ModelSettings:
     """Model family, and for it the checkpoint and attention kind or the encoder's name."""
-    source = st.segmented_control("Model", list(SOURCES),
-                                  default="transformer", key="mh_model", bind="query-params",
-                                  required=True,
-                                  help=" · ".join(f"{k}: {v}" for k, v in SOURCES.items()),
-                                  ) or "transformer"  # fmt: skip
+    source = choice_ui(st.segmented_control, _("Model"), SOURCES, key="mh_model",
+                       required=True, help=_(MODEL_HELP)) or "transformer"  # fmt: skip
     if source == "transformer":
         c1, c2, c3 = st.columns([2, 4, 2])
-        positional = c1.selectbox("Positional encoding", POSITIONALS, key="mh_pos",
-                                  bind="query-params")  # fmt: skip
-        kind = c2.segmented_control("Attention", list(KINDS), default="encoder", key="mh_kind",
-                                    bind="query-params", required=True,
-                                    help=" · ".join(f"{k}: {v}" for k, v in KINDS.items()),
-                                    ) or "encoder"  # fmt: skip
-        beam = c3.slider("Beam (1 = greedy)", 1, 5, 1, key="mh_beam", bind="query-params")
+        positional = choice_ui(c1.selectbox, _("Positional encoding"), POSITIONAL_LABELS,
+                               key="mh_pos") or POSITIONALS[0]  # fmt: skip
+        kind = choice_ui(c2.segmented_control, _("Attention"), KIND_NAMES, key="mh_kind",
+                         required=True, help=_(KIND_HELP)) or "encoder"  # fmt: skip
+        check_number_param("mh_beam", 1, 5)
+        beam = c3.slider(_("Beam (1 = greedy)"), 1, 5, 1, key="mh_beam", bind="query-params")
         return ModelSettings(source, positional, kind, int(beam))
-    hf_name = st.text_input(
-            "Hugging Face encoder (local folder or cached name)", value="all-MiniLM-L6-v2",
-            key="mh_hf", bind="query-params",
-            help="all-MiniLM-L6-v2 ships in a pip package; any other encoder must already be on "
-                 "this machine (a folder path or a name in the local Hugging Face cache).",
-        )  # fmt: skip
-    return ModelSettings(source, hf_name=hf_name)
+    return ModelSettings(source, hf_name=encoder_ui())
+
+
+def encoder_ui() -> str:
+    """The pretrained encoder, picked by name among those the server offers (never a path: a
+    link naming anything else gets the default and a note listing what is offered)."""
+    offered = offered_encoders()
+    check_choice_param("mh_hf", offered, _("This link asks for an encoder this server does not "
+                                           "offer, so the page uses {default}. Offered: {offered}.")
+                       .format(default=offered[0], offered=", ".join(offered)))  # fmt: skip
+    return st.selectbox(
+        _("Pretrained encoder"), offered, key="mh_hf", bind="query-params",
+        help=_("all-MiniLM-L6-v2 ships in a pip package; whoever runs the server can offer more "
+               "(one folder each in ATLAS_ENCODERS_DIR)."),
+    )  # fmt: skip
 
 
 def sentence_ui() -> str:
     """The sentence box (Enter runs it; kept in the URL); returns the cleaned text."""
-    raw = st.text_input("Sentence", value=DEFAULT_TEXT, key="mh_text", bind="query-params",
-                        placeholder="Type a sentence and press Enter",
-                        help=f"Any text; cut at {MAX_CHARS:,} characters.")  # fmt: skip
+    raw = st.text_input(_("Sentence"), value=DEFAULT_TEXT, key="mh_text", bind="query-params",
+                        placeholder=_("Type a sentence and press Enter"),
+                        help=_("Any text; cut at {n:,} characters.").format(n=MAX_CHARS))  # fmt: skip
     text, notice = sanitize_text(raw, MAX_CHARS)
     if notice:
         st.info(notice, icon=":material/content_cut:")
@@ -109,9 +129,9 @@ def load_view(settings: ModelSettings, text: str) -> tuple[HeadsView | None, obj
         result = translate_ui(settings.positional, text, settings.beam)
         if result is None:
             return None, None
-        user_text(result.text, label="Translation:")
+        user_text(result.text, label=_("Translation:"))
         view = transformer_view(result, settings.kind)
-        st.caption(f"Showing the {view.kind}.")
+        st.caption(_("Showing the {kind}.").format(kind=view.title))
         return view, result
     result = encode_ui(settings.hf_name, text)
     return (None, None) if result is None else (pretrained_view(result), result)
@@ -134,8 +154,8 @@ def layer_head_ui(view: HeadsView) -> tuple[int, int]:
     clamp_choice("mh_layer", n_layers)
     clamp_choice("mh_head", n_heads)
     c1, c2 = st.columns(2)
-    layer = c1.selectbox("Layer", range(1, n_layers + 1), key="mh_layer", bind="query-params")
-    head = c2.selectbox("Head", range(1, n_heads + 1), key="mh_head", bind="query-params")
+    layer = c1.selectbox(_("Layer"), range(1, n_layers + 1), key="mh_layer", bind="query-params")
+    head = c2.selectbox(_("Head"), range(1, n_heads + 1), key="mh_head", bind="query-params")
     return int(layer or 1) - 1, int(head or 1) - 1
 
 
@@ -153,23 +173,27 @@ def _picked_in_overview() -> None:
 
 def overview_ui(view: HeadsView, layer: int, head: int) -> None:
     """Every layer x head at once; the chosen one framed; a click on a panel chooses it."""
-    st.subheader("Overview: every layer and head")
+    st.subheader(_("Overview: every layer and head"))
     T = len(view.key_tokens)
-    fig = head_grid(view.weights, title=f"{view.kind}: rows are layers, columns heads · {T} tokens",
-                    selected=(layer, head))  # fmt: skip
+    title = ngettext("{kind}: rows are layers, columns heads · {n} token",
+                     "{kind}: rows are layers, columns heads · {n} tokens", T)  # fmt: skip
+    fig = head_grid(view.weights, title=title.format(kind=view.title, n=T), selected=(layer, head))
     n_layers = view.weights.shape[0]
     plotly_chart(fig, key="mh_grid", height=max(320, 95 * n_layers + 110),
                  on_select=_picked_in_overview)  # fmt: skip
-    st.caption("Click a panel's centre to show that head large below (or use the pickers above).")
+    st.caption(
+        _("Click a panel's centre to show that head large below (or use the pickers above).")
+    )
 
 
 def one_head_ui(view: HeadsView, layer: int, head: int) -> None:
     """The chosen head, large, with the tokens in the hover; CSV and JSON downloads."""
-    st.subheader(f"Layer {layer + 1}, head {head + 1}")
+    st.subheader(_("Layer {layer}, head {head}").format(layer=layer + 1, head=head + 1))
     w = view.weights[layer, head]  # (T_q, T_k)
-    fig = head_heatmap(w, view.key_tokens, view.query_tokens,
-                       title=f"{view.kind}, layer {layer + 1}, head {head + 1}"
-                             f" · {len(view.query_tokens)} x {len(view.key_tokens)}")  # fmt: skip
+    title = _("{kind}, layer {layer}, head {head} · {rows} x {cols}").format(
+        kind=view.title, layer=layer + 1, head=head + 1, rows=len(view.query_tokens),
+        cols=len(view.key_tokens))  # fmt: skip
+    fig = head_heatmap(w, view.key_tokens, view.query_tokens, title=title)
     plotly_chart(
         fig, key="mh_head_map", height=min(900, max(420, 14 * len(view.query_tokens) + 160))
     )
@@ -183,46 +207,50 @@ def one_head_ui(view: HeadsView, layer: int, head: int) -> None:
 
 def head_view_ui(view: HeadsView, layer: int) -> None:
     """Token-to-token lines of one layer, a colour per head; heads and one token selectable."""
-    st.subheader(f"Head view: layer {layer + 1} as lines")
-    n_heads = view.weights.shape[1]
-    heads = st.pills("Heads shown", list(range(1, n_heads + 1)), selection_mode="multi",
-                     default=list(range(1, n_heads + 1)), key="mh_heads", bind="query-params",
-                     format_func=lambda h: f"head {h}")  # fmt: skip
+    st.subheader(_("Head view: layer {layer} as lines").format(layer=layer + 1))
+    every = [str(h) for h in range(1, view.weights.shape[1] + 1)]
+    heads = multi_choice_ui(st.pills, _("Heads shown"), every, key="mh_heads", default=every,
+                            format_func=lambda h: _("head {n}").format(n=h),
+                            selection_mode="multi")  # fmt: skip
     labels = [f"{i}: {t}" for i, t in enumerate(view.query_tokens)]
     c1, c2 = st.columns([3, 2])
-    picked = c1.selectbox("Only the lines of this token", labels, index=None, key="mh_token",
-                          placeholder="all tokens")  # fmt: skip
+    picked = c1.selectbox(_("Only the lines of this token"), labels, index=None, key="mh_token",
+                          placeholder=_("all tokens"))  # fmt: skip
+    check_number_param("mh_threshold", 0.0, 0.9, integer=False)
     threshold = c2.slider(
-        "Hide weights below", 0.0, 0.9, 0.1, 0.05, key="mh_threshold", bind="query-params"
+        _("Hide weights below"), 0.0, 0.9, 0.1, 0.05, key="mh_threshold", bind="query-params"
     )
     token = None if picked is None else labels.index(picked)
     if token is None and len(view.query_tokens) > 128:
-        st.info("Over 128 tokens: choose a token above to see its lines.", icon=":material/info:")
+        st.info(_("Over 128 tokens: choose a token above to see its lines."), icon=":material/info:")
         return
     fig = head_lines(view.weights[layer], view.key_tokens, view.query_tokens,
-                     heads=[h - 1 for h in heads or []], token=token, threshold=threshold,
-                     title="left: queries, right: keys; opacity and width follow the weight")  # fmt: skip
+                     heads=[int(h) - 1 for h in heads], token=token, threshold=threshold,
+                     title=_("left: queries, right: keys; opacity and width follow the weight"))  # fmt: skip
     plotly_chart(fig, key="mh_lines", height=fig.layout.height)
 
 
 def aggregate_ui(view: HeadsView, layer: int) -> None:
     """Mean or max over the heads of one layer, or attention rollout up to it."""
-    st.subheader("Over heads and layers")
-    options = AGGREGATES if view.self_attention else AGGREGATES[:2]
-    how = st.segmented_control("Summary", options, default=options[0], key="mh_agg", bind="query-params",
-                               required=True) or options[0]  # fmt: skip
-    if how == AGGREGATES[0]:
+    st.subheader(_("Over heads and layers"))
+    mean, most, roll = AGGREGATES  # ids
+    options = {k: AGGREGATES[k] for k in ((mean, most, roll) if view.self_attention else (mean, most))}
+    if st.session_state.get("mh_agg", mean) not in options:  # rollout, then cross attention
+        del st.session_state["mh_agg"]
+    how = choice_ui(st.segmented_control, _("Summary"), options, key="mh_agg",
+                    required=True) or mean  # fmt: skip
+    if how == mean:
         matrix = head_mean(view.weights)[layer]
-    elif how == AGGREGATES[1]:
+    elif how == most:
         matrix = head_max(view.weights)[layer]
     else:
         matrix = rollout(view.weights)[layer]
         st.caption(
-            "Rollout (Abnar & Zuidema 2020): each layer's head average plus the identity for the "
-            "residual connection, rows re-normalised, multiplied from layer 1 up to this one."
+            _("Rollout (Abnar & Zuidema 2020): each layer's head average plus the identity for the "
+              "residual connection, rows re-normalised, multiplied from layer 1 up to this one.")
         )
     fig = head_heatmap(matrix, view.key_tokens, view.query_tokens,
-                       title=f"{how}, layer {layer + 1}")  # fmt: skip
+                       title=_("{how}, layer {layer}").format(how=_(options[how]), layer=layer + 1))  # fmt: skip
     plotly_chart(
         fig, key="mh_agg_map", height=min(900, max(420, 14 * len(view.query_tokens) + 160))
     )
@@ -230,48 +258,49 @@ def aggregate_ui(view: HeadsView, layer: int) -> None:
 
 def special_ui(view: HeadsView) -> None:
     """The share of each head's weight on special tokens, punctuation and the first token."""
-    st.subheader("How much attention goes to special tokens")
-    shares = {name: group_share(view.weights, mask) for name, mask in view.key_groups.items()}
-    plotly_chart(share_heatmaps(shares, title="share of each head's weight (mean over queries)"),
+    st.subheader(_("How much attention goes to special tokens"))
+    shares = {group_label(name): group_share(view.weights, mask)
+              for name, mask in view.key_groups.items()}  # fmt: skip
+    plotly_chart(share_heatmaps(shares, title=_("share of each head's weight (mean over queries)")),
                  key="mh_shares", height=max(300, 40 * view.weights.shape[0] + 160))  # fmt: skip
-    rows = [{"layer": layer + 1} | {name: round(float(s[layer].mean()), 3) for name, s in shares.items()}
+    rows = [{_("layer"): layer + 1} | {name: round(float(s[layer].mean()), 3) for name, s in shares.items()}
             for layer in range(view.weights.shape[0])]  # fmt: skip
     st.dataframe(rows, hide_index=True)
     st.caption(
-        "[CLS] / <s>: the start marker; [SEP] / </s>: the separator or end marker (with any other "
-        "special token of the tokenizer); punctuation: pieces made only of punctuation; first "
-        "token: position 0. Groups can overlap ([CLS] is also the first token)."
+        _("[CLS] / <s>: the start marker; [SEP] / </s>: the separator or end marker (with any other "
+          "special token of the tokenizer); punctuation: pieces made only of punctuation; first "
+          "token: position 0. Groups can overlap ([CLS] is also the first token).")
     )
 
 
 def compare_ui(text: str, result: TransformerAttention) -> None:
     """The Transformer's cross attention (mean of the last layer's heads) next to the RNN's
     Bahdanau alignment, forced through the same French translation."""
-    st.subheader("Cross attention next to the RNN's Bahdanau alignment")
+    st.subheader(_("Cross attention next to the RNN's Bahdanau alignment"))
     translator = load_translator("bahdanau", quiet=True)
     if translator is None or not result.text.strip():
-        st.info("The Bahdanau RNN model is not available, so there is nothing to compare with "
-                "(python -m training.train_seq2seq --attention bahdanau).", icon=":material/info:")  # fmt: skip
+        st.info(_("The Bahdanau RNN model is not available, so there is nothing to compare with "
+                  "(python -m training.train_seq2seq --attention bahdanau)."), icon=":material/info:")  # fmt: skip
         return
     rnn = guarded_ui(lambda: decode(translator, text, reference=result.text))
     if rnn is None:
         return
     panels = [
         (result.cross[-1].mean(0), result.source_tokens, result.target_tokens,
-         "Transformer: last layer, mean over heads"),
-        (rnn.weights, rnn.source_tokens, rnn.target_tokens, "RNN + Bahdanau attention"),
+         _("Transformer: last layer, mean over heads")),
+        (rnn.weights, rnn.source_tokens, rnn.target_tokens, _("RNN + Bahdanau attention")),
     ]  # fmt: skip
     plotly_chart(attention_panels(panels, cols=2), key="mh_compare", height=520)
-    st.caption("Both are forced through the Transformer's French translation, so the rows match.")
+    st.caption(_("Both are forced through the Transformer's French translation, so the rows match."))
 
 
-@st.fragment
+@fragment
 def body() -> None:
     """Inputs and every view; a fragment, so pressing Enter reruns only this part of the page."""
     settings = model_ui()
     text = sentence_ui()
     if not text:
-        st.warning("The sentence is empty: type something and press Enter.", icon=":material/edit:")
+        st.warning(_("The sentence is empty: type something and press Enter."), icon=":material/edit:")
         return
     view, result = load_view(settings, text)
     if view is None:
@@ -279,10 +308,11 @@ def body() -> None:
     for notice in view.notices:
         st.info(notice, icon=":material/content_cut:")
     full = view
-    hidden = st.multiselect("Hide these tokens and re-normalise", GROUPS, key="mh_hide", bind="query-params",
-                            help=HIDE_NOTE)  # fmt: skip
+    hidden = multi_choice_ui(st.multiselect, _("Hide these tokens and re-normalise"), GROUPS,
+                             key="mh_hide", default=[], format_func=group_label,
+                             help=_(HIDE_NOTE))  # fmt: skip
     if hidden:
-        st.warning(HIDE_NOTE, icon=":material/warning:")
+        st.warning(_(HIDE_NOTE), icon=":material/warning:")
         view = guarded_ui(lambda: hide_groups(full, hidden)) or full
     layer, head = layer_head_ui(view)
     overview_ui(view, layer, head)
@@ -294,6 +324,6 @@ def body() -> None:
         compare_ui(text, result)
 
 
-st.title("Multi-head attention")
-st.markdown(ABOUT)
+st.title(_("Multi-head attention"))
+st.markdown(_(ABOUT))
 body()

@@ -6,25 +6,28 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from i18n import N_, _
 from models.analysis.toy import PermutationResult, permutation_demo, position_similarity
 from models.transformer.positional import position_cosine, position_table, sinusoidal_encoding
 from ui.charts import plotly_chart
 from ui.downloads import download_csv
+from ui.errors import fragment
 from ui.guard import guarded_ui
 from ui.loaders import card_of, load_transformer
+from ui.multi_head import POSITIONAL_LABELS, POSITIONALS
 from ui.text import escape_markdown, sanitize_text, tokenize
+from ui.url_state import check_number_param, seed_number, write_params
 from viz import attention_panels, matrix_heatmap, pe_curves, pe_heatmap, position_norms_figure
 
 MAX_CHARS = 300
-CHECK = "max |difference| after un-shuffling"
 MAX_TOKENS = 40
-ABOUT = """
-Self-attention looks at a set of vectors, not a sequence: nothing in `softmax(QKᵀ/√d)V` knows
-which word came first. The Transformer fixes this by adding a **positional encoding** to each
-word's embedding: a vector of sines and cosines whose frequencies fall geometrically from one
-dimension pair to the next, so that every position gets its own pattern and nearby positions get
-similar patterns.
-"""
+ABOUT = N_(
+    "Self-attention looks at a set of vectors, not a sequence: nothing in `softmax(QKᵀ/√d)V` "
+    "knows which word came first. The Transformer fixes this by adding a **positional encoding** "
+    "to each word's embedding: a vector of sines and cosines whose frequencies fall geometrically "
+    "from one dimension pair to the next, so that every position gets its own pattern and nearby "
+    "positions get similar patterns."
+)
 
 
 def parse_dims(text: str, d_model: int) -> tuple[list[int], str | None]:
@@ -32,50 +35,60 @@ def parse_dims(text: str, d_model: int) -> tuple[list[int], str | None]:
     dims, dropped = [], []
     for part in text.replace(";", ",").split(","):
         part = part.strip()
-        if part.isdigit() and int(part) < d_model:
+        if part.isascii() and part.isdigit() and len(part) < 6 and int(part) < d_model:  # not '²'
             dims.append(int(part))
         elif part:
             dropped.append(part)
     notice = (
-        f"Ignored {', '.join(dropped[:5])}: use numbers 0 to {d_model - 1}." if dropped else None
+        _("Ignored {entries}: use numbers 0 to {last}.").format(
+            entries=escape_markdown(", ".join(p[:12] for p in dropped[:5])), last=d_model - 1
+        )
+        if dropped
+        else None
     )
     return list(dict.fromkeys(dims))[:12], notice
 
 
 def matrix_section() -> tuple[int, int]:
     """The PE heatmap and the curves; returns (n_positions, d_model)."""
+    check_number_param("pe_n", 1, 512)
+    check_number_param("pe_d", 2, 512)
     c1, c2 = st.columns(2)
-    n = c1.slider("Positions", 1, 512, 64, key="pe_n", bind="query-params")
+    n = c1.slider(_("Positions"), 1, 512, 64, key="pe_n", bind="query-params")
     d = c2.slider("d_model", 2, 512, 64, key="pe_d", bind="query-params")
     pe = sinusoidal_encoding(n, d).numpy()  # (n, d)
     st.latex(r"PE_{(pos,\,2i)} = \sin\!\left(pos / 10000^{2i/d}\right),\quad "
              r"PE_{(pos,\,2i+1)} = \cos\!\left(pos / 10000^{2i/d}\right)")  # fmt: skip
-    plotly_chart(pe_heatmap(pe, title=f"PE matrix ({n} positions × {d} dimensions)"), key="pe_map")
-    download_csv(pe, [str(i) for i in range(n)], [str(j) for j in range(d)], "pe.csv", key="pe_csv")
-    text = st.text_input("Dimensions to plot (comma-separated)", "0, 1, 4, 5", key="pe_dims",
+    title = _("PE matrix ({n} positions × {d} dimensions)").format(n=n, d=d)
+    plotly_chart(pe_heatmap(pe, title=title), key="pe_map")
+    download_csv(pe, [str(i) for i in range(n)], [str(j) for j in range(d)], "pe.csv",
+                 label=_("Download CSV"), key="pe_csv")  # fmt: skip
+    text = st.text_input(_("Dimensions to plot (comma-separated)"), "0, 1, 4, 5", key="pe_dims",
                          bind="query-params")  # fmt: skip
     dims, notice = parse_dims(text, d)
     if notice:
         st.warning(notice)
     if dims:
-        plotly_chart(pe_curves(pe, dims, title="Chosen dimensions over position"), key="pe_curves")
+        plotly_chart(pe_curves(pe, dims, title=_("Chosen dimensions over position")),
+                     key="pe_curves")  # fmt: skip
         st.caption(
-            "Low dimensions turn fast, high ones slowly: together they act like the hands of a clock."
+            _("Low dimensions turn fast, high ones slowly: together they act like the hands of a "
+              "clock.")  # fmt: skip
         )
     return n, d
 
 
 def similarity_section(n: int, d: int) -> None:
     """PE · PE^T and what it shows."""
-    st.subheader("How similar are two positions?")
+    st.subheader(_("How similar are two positions?"))
     sim = position_similarity(n, d)  # (n, n)
     fig = matrix_heatmap(sim, None, None, title="PE · PEᵀ", colorscale="Viridis",
-                         axis_names=("position", "position"), value_name="PE·PE")  # fmt: skip
+                         axis_names=(_("position"), _("position")), value_name="PE·PE")  # fmt: skip
     plotly_chart(fig, key="pe_sim")
     st.markdown(
-        "Each product is a sum of cosines of *(i − j)* times each frequency, so it depends only on "
-        "the distance between the positions: the bands run parallel to the diagonal, and the "
-        "diagonal (distance 0) is the largest value, d/2."
+        _("Each product is a sum of cosines of *(i − j)* times each frequency, so it depends only "
+          "on the distance between the positions: the bands run parallel to the diagonal, and the "
+          "diagonal (distance 0) is the largest value, d/2.")  # fmt: skip
     )
 
 
@@ -83,43 +96,49 @@ def demo_maps(plain: PermutationResult, with_pe: PermutationResult) -> None:
     """The four attention maps in one figure: columns without / with PE, rows original / shuffled;
     each shuffled map's title carries the check (max |difference| after un-shuffling)."""
     panels = [
-        (plain.weights, plain.tokens, plain.tokens, "without PE · original order"),
-        (with_pe.weights, with_pe.tokens, with_pe.tokens, "with PE · original order"),
+        (plain.weights, plain.tokens, plain.tokens, _("without PE · original order")),
+        (with_pe.weights, with_pe.tokens, with_pe.tokens, _("with PE · original order")),
         (plain.shuffled_weights, plain.shuffled_tokens, plain.shuffled_tokens,
-         f"without PE · shuffled order\n{CHECK}: {plain.max_diff:.2e}"),
+         _("without PE · shuffled order\nmax |difference| after un-shuffling: {diff:.2e}")
+         .format(diff=plain.max_diff)),
         (with_pe.shuffled_weights, with_pe.shuffled_tokens, with_pe.shuffled_tokens,
-         f"with PE · shuffled order\n{CHECK}: {with_pe.max_diff:.2e}"),
+         _("with PE · shuffled order\nmax |difference| after un-shuffling: {diff:.2e}")
+         .format(diff=with_pe.max_diff)),
     ]  # fmt: skip
     side = min(700, 260 + 22 * len(plain.tokens))  # px per row of maps
     plotly_chart(attention_panels(panels), key="pe_perm_maps", height=2 * side)
+    # the CSV's row names are data: English in every language
     labels = [f"without PE · {t}" for t in plain.tokens] + [f"with PE · {t}" for t in plain.tokens]
     download_csv(np.vstack([plain.weights, with_pe.weights]), labels, plain.tokens,
-                 "permutation_weights.csv", label="Download both maps (CSV)", key="pe_perm_csv")  # fmt: skip
+                 "permutation_weights.csv", label=_("Download both maps (CSV)"), key="pe_perm_csv")  # fmt: skip
 
 
-@st.fragment
+@fragment
 def permutation_section() -> None:
     """A typed sentence through one self-attention layer, in order and shuffled (the heading and
     the explanation sit outside, in ``main``: a fragment rerun resends only what can change)."""
     raw = st.text_input(
-        "Sentence", "the cat sat on the mat", key="pe_sentence", bind="query-params"
+        _("Sentence"), "the cat sat on the mat", key="pe_sentence", bind="query-params"
     )
-    seed = st.number_input("Shuffle seed", 0, 10_000, 1, key="pe_shuffle", bind="query-params")
+    seed_number("pe_shuffle", 1, 0, 10_000)  # not bound: Streamlit raises on ?pe_shuffle=inf
+    seed = st.number_input(_("Shuffle seed"), 0, 10_000, key="pe_shuffle")
+    write_params(pe_shuffle=seed)
     text, notice = sanitize_text(raw, MAX_CHARS)
     tokens, cut = tokenize(text, MAX_TOKENS)
     for message in (notice, cut):
         if message:
             st.warning(message)
     if len(tokens) < 2:
-        st.info("Type a sentence of at least two words to shuffle.")
+        st.info(_("Type a sentence of at least two words to shuffle."))
         return
     pair = guarded_ui(lambda: tuple(permutation_demo(tokens, with_pe=flag, shuffle_seed=int(seed))
                                     for flag in (False, True)))  # fmt: skip
     if pair is None:
         return
     plain, with_pe = pair
-    st.markdown(f"**Tokens:** {escape_markdown(' '.join(tokens))}  \n"
-                f"**Shuffled:** {escape_markdown(' '.join(plain.shuffled_tokens))}")  # fmt: skip
+    st.markdown(_("**Tokens:** {tokens}  \n**Shuffled:** {shuffled}").format(
+        tokens=escape_markdown(" ".join(tokens)),
+        shuffled=escape_markdown(" ".join(plain.shuffled_tokens))))  # fmt: skip
     demo_maps(plain, with_pe)
     _verdict(plain, with_pe)
 
@@ -127,29 +146,30 @@ def permutation_section() -> None:
 def _verdict(plain: PermutationResult, with_pe: PermutationResult) -> None:
     """State what the two numbers mean."""
     if np.array_equal(plain.perm, np.arange(len(plain.perm))):
-        st.info("This seed leaves the words in place; try another seed.")
+        st.info(_("This seed leaves the words in place; try another seed."))
         return
     st.success(
-        f"Without PE the shuffled map is the original map with rows and columns moved: after "
-        f"moving them back, the largest difference is {plain.max_diff:.1e} (rounding). With PE the "
-        f"same words at new places attend differently: the largest difference is {with_pe.max_diff:.3f}."
+        _("Without PE the shuffled map is the original map with rows and columns moved: after "
+          "moving them back, the largest difference is {plain:.1e} (rounding). With PE the same "
+          "words at new places attend differently: the largest difference is {with_pe:.3f}.")
+        .format(plain=plain.max_diff, with_pe=with_pe.max_diff)  # fmt: skip
     )
 
 
-@st.fragment
+@fragment
 def encoding_sections() -> None:
     """The PE matrix, its curves and the similarity matrix (one fragment: they share n and d)."""
     n, d = matrix_section()
     similarity_section(n, d)
 
 
-TRAINED_ABOUT = """
-Our two Transformers (Multi-head attention page) are the same model trained the same way on the
-same English -> French data, except for the position vectors: one adds the fixed sinusoids above,
-the other **learns** one vector per position (Vaswani et al. 2017, table 3 row (E), found the two
-nearly equal in BLEU). Below, the source side's position vectors of each, as trained.
-"""
-POSITIONALS = ("sinusoidal", "learned")
+TRAINED_ABOUT = N_(
+    "Our two Transformers (Multi-head attention page) are the same model trained the same way on "
+    "the same English -> French data, except for the position vectors: one adds the fixed "
+    "sinusoids above, the other **learns** one vector per position (Vaswani et al. 2017, table 3 "
+    "row (E), found the two nearly equal in BLEU). Below, the source side's position vectors of "
+    "each, as trained."
+)
 
 
 def _card_metrics(positional: str) -> None:
@@ -158,59 +178,67 @@ def _card_metrics(positional: str) -> None:
     bleu = card.metrics.get("bleu_greedy") if card else None
     long = card.long_sets.get("concat3", {}).get("bleu") if card else None
     c1, c2 = st.columns(2)
-    c1.metric("Test BLEU (greedy)", "–" if bleu is None else f"{bleu:.2f}")
-    c2.metric("BLEU, 3 sentences joined", "–" if long is None else f"{long:.2f}",
-              help="The test sentences three at a time, so most inputs are longer than any "
-                   "training sentence.")  # fmt: skip
+    c1.metric(_("Test BLEU (greedy)"), "–" if bleu is None else f"{bleu:.2f}")
+    c2.metric(_("BLEU, 3 sentences joined"), "–" if long is None else f"{long:.2f}",
+              help=_("The test sentences three at a time, so most inputs are longer than any "
+                     "training sentence."))  # fmt: skip
 
 
-@st.fragment
+@fragment
 def trained_section() -> None:
     """The trained models' position vectors: matrices, cosine similarity, lengths, and BLEU."""
-    st.subheader("In our trained Transformers: sinusoidal or learned?")
-    st.markdown(TRAINED_ABOUT)
+    st.subheader(_("In our trained Transformers: sinusoidal or learned?"))
+    st.markdown(_(TRAINED_ABOUT))
     models = {p: load_transformer(p) for p in POSITIONALS}
     tables = {p: position_table(m.model.src_positions) for p, m in models.items() if m is not None}
     if not tables:
         return
     longest = min(t.shape[0] for t in tables.values())
-    n = st.slider("Positions shown", 2, longest, min(64, longest), key="pe_tn", bind="query-params")
+    check_number_param("pe_tn", 2, longest)
+    n = st.slider(_("Positions shown"), 2, longest, min(64, longest), key="pe_tn",
+                  bind="query-params")  # fmt: skip
     cols = st.columns(len(tables))
     for col, (name, table) in zip(cols, tables.items(), strict=True):
+        label = _(POSITIONAL_LABELS[name])
         with col:
-            st.markdown(f"**{name}**")
+            st.markdown(f"**{label}**")
             _card_metrics(name)
             shown = table[:n].numpy()  # (n, d)
             zmax = max(1e-6, float(np.abs(shown).max()))
-            plotly_chart(pe_heatmap(shown, title=f"{name}: {n} positions × {shown.shape[1]} dims",
-                                    zmax=zmax), key=f"pe_tr_map_{name}")  # fmt: skip
+            title = _("{name}: {n} positions × {d} dims").format(name=label, n=n, d=shown.shape[1])
+            plotly_chart(pe_heatmap(shown, title=title, zmax=zmax), key=f"pe_tr_map_{name}")
             sim = position_cosine(table[:n]).numpy()  # (n, n)
-            fig = matrix_heatmap(sim, None, None, title=f"{name}: cosine similarity of positions",
+            fig = matrix_heatmap(sim, None, None,
+                                 title=_("{name}: cosine similarity of positions").format(name=label),
                                  colorscale="RdBu_r", zmin=-1.0, zmax=1.0, zmid=0.0,
-                                 axis_names=("position", "position"), value_name="cosine")  # fmt: skip
+                                 axis_names=(_("position"), _("position")), value_name=_("cosine"))  # fmt: skip
             plotly_chart(fig, key=f"pe_tr_sim_{name}")
-    norms = {name: table.norm(dim=-1).numpy() for name, table in tables.items()}
-    plotly_chart(position_norms_figure(norms, title="Length of each position's vector"),
+    norms = {_(POSITIONAL_LABELS[name]): table.norm(dim=-1).numpy() for name, table in tables.items()}
+    plotly_chart(position_norms_figure(norms, title=_("Length of each position's vector")),
                  key="pe_tr_norms")  # fmt: skip
-    st.markdown(
-        "What to look for: the sinusoids' similarity depends only on the distance between two "
-        "positions, a smooth band along the diagonal, by construction. The learned vectors show "
-        "whatever structure training found useful, which need not be a band. And a learned vector "
-        "only changes when training sentences reach its position: half of Multi30k's English "
-        "training sentences have at most 14 pieces, 99% at most 29, the longest 48. Past that, the "
-        "vectors keep their small random start (the flat tail of the lengths, the speckle in the "
-        "similarity), while the sinusoids are defined for every position."
-    )
+    st.markdown(_(LOOK_FOR))
+
+
+LOOK_FOR = N_(
+    "What to look for: the sinusoids' similarity depends only on the distance between two "
+    "positions, a smooth band along the diagonal, by construction. The learned vectors show "
+    "whatever structure training found useful, which need not be a band. And a learned vector "
+    "only changes when training sentences reach its position: half of Multi30k's English "
+    "training sentences have at most 14 pieces, 99% at most 29, the longest 48. Past that, the "
+    "vectors keep their small random start (the flat tail of the lengths, the speckle in the "
+    "similarity), while the sinusoids are defined for every position."
+)
 
 
 def main() -> None:
     """The page; each section is a fragment, so its inputs rerun only that section."""
-    st.title("Positional encoding")
-    st.markdown(ABOUT)
+    st.title(_("Positional encoding"))
+    st.markdown(_(ABOUT))
     encoding_sections()
-    st.subheader("Shuffle the words")
-    st.markdown("Each word gets a random but fixed embedding; one self-attention layer with fixed "
-                "random projections reads the sentence in its order and in a shuffled order.")  # fmt: skip
+    st.subheader(_("Shuffle the words"))
+    st.markdown(_("Each word gets a random but fixed embedding; one self-attention layer with "
+                  "fixed random projections reads the sentence in its order and in a shuffled "
+                  "order."))  # fmt: skip
     permutation_section()
     trained_section()
 

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import streamlit as st
 
+from i18n import N_, _
 from models.checkpoints import Card, rebuild_command
 from ui.charts import plotly_chart
 from ui.downloads import download_json
+from ui.errors import fragment
 from ui.loaders import load_translator, model_cards
+from ui.registry import PAGES
 from ui.text import user_text
 from ui.translation import (
     ALL_MODELS,
@@ -22,33 +25,54 @@ from ui.translation import (
 from ui.translation_compute import WhyResult, compute_gradients, compute_why
 from viz.bottleneck import BUCKET_ORDER, MIN_SENTENCES, bleu_by_length_chart, gradient_norm_plot
 
-SIDE_BY_SIDE = {"none": "Without attention (`none`)", "bahdanau": "With attention (`bahdanau`)"}
+SIDE_BY_SIDE = {
+    "none": N_("Without attention (`none`)"),
+    "bahdanau": N_("With attention (`bahdanau`)"),
+}
 DEFAULT = EXAMPLES[3]
-ABOUT = """
-A plain encoder-decoder reads the whole English sentence into a single vector **c** and then
-writes the French from that vector alone. Whatever the sentence's length, c has the same size:
-the fifth word and the fiftieth must share it. With attention, the decoder keeps all of the
-encoder's states and, for each word it writes, takes a fresh weighted mix of them, so nothing has
-to survive a trip through one fixed-size bottleneck. Type a sentence (the longer, the clearer).
-"""
-EXPLANATION = """
-**What the chart shows.** Each colour is one model, measured on the Multi30k test set grouped by
-the length of the English sentence (solid lines). Multi30k sentences are short, so the long
-groups come from *joined* test pairs: two or three consecutive sentences glued into one source and
-one reference (dotted lines). Joined pairs are harder at any length (two unrelated scenes in one
-sentence), so compare how steeply each line falls rather than single points. The model without
-attention (black) loses the most as sentences grow: its single vector runs out of room. The
-attention models fall less, because every output step can look straight back at the words it
-needs. This is the picture of Bahdanau et al. (2015), Figure 2, reproduced with our own small
-models.
-"""
-GRADIENT_TEXT = """
-**Why one vector forgets.** A recurrent encoder updates its state token by token. How much the
-last state h_T still depends on the j-th input is the size of the gradient ∂h_T/∂x_j, a product of
-one Jacobian per step in between. When those factors are below 1 the product shrinks
-geometrically: early words barely move h_T (the *vanishing gradient*). The plot shows this norm
-for each position of your sentence, on a log scale, for the trained encoders.
-"""
+CHINESE_PAGE = "app_pages/multi_head.py"  # the page whose pretrained encoder reads Chinese
+ABOUT = N_(
+    "A plain encoder-decoder reads the whole English sentence into a single vector **c** and then "
+    "writes the French from that vector alone. Whatever the sentence's length, c has the same "
+    "size: the fifth word and the fiftieth must share it. With attention, the decoder keeps all of "
+    "the encoder's states and, for each word it writes, takes a fresh weighted mix of them, so "
+    "nothing has to survive a trip through one fixed-size bottleneck. Type a sentence (the longer, "
+    "the clearer)."
+)
+LANGUAGE_NOTE = N_(
+    "The models on this page translate English into French: type English. To see attention over "
+    "Chinese text, open the Multi-head attention page, whose pretrained encoder reads Chinese."
+)
+EXPLANATION = N_(
+    "**What the chart shows.** Each colour is one model, measured on the Multi30k test set grouped "
+    "by the length of the English sentence (solid lines). Multi30k sentences are short, so the "
+    "long groups come from *joined* test pairs: two or three consecutive sentences glued into one "
+    "source and one reference (dotted lines). Joined pairs are harder at any length (two "
+    "unrelated scenes in one sentence), so compare how steeply each line falls rather than single "
+    "points. The model without attention (black) loses the most as sentences grow: its single "
+    "vector runs out of room. The attention models fall less, because every output step can look "
+    "straight back at the words it needs. This is the picture of Bahdanau et al. (2015), Figure "
+    "2, reproduced with our own small models."
+)
+GRADIENT_TEXT = N_(
+    "**Why one vector forgets.** A recurrent encoder updates its state token by token. How much "
+    "the last state h_T still depends on the j-th input is the size of the gradient ∂h_T/∂x_j, a "
+    "product of one Jacobian per step in between. When those factors are below 1 the product "
+    "shrinks geometrically: early words barely move h_T (the *vanishing gradient*). The plot shows "
+    "this norm for each position of your sentence, on a log scale, for the trained encoders."
+)
+ENCODERS_HELP = N_(
+    "One backward pass per encoder: the sentence is copied once per hidden unit of h_T and each "
+    "copy carries one unit's gradient."
+)
+
+
+def language_note() -> None:
+    """This page translates English; Chinese text goes to the Multi-head page."""
+    st.caption(_(LANGUAGE_NOTE))
+    page = next((p for p in PAGES if p.file == CHINESE_PAGE and p.exists()), None)
+    if page is not None:
+        st.page_link(page.file, label=_(page.title), icon=page.icon)
 
 
 def translations_ui(result: WhyResult, reference: str) -> None:
@@ -56,20 +80,20 @@ def translations_ui(result: WhyResult, reference: str) -> None:
     outputs, bleu = result.translations, result.bleu
     for col, (kind, title) in zip(st.columns(2), SIDE_BY_SIDE.items(), strict=True):
         with col:
-            st.markdown(f"**{title}**")
+            st.markdown(f"**{_(title)}**")
             if kind not in outputs:
                 continue
             user_text(outputs[kind].text)
             if kind in bleu:
-                st.metric("Sentence BLEU vs your reference", f"{bleu[kind]:.1f}")
+                st.metric(_("Sentence BLEU vs your reference"), f"{bleu[kind]:.1f}")
     if not reference:
-        st.caption("Give a French reference above to score both translations (sentence BLEU).")
+        st.caption(_("Give a French reference above to score both translations (sentence BLEU)."))
 
 
 def side_by_side_ui() -> str:
     """Sentence, reference and the two models' translations; returns the raw sentence."""
     raw = sentence_ui("why_", default=DEFAULT, with_ref=True)
-    reference = reference_ui("why_", label="French reference (optional, for BLEU)",
+    reference = reference_ui("why_", label=_("French reference (optional, for BLEU)"),
                              default=EXAMPLE_PAIRS[DEFAULT])  # fmt: skip
     cols = st.columns(2)
     translators = {}
@@ -84,54 +108,53 @@ def side_by_side_ui() -> str:
 
 def _overall_rows(cards: dict[str, Card]) -> list[dict]:
     """One table row per model: overall BLEU on the test set and on the joined long sets."""
+    columns = (_("model"), _("test BLEU (greedy)"), _("test BLEU (beam 5)"),
+               _("2 sentences joined"), _("3 sentences joined"))  # fmt: skip
     rows = []
     for kind, card in cards.items():
         long_sets = card.long_sets
-        rows.append({
-            "model": kind, "test BLEU (greedy)": card.metrics.get("bleu_greedy"),
-            "test BLEU (beam 5)": card.metrics.get("bleu_beam5"),
-            "2 sentences joined": (long_sets.get("concat2") or {}).get("bleu"),
-            "3 sentences joined": (long_sets.get("concat3") or {}).get("bleu"),
-        })  # fmt: skip
+        values = (kind, card.metrics.get("bleu_greedy"), card.metrics.get("bleu_beam5"),
+                  (long_sets.get("concat2") or {}).get("bleu"),
+                  (long_sets.get("concat3") or {}).get("bleu"))  # fmt: skip
+        rows.append(dict(zip(columns, values, strict=True)))
     return rows
 
 
 def bleu_by_length_ui() -> None:
     """BLEU against source length for every model with a card; the missing ones and their commands."""
-    st.header("BLEU against sentence length")
+    st.header(_("BLEU against sentence length"))
     cards = model_cards()
     missing = [k for k in ALL_MODELS if k not in cards]
     if cards:
         fig = bleu_by_length_chart({k: c.to_dict() for k, c in cards.items()},
-                                   title="BLEU by source sentence length (test set)")  # fmt: skip
+                                   title=_("BLEU by source sentence length (test set)"))  # fmt: skip
         plotly_chart(fig, key="why_bleu_length")
-        st.markdown(EXPLANATION)
+        st.markdown(_(EXPLANATION))
         st.dataframe(_overall_rows(cards), hide_index=True, width="stretch")
         download_json({k: {"bleu_by_length": c.bleu_by_length,
                            "long_sets": c.long_sets} for k, c in cards.items()},
                       "bleu-by-length.json", key="why_bleu_json")  # fmt: skip
-        st.caption(f"Length buckets: {', '.join(BUCKET_ORDER)} words; buckets with fewer than "
-                   f"{MIN_SENTENCES} sentences are left out.")  # fmt: skip
+        st.caption(_("Length buckets: {buckets} words; buckets with fewer than {n} sentences are "
+                     "left out.").format(buckets=", ".join(BUCKET_ORDER), n=MIN_SENTENCES))  # fmt: skip
     else:
-        st.info("No model has a card yet, so there is no chart to draw.")
+        st.info(_("No model has a card yet, so there is no chart to draw."))
     if missing:
-        st.warning("Not measured yet (no `card.json`): " + ", ".join(missing) +
-                   ". Each card is written when its training finishes.")  # fmt: skip
+        st.warning(_("Not measured yet (no `card.json`): {models}. Each card is written when its "
+                     "training finishes.").format(models=", ".join(missing)))  # fmt: skip
         st.code("\n".join(rebuild_command(f"seq2seq-{k}") for k in missing), language="bash")
 
 
 def gradients_ui(raw: str) -> None:
     """The chosen encoders' gradient norms over the positions of the user's sentence."""
-    st.header("The vanishing gradient")
-    st.markdown(GRADIENT_TEXT)
-    kinds = st.multiselect("Encoders", list(SIDE_BY_SIDE), default=["none"], key="why_encoders",
-                           help="One backward pass per encoder: the sentence is copied once per "
-                           "hidden unit of h_T and each copy carries one unit's gradient.")  # fmt: skip
+    st.header(_("The vanishing gradient"))
+    st.markdown(_(GRADIENT_TEXT))
+    kinds = st.multiselect(_("Encoders"), list(SIDE_BY_SIDE), default=["none"],
+                           key="why_encoders", help=_(ENCODERS_HELP))  # fmt: skip
     curves: dict[tuple[str, ...], dict] = {}  # one chart per tokenization
     for kind in kinds:
         translator = load_translator(kind, quiet=True)
         if translator is None:
-            st.info(f"The `{kind}` encoder is not trained yet.")
+            st.info(_("The `{model}` encoder is not trained yet.").format(model=kind))
             continue
         result = compute_gradients(translator, raw)
         if result.error or result.sentence.hint:
@@ -140,14 +163,15 @@ def gradients_ui(raw: str) -> None:
         grads = result.gradients
         curves.setdefault(tuple(grads.source_tokens), {})[kind] = grads.norms
     for i, (tokens, norms) in enumerate(curves.items()):
-        fig = gradient_norm_plot(norms, list(tokens), title="||∂h_T / ∂x_j|| by position")
+        fig = gradient_norm_plot(norms, list(tokens), title=_("||∂h_T / ∂x_j|| by position"))
         plotly_chart(fig, key=f"why_gradients_{i}")
         kind, first = next(iter(norms.items()))
-        st.caption(f"`{kind}` encoder: the norm is {first[0]:.2e} at the first piece and "
-                   f"{first[-1]:.2e} at the last ({len(tokens)} pieces).")  # fmt: skip
+        st.caption(_("`{model}` encoder: the norm is {first:.2e} at the first piece and {last:.2e} "
+                     "at the last ({n} pieces).").format(model=kind, first=first[0],
+                                                         last=first[-1], n=len(tokens)))  # fmt: skip
 
 
-@st.fragment
+@fragment
 def body() -> None:
     """Everything that depends on the sentence; a fragment, so Enter reruns only this part."""
     raw = side_by_side_ui()
@@ -157,8 +181,9 @@ def body() -> None:
 
 def main() -> None:
     """The page."""
-    st.title("Why attention")
-    st.markdown(ABOUT)
+    st.title(_("Why attention"))
+    st.markdown(_(ABOUT))
+    language_note()
     body()
 
 

@@ -16,8 +16,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from bench.registry import RENDERED, SCENARIOS, TIMINGS, Row, Scenario
-from bench.server import CHROMIUM, SERVER_PIDS, launch_chromium, streamlit_server
 from bench.work import BrowserWork, server_cpu_ms
+from tests.server import CHROMIUM, SERVER_PIDS, launch_chromium, streamlit_server
 
 TRIES = int(os.environ.get("BENCH_TRIES", "20"))  # warm tries per scenario (after one warm-up)
 # BENCH_ONLY=anatomy,alignment: only the interaction scenarios whose names contain one of these
@@ -33,7 +33,7 @@ def load_scenarios() -> None:
             importlib.import_module(f"bench.{module.name}")
 
 
-def first_render(browser, url: str) -> float:  # noqa: ANN001
+def first_render(browser, url: str) -> float:
     """Seconds from navigation to a finished script with every chart drawn (fresh context)."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
@@ -66,7 +66,7 @@ class Tab:
         return [b[0] - a[0] for a, b in steps], [b[1] - a[1] for a, b in steps]
 
 
-def _open(browser, url: str) -> Tab:  # noqa: ANN001
+def _open(browser, url: str) -> Tab:
     """A rendered page in its own context (its own renderer process, so its meter is its own)."""
     page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     page.goto(url)
@@ -102,7 +102,7 @@ class Measured:
         self.browser_ms[name], self.server_ms[name] = tab.work_per_change()
 
 
-def interaction_latencies(browser, urls: dict[tuple, str]) -> Measured:  # noqa: ANN001
+def interaction_latencies(browser, urls: dict[tuple, str]) -> Measured:
     """TRIES warm interactions per scenario (after one warm-up), each followed by one on every
     empty reference page, so that all see the same background load.
 
@@ -119,14 +119,14 @@ def interaction_latencies(browser, urls: dict[tuple, str]) -> Measured:  # noqa:
             continue
         try:
             tab = _open(browser, f"{urls[scenario.server]}/{scenario.url_path}")
-        except Exception as err:  # noqa: BLE001 - reported in the table
+        except Exception as err:  # reported in the table
             out.errors[scenario.name] = f"page did not render: {type(err).__name__}"
             continue
         out.times[scenario.name] = []
         for i in range(TRIES + 1):
             try:
                 elapsed = _interact(tab, scenario, i)
-            except Exception as err:  # noqa: BLE001 - reported in the table
+            except Exception as err:  # reported in the table
                 out.errors[scenario.name] = f"try {i} failed: {type(err).__name__}"
                 break
             references = {b.name: _interact(empties[b.name], b, count) for b in bases}
@@ -149,9 +149,9 @@ def _percentile(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]
 
 
-def page_rows(browser, url: str) -> list[Row]:  # noqa: ANN001
+def page_rows(browser, url: str) -> list[Row]:
     """First render of home and every registered page whose file exists."""
-    from ui.registry import PAGES  # noqa: PLC0415
+    from ui.registry import PAGES
 
     rows = [Row("first render: Home", f"{first_render(browser, url):.2f} s")]
     for entry in PAGES:
@@ -168,11 +168,13 @@ def _ms(values: list[float]) -> tuple[float, float]:
 
 def _work(out: Measured, name: str) -> str:
     """'per change: browser main thread N ms, server CPU M ms' (means over the tries)."""
-    return (f"per change: browser main thread {statistics.mean(out.browser_ms[name]):.0f} ms, "
-            f"server CPU {statistics.mean(out.server_ms[name]):.0f} ms")  # fmt: skip
+    return (
+        f"per change: browser main thread {statistics.mean(out.browser_ms[name]):.0f} ms, "
+        f"server CPU {statistics.mean(out.server_ms[name]):.0f} ms"
+    )
 
 
-def scenario_rows(browser, urls: dict[tuple, str]) -> list[Row]:  # noqa: ANN001
+def scenario_rows(browser, urls: dict[tuple, str]) -> list[Row]:
     """Warm interaction p50/p95 per scenario, next to each empty page's measured alongside it,
     and the CPU work each change cost.
 
@@ -184,9 +186,13 @@ def scenario_rows(browser, urls: dict[tuple, str]) -> list[Row]:  # noqa: ANN001
     for base in bases:
         if base.name in out.times:
             p50, p95 = _ms(out.times[base.name])
-            rows.append(Row(f"interaction: {base.name}, all tries",
-                            f"p50 {p50:.0f} ms, p95 {p95:.0f} ms",
-                            f"reference; {_work(out, base.name)}"))  # fmt: skip
+            rows.append(
+                Row(
+                    f"interaction: {base.name}, all tries",
+                    f"p50 {p50:.0f} ms, p95 {p95:.0f} ms",
+                    f"reference; {_work(out, base.name)}",
+                )
+            )
     for scenario in SCENARIOS:
         if scenario.baseline:
             continue
@@ -199,8 +205,10 @@ def scenario_rows(browser, urls: dict[tuple, str]) -> list[Row]:  # noqa: ANN001
         for k, base in enumerate(bases):
             b50, b95 = _ms(out.paired[scenario.name, base.name])
             what = "the empty page" if k == 0 else base.name
-            notes.append(f"{p50 / b50:.2f}x / {p95 / b95:.2f}x {what} alongside "
-                         f"(p50 {b50:.0f} ms, p95 {b95:.0f} ms)")  # fmt: skip
+            notes.append(
+                f"{p50 / b50:.2f}x / {p95 / b95:.2f}x {what} alongside "
+                f"(p50 {b50:.0f} ms, p95 {b95:.0f} ms)"
+            )
         notes.append(_work(out, scenario.name))
         rows.append(Row(name, f"p50 {p50:.0f} ms, p95 {p95:.0f} ms", "; ".join(notes)))
     return rows
@@ -215,7 +223,7 @@ def print_table(rows: list[Row]) -> None:
 
 def main() -> None:
     """Run every measurement and print the table."""
-    from playwright.sync_api import sync_playwright  # noqa: PLC0415
+    from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"Chromium not found at {CHROMIUM}")

@@ -15,7 +15,7 @@ from bench.registry import RENDERED, Row, Scenario, register, timing
 TRIES = 15
 
 
-def _median_ms(func, tries: int = TRIES) -> float:  # noqa: ANN001
+def _median_ms(func, tries: int = TRIES) -> float:
     times = []
     for _ in range(tries):
         start = time.perf_counter()
@@ -27,13 +27,13 @@ def _median_ms(func, tries: int = TRIES) -> float:  # noqa: ANN001
 @timing
 def caption_timings() -> list[Row]:
     """Load (encoder + decoder) and caption + maps per image, for each shipped captioner."""
-    import torch  # noqa: PLC0415
+    import torch
 
-    from media.scenes import load_sprites, random_scene  # noqa: PLC0415
-    from models.captioning.checkpoint import CAPTION_MODELS, load_captioner  # noqa: PLC0415
-    from models.captioning.image_encoder import load_encoder  # noqa: PLC0415
-    from models.captioning.inference import Captioner  # noqa: PLC0415
-    from models.checkpoints import CheckpointError  # noqa: PLC0415
+    from media.scenes import load_sprites, random_scene
+    from models.captioning.checkpoint import CAPTION_MODELS, load_captioner
+    from models.captioning.image_encoder import load_encoder
+    from models.captioning.inference import Captioner
+    from models.checkpoints import CheckpointError
 
     torch.set_num_threads(1)
     sprites = load_sprites()
@@ -50,13 +50,15 @@ def caption_timings() -> list[Row]:
             continue
         rows.append(Row(f"captions: load {name} (encoder + decoder)", f"{load:.2f} s", "floor 1 s"))
         samples = 20 if name.endswith("hard") else 0
-        ms = _median_ms(lambda c=captioner, s=samples: [c.describe(im, beam=1, samples=s) for im in images]) / len(images)  # fmt: skip
+        ms = _median_ms(
+            lambda c=captioner, s=samples: [c.describe(im, beam=1, samples=s) for im in images]
+        ) / len(images)
         note = f"floor 150 ms; greedy{', 20 samples' if samples else ''}"
         rows.append(Row(f"captions: caption + maps, {name}", f"{ms:.0f} ms", note))
     return rows
 
 
-def _pick(page, i: int) -> None:  # noqa: ANN001 - a playwright Page
+def _pick(page, i: int) -> None:  # a playwright Page
     """Move the example picker one step right (even tries) or left (odd tries)."""
     slider = page.get_by_role("slider").first
     slider.focus()

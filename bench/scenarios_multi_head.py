@@ -29,8 +29,8 @@ def _pieces(base: int, i: int) -> int:
     return base - (i % 4)
 
 
-def _enter(base: int):  # noqa: ANN202
-    def interact(page, i: int) -> None:  # noqa: ANN001 - a playwright Page
+def _enter(base: int):
+    def interact(page, i: int) -> None:  # a playwright Page
         box = page.get_by_role("textbox", name="Sentence")
         box.fill(text_with_pieces(_pieces(base, i)))
         box.press("Enter")
@@ -38,9 +38,12 @@ def _enter(base: int):  # noqa: ANN202
     return interact
 
 
-def _title_shows(text_of: callable):  # noqa: ANN202
+def _title_shows(base: int, title_end: str):
+    """JS predicate of try i: a chart whose title ends with ``title_end`` (``{n}``: try i's number
+    of pieces) has drawn its heatmap."""
+
     def redrawn(i: int) -> str:
-        want = text_of(i)
+        want = title_end.format(n=_pieces(base, i))
         return (
             "() => [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')].some(c => "
             "{ const t = c.querySelector('.gtitle');"
@@ -50,30 +53,29 @@ def _title_shows(text_of: callable):  # noqa: ANN202
     return redrawn
 
 
-register(
-    Scenario(
-        name="multi-head: Enter -> one head 512 x 512 drawn (incl. the encoder)",
-        url_path="multi_head?mh_model=pretrained",
-        interact=_enter(512),
-        redrawn=_title_shows(lambda i: f"· {_pieces(512, i)} x {_pieces(512, i)}"),
+for _name, _base, _title_end in (
+    ("multi-head: Enter -> one head 512 x 512 drawn (incl. the encoder)", 512, "· {n} x {n}"),
+    (
+        "multi-head: Enter -> 6 x 12 overview at 128 tokens drawn (incl. the encoder)",
+        128,
+        "· {n} tokens",
+    ),
+):
+    register(
+        Scenario(
+            name=_name,
+            url_path="multi_head?mh_model=pretrained",
+            interact=_enter(_base),
+            redrawn=_title_shows(_base, _title_end),
+        )
     )
-)
-
-register(
-    Scenario(
-        name="multi-head: Enter -> 6 x 12 overview at 128 tokens drawn (incl. the encoder)",
-        url_path="multi_head?mh_model=pretrained",
-        interact=_enter(128),
-        redrawn=_title_shows(lambda i: f"· {_pieces(128, i)} tokens"),
-    )
-)
 
 
 @timing
 def multi_head_model_times() -> list[Row]:
     """The encoder alone at 512 and 128 pieces, and the figure builders, median of 5."""
-    from models.transformer.pretrained import PretrainedEncoder  # noqa: PLC0415
-    from viz.multi_head import head_grid, head_heatmap  # noqa: PLC0415
+    from models.transformer.pretrained import PretrainedEncoder
+    from viz.multi_head import head_grid, head_heatmap
 
     encoder = PretrainedEncoder.load()
     rows = []

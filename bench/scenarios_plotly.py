@@ -18,11 +18,13 @@ from pathlib import Path
 import numpy as np
 
 from bench.registry import Row, timing
-from bench.server import CHROMIUM, launch_chromium
+from tests.server import CHROMIUM, launch_chromium
 
 DRAWS = 15  # timed draws per figure, after two warm-ups
-SENTENCES = ("A man in a blue shirt is playing with 3 dogs on the green grass.",
-             "A man in a blue shirt is playing with 4 dogs on the green grass.")  # fmt: skip
+SENTENCES = (
+    "A man in a blue shirt is playing with 3 dogs on the green grass.",
+    "A man in a blue shirt is playing with 4 dogs on the green grass.",
+)
 
 TIME_DRAWS = """async ([a, b, draws]) => {
   const g = document.getElementById('g');
@@ -45,11 +47,17 @@ TIME_DRAWS = """async ([a, b, draws]) => {
 
 def _anatomy_figures() -> dict[str, tuple]:
     """The anatomy's weights bars and vector diagram at two temperatures (its default preset)."""
-    from models.analysis.toy import anatomy  # noqa: PLC0415
-    from viz import vector_diagram, weights_bar  # noqa: PLC0415
+    from models.analysis.toy import anatomy
+    from viz import vector_diagram, weights_bar
 
-    items = np.array([[2.0, 1.0, 1.0, 0.0], [-1.0, 1.0, 0.0, 1.0], [0.0, -2.0, -1.0, 0.0],
-                      [1.0, -1.0, 0.0, -1.0]])  # fmt: skip
+    items = np.array(
+        [
+            [2.0, 1.0, 1.0, 0.0],
+            [-1.0, 1.0, 0.0, 1.0],
+            [0.0, -2.0, -1.0, 0.0],
+            [1.0, -1.0, 0.0, -1.0],
+        ]
+    )
     query, names = np.array([2.0, 1.0]), list("ABCD")
     pairs: dict[str, list] = {"anatomy: weights bars": [], "anatomy: vector diagram": []}
     for temperature in (2.0, 2.01):
@@ -66,25 +74,34 @@ def _anatomy_figures() -> dict[str, tuple]:
 def _alignment_figures() -> dict[str, tuple]:
     """The alignment page's heatmap, lines and step inspector for two 15-word sentences (the
     shipped Bahdanau model, or random weights of a similar shape when it is absent)."""
-    from viz.alignment import alignment_heatmap, alignment_lines, step_figure  # noqa: PLC0415
+    from viz.alignment import alignment_heatmap, alignment_lines, step_figure
 
     rows = []
     try:
-        from models.checkpoints import SHIPPED_ROOT  # noqa: PLC0415
-        from models.rnn.translator import Translator  # noqa: PLC0415
+        from models.checkpoints import SHIPPED_ROOT
+        from models.rnn.translator import Translator
 
         tr = Translator.load(SHIPPED_ROOT / "seq2seq-bahdanau")
         for text in SENTENCES:
             t = tr.translate(text)
             rows.append((t.weights, t.source_tokens, t.target_tokens, t.top_k[3]))
-    except Exception:  # noqa: BLE001 - any missing piece: random weights instead
+    except Exception:  # any missing piece: random weights instead
         rng = np.random.default_rng(0)
         for text in SENTENCES:
             src = text.split() + ["</s>"]
-            rows.append((rng.dirichlet(np.ones(len(src)) * 0.3, 17), src,
-                         [f"t{i}" for i in range(17)], [("▁un", 0.6), ("▁le", 0.2)]))  # fmt: skip
-    pairs: dict[str, list] = {"alignment: heatmap": [], "alignment: lines": [],
-                              "alignment: step inspector": []}  # fmt: skip
+            rows.append(
+                (
+                    rng.dirichlet(np.ones(len(src)) * 0.3, 17),
+                    src,
+                    [f"t{i}" for i in range(17)],
+                    [("▁un", 0.6), ("▁le", 0.2)],
+                )
+            )
+    pairs: dict[str, list] = {
+        "alignment: heatmap": [],
+        "alignment: lines": [],
+        "alignment: step inspector": [],
+    }
     for weights, src, tgt, top in rows:
         pairs["alignment: heatmap"].append(alignment_heatmap(weights, src, tgt, title="Bahdanau"))
         pairs["alignment: lines"].append(alignment_lines(weights, src, tgt, threshold=0.1))
@@ -94,12 +111,14 @@ def _alignment_figures() -> dict[str, tuple]:
 
 def _multi_head_figures() -> dict[str, tuple]:
     """The Multi-head page's large head view at 512 x 512 (random rows: only the drawing counts)."""
-    from viz.multi_head import head_heatmap  # noqa: PLC0415
+    from viz.multi_head import head_heatmap
 
     rng = np.random.default_rng(0)
     tokens = [f"▁tok{i}" for i in range(512)]
-    figs = tuple(head_heatmap(rng.dirichlet(np.ones(512), 512), tokens, tokens, title=f"head {h}")
-                 for h in (1, 2))  # fmt: skip
+    figs = tuple(
+        head_heatmap(rng.dirichlet(np.ones(512), 512), tokens, tokens, title=f"head {h}")
+        for h in (1, 2)
+    )
     return {"multi-head: head view 512 x 512": figs}
 
 
@@ -107,8 +126,8 @@ def _multi_head_figures() -> dict[str, tuple]:
 def plotly_draws() -> list[Row]:
     """Median ``Plotly.newPlot`` (what Streamlit does on every change) and ``Plotly.react`` (an
     in-place update) per figure, in ms."""
-    import plotly  # noqa: PLC0415
-    from playwright.sync_api import sync_playwright  # noqa: PLC0415
+    import plotly
+    from playwright.sync_api import sync_playwright
 
     script = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
     if not Path(CHROMIUM).exists() or not script.is_file():
@@ -124,9 +143,13 @@ def plotly_draws() -> list[Row]:
             fresh, update = page.evaluate(
                 TIME_DRAWS, [json.loads(first.to_json()), json.loads(second.to_json()), DRAWS]
             )
-            rows.append(Row(f"plotly.js: {name}",
-                            f"newPlot {statistics.median(fresh):.1f} ms, "
-                            f"react {statistics.median(update):.1f} ms",
-                            "newPlot is what a changed chart costs in Streamlit"))  # fmt: skip
+            rows.append(
+                Row(
+                    f"plotly.js: {name}",
+                    f"newPlot {statistics.median(fresh):.1f} ms, "
+                    f"react {statistics.median(update):.1f} ms",
+                    "newPlot is what a changed chart costs in Streamlit",
+                )
+            )
         browser.close()
     return rows

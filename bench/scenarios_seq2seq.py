@@ -19,7 +19,7 @@ SENTENCE = (
 )  # 20 words and a full stop
 
 
-def _median_ms(fn, n: int = 50) -> float:  # noqa: ANN001
+def _median_ms(fn, n: int = 50) -> float:
     fn()  # warm-up
     times = []
     for _ in range(n):
@@ -32,8 +32,8 @@ def _median_ms(fn, n: int = 50) -> float:  # noqa: ANN001
 @timing
 def seq2seq_speed() -> list[Row]:
     """Median translate() latency, test-set evaluation time and load time for seq2seq-bahdanau."""
-    from models.checkpoints import SHIPPED_ROOT  # noqa: PLC0415
-    from models.rnn.translator import Translator  # noqa: PLC0415
+    from models.checkpoints import SHIPPED_ROOT
+    from models.rnn.translator import Translator
 
     folder = SHIPPED_ROOT / "seq2seq-bahdanau"
     if not (folder / "model.safetensors").is_file():
@@ -62,9 +62,9 @@ def seq2seq_speed() -> list[Row]:
     return rows
 
 
-def _test_set_row(tr) -> Row:  # noqa: ANN001
-    from training.data import DEFAULT_DATA, load_pairs  # noqa: PLC0415
-    from training.evaluate import translate_corpus  # noqa: PLC0415
+def _test_set_row(tr) -> Row:
+    from training.data import DEFAULT_DATA, load_pairs
+    from training.evaluate import translate_corpus
 
     if not (DEFAULT_DATA / "test_2016_flickr.en.gz").is_file():
         return Row("test set greedy (1,000 sentences)", "skipped", f"no data at {DEFAULT_DATA}")

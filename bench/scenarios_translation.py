@@ -15,7 +15,7 @@ def _sentence(i: int) -> str:
     return WORDS.format(i=i)
 
 
-def _enter_sentence(page, i: int) -> None:  # noqa: ANN001 - a playwright Page
+def _enter_sentence(page, i: int) -> None:  # a playwright Page
     """Type try i's sentence in the English sentence box and press Enter."""
     box = page.get_by_role("textbox", name="English sentence")
     box.fill(_sentence(i))

@@ -21,7 +21,7 @@ def server_cpu_ms(pid: int) -> float:
 class BrowserWork:
     """Main-thread busy time of one page's renderer so far, in ms."""
 
-    def __init__(self, page) -> None:  # noqa: ANN001 - a playwright Page
+    def __init__(self, page) -> None:  # a playwright Page
         self.cdp = page.context.new_cdp_session(page)
         self.cdp.send("Performance.enable")
 

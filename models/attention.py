@@ -33,6 +33,8 @@ import math
 import torch
 from torch import Tensor, nn
 
+from i18n import _
+
 SCORE_NAMES = ("dot", "scaled_dot", "general", "additive")
 
 
@@ -86,12 +88,16 @@ def masked_softmax(scores: Tensor, mask: Tensor | None = None, temperature: floa
     ValueError (there is nothing to attend to) instead of producing NaN.
     """
     if not temperature > 0 or not math.isfinite(temperature):
-        raise ValueError(f"temperature must be a finite number > 0, got {temperature}")
+        raise ValueError(
+            _("temperature must be a finite number > 0, got {temperature}").format(
+                temperature=temperature
+            )
+        )
     scaled = scores / temperature
     if mask is not None:
         mask = mask.to(torch.bool).expand_as(scores)
         if not bool(mask.any(dim=-1).all()):
-            raise ValueError("every key of at least one query is masked: nothing to attend to")
+            raise ValueError(_("every key of at least one query is masked: nothing to attend to"))
         scaled = scaled.masked_fill(~mask, float("-inf"))
     weights = torch.softmax(scaled, dim=-1)  # (..., T_k)
     if mask is not None:
@@ -160,7 +166,7 @@ def gaussian_window(positions: Tensor, p_t: Tensor, D: int) -> tuple[Tensor, Ten
     exactly 0 outside the window ``[p_t - D, p_t + D]``.
     """
     if D < 1:
-        raise ValueError(f"window half-width D must be >= 1, got {D}")
+        raise ValueError(_("window half-width D must be >= 1, got {D}").format(D=D))
     sigma = D / 2.0
     distance = positions.to(p_t.dtype) - p_t.unsqueeze(-1)  # (..., T_k)
     in_window = distance.abs() <= D

@@ -25,6 +25,8 @@ from typing import Protocol, Self, TypeVar
 
 import torch
 
+from i18n import _
+
 
 class Selectable(Protocol):
     """A decoder state that can be re-indexed along its batch (hypothesis) dimension."""
@@ -74,7 +76,9 @@ class Hypothesis:
 def check_beam(beam: int, most: int) -> None:
     """ValueError unless 1 <= beam <= most."""
     if not 1 <= beam <= most:
-        raise ValueError(f"beam must be between 1 and {most}, got {beam}")
+        raise ValueError(
+            _("beam must be between 1 and {most}, got {beam}").format(most=most, beam=beam)
+        )
 
 
 @dataclass(frozen=True)
@@ -108,7 +112,7 @@ def beam_search(
     device = tokens.device
     live, finished = [Hypothesis()], []
     sums = torch.zeros(1, device=device)  # (K,) summed log-probabilities of the live hypotheses
-    for _ in range(settings.max_len):
+    for __ in range(settings.max_len):
         log_probs, state = step(tokens, state)  # (K, V)
         ended, extended = _extend(live, sums, log_probs, end, settings)
         finished += ended
@@ -187,7 +191,7 @@ def greedy_search(
     """
     done = torch.zeros_like(tokens, dtype=torch.bool)
     chosen, picked = [], []
-    for _ in range(max_len):
+    for __ in range(max_len):
         log_probs, state = step(tokens, state)  # (B, V)
         tokens = log_probs.argmax(-1)  # (B,)
         chosen.append(tokens)

@@ -21,6 +21,7 @@ import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
 
+from i18n import _
 from models.tokenizer import SubwordTokenizer
 
 CHECKPOINTS_ENV = "ATLAS_CHECKPOINTS"
@@ -53,14 +54,17 @@ class CheckpointError(RuntimeError):
     """A checkpoint is missing or damaged.
 
     name: the model (folder name); reason: what is wrong, for a person (a file name at most, never
-    a path); command: the shell command that rebuilds it; detail: paths and the loader's exception,
-    for the server log only. ``str()`` is the reason followed by the command.
+    a path), in the language current when it was raised; command: the shell command that rebuilds
+    it; detail: paths and the loader's exception, for the server log only. ``str()`` is the reason
+    followed by the command.
     """
 
     def __init__(self, name: str, reason: str, *, detail: str = "") -> None:
         self.name, self.reason, self.detail = name, reason, detail
         self.command = rebuild_command(name)
-        super().__init__(f"{reason} Rebuild it with: {self.command}")
+        super().__init__(
+            _("{reason} Rebuild it with: {command}").format(reason=reason, command=self.command)
+        )
 
 
 @contextmanager
@@ -73,7 +77,7 @@ def damage_as_error(folder: Path) -> Iterator[None]:
     except Exception as exc:  # any failure means the folder is damaged
         raise CheckpointError(
             folder.name,
-            f"The {folder.name} checkpoint is damaged and cannot be loaded.",
+            _("The {name} checkpoint is damaged and cannot be loaded.").format(name=folder.name),
             detail=f"{folder}: {type(exc).__name__}: {exc}",
         ) from exc
 
@@ -83,14 +87,16 @@ def require(folder: Path, *filenames: str) -> None:
     if not folder.is_dir():
         raise CheckpointError(
             folder.name,
-            f"The {folder.name} checkpoint has not been built here.",
+            _("The {name} checkpoint has not been built here.").format(name=folder.name),
             detail=f"{folder} is not a folder",
         )
     for filename in filenames:
         if not (folder / filename).is_file():
             raise CheckpointError(
                 folder.name,
-                f"The {folder.name} checkpoint is missing its {filename}.",
+                _("The {name} checkpoint is missing its {filename}.").format(
+                    name=folder.name, filename=filename
+                ),
                 detail=f"{folder / filename} is not a file",
             )
 
@@ -164,7 +170,7 @@ def load_translator(
 ) -> tuple[nn.Module, SubwordTokenizer, SubwordTokenizer]:
     """(``build(config)`` in eval mode, source tokenizer, target tokenizer); CheckpointError."""
     folder = checkpoint_folder(name_or_folder)
-    model, _ = load_module(folder, build, device, needs=TOKENIZERS, tied=TIED_GENERATOR)
+    model, _config = load_module(folder, build, device, needs=TOKENIZERS, tied=TIED_GENERATOR)
     with damage_as_error(folder):
         src, tgt = (SubwordTokenizer(folder / name) for name in TOKENIZERS)
     return model, src, tgt
@@ -219,17 +225,19 @@ class Card:
         return " && ".join(self.commands)
 
     def headline(self) -> str:
-        """The main measured figure, in words (the home page's table)."""
+        """The main measured figure, in words (the home page's table), in the current language."""
         m = self.metrics
-        if "bleu_greedy" in m:
-            beam = f", {m['bleu_beam5']:.1f} beam 5" if "bleu_beam5" in m else ""
-            return f"test BLEU {m['bleu_greedy']:.1f} greedy{beam}"
-        if "exact_match" in m:
-            return (
-                f"exact match {100 * m['exact_match']:.0f}%, "
-                f"localization {100 * m.get('localization', 0):.0f}%"
+        if "bleu_greedy" in m and "bleu_beam5" in m:
+            return _("test BLEU {greedy:.1f} greedy, {beam:.1f} beam 5").format(
+                greedy=m["bleu_greedy"], beam=m["bleu_beam5"]
             )
-        return "no measured metrics in card.json"
+        if "bleu_greedy" in m:
+            return _("test BLEU {greedy:.1f} greedy").format(greedy=m["bleu_greedy"])
+        if "exact_match" in m:
+            return _("exact match {exact:.0f}%, localization {localization:.0f}%").format(
+                exact=100 * m["exact_match"], localization=100 * m.get("localization", 0)
+            )
+        return _("no measured metrics in card.json")
 
 
 def read_card(name_or_folder: str | Path) -> Card:
@@ -256,7 +264,7 @@ def rebuild_command(name: str) -> str:
             continue
         if card.commands:
             return card.rebuild_command()
-    family, _, rest = Path(name).name.partition("-")
+    family, _dash, rest = Path(name).name.partition("-")
     return TRAINERS.get(family, "python -m training.train_{family} ...").format(
         rest=rest or "...", family=family
     )

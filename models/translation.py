@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from i18n import _
 from models.text import clean_text
 from models.tokenizer import EOS_ID, SubwordTokenizer
 
@@ -50,7 +51,7 @@ class TranslatorBase:
     def _source(self, text: str) -> Source:
         """The English ``text`` as the encoder reads it; ValueError when it is empty."""
         if not clean_text(text):
-            raise ValueError("the sentence is empty: type an English sentence to translate")
+            raise ValueError(_("the sentence is empty: type an English sentence to translate"))
         pieces = self.src_tok.encode(text)
         limit = self.model.cfg.max_src_len
         ids = pieces[:limit] + [EOS_ID]
@@ -66,5 +67,5 @@ class TranslatorBase:
         """The French ``target`` to force: its ids cut to the length limit, then ``</s>``;
         ValueError when it is empty."""
         if not clean_text(target):
-            raise ValueError("the reference translation is empty: type a French sentence")
+            raise ValueError(_("the reference translation is empty: type a French sentence"))
         return self.tgt_tok.encode(target)[: self.model.cfg.max_tgt_len - 1] + [EOS_ID]

@@ -1,16 +1,28 @@
 """Helpers shared by the browser tests of the model pages: a server pointed at a checkpoint
-folder, a fresh tab, and the wait for a settled page."""
+folder, a fresh tab, the wait for a settled page, and what the pages in Chinese are checked for
+(English left visible, missing-glyph boxes, a language switch)."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from bench.server import streamlit_server
+from tests.server import streamlit_server
+from tests.test_i18n_app import english_words
+from ui.sidebar import LANGUAGE_LABEL
 
 CHART = '[data-testid="stPlotlyChart"]'
+# Streamlit's own chrome, English in every language (docs/translating.md, "What cannot be
+# translated"): the file uploader's texts, the text box's hint and the keyboard users' skip link.
+STREAMLIT_CHROME = re.compile(
+    r"Drag and drop file here|Browse files|Limit \d+MB per file|Press Enter to apply"
+    r"|Skip to main content"
+)
+ICONS = '[data-testid="stIconMaterial"]'  # Material icons: a ligature's name ("home") as text
+MISSING_GLYPHS = ("\u25a1", "\ufffd")  # the box a missing glyph becomes; the replacement character
 
 
 @contextmanager
@@ -29,7 +41,7 @@ def served_with(env: str, folder: Path, log: Path) -> Iterator[str]:
 
 
 @contextmanager
-def open_tab(browser, timeout_ms: int = 120_000) -> Iterator[object]:  # noqa: ANN001
+def open_tab(browser, timeout_ms: int = 120_000) -> Iterator[object]:
     """A page in its own browser context (1400 x 1000), closed afterwards."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
@@ -40,9 +52,56 @@ def open_tab(browser, timeout_ms: int = 120_000) -> Iterator[object]:  # noqa: A
         context.close()
 
 
-def wait_settled(page, n_charts: int) -> None:  # noqa: ANN001
+def wait_settled(page, n_charts: int) -> None:
     """The script has finished and at least ``n_charts`` plotly charts are drawn."""
     page.wait_for_function(
         f"document.querySelectorAll('{CHART} .main-svg').length >= {n_charts}", polling=200
     )
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+
+
+def shown_texts(page) -> list[str]:
+    """What a person reads on the page: the app's visible text (main area and sidebar; Streamlit's
+    own chrome and the sidebar's bilingual language label taken out), then every SVG text node of
+    its plotly charts (titles, axes, ticks, legends, slider and button labels)."""
+    text = page.locator('[data-testid="stApp"]').inner_text()
+    text = STREAMLIT_CHROME.sub(" ", text).replace(LANGUAGE_LABEL, " ")
+    icons = set(page.locator(ICONS).all_inner_texts())  # each on a line of its own
+    text = "\n".join(line for line in text.splitlines() if line.strip() not in icons)
+    return [text, *page.locator(f"{CHART} .main-svg text").all_text_contents()]
+
+
+def english_left(texts: Iterable[str], allowed: Iterable[str] = ()) -> set[str]:
+    """The English words (``tests.test_i18n_app.english_words``) in ``texts`` other than the
+    ``allowed`` ones: the tokens and names a test lists precisely for its page."""
+    kept = {word.lower() for word in allowed}
+    return {word for text in texts for word in english_words(text) if word.lower() not in kept}
+
+
+def glyph_boxes(texts: Iterable[str]) -> list[str]:
+    """The texts that show a missing-glyph box or a replacement character."""
+    return [text for text in texts if any(mark in text for mark in MISSING_GLYPHS)]
+
+
+def switch_language(page, name: str, code: str) -> None:
+    """Pick ``name`` ('English', '简体中文') in the sidebar's language select; wait for ``?lang=code``
+    and for the rerun to finish."""
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.locator('[data-testid="stSelectbox"]', has_text=LANGUAGE_LABEL).click()
+    page.get_by_role("option", name=name, exact=True).click()
+    page.wait_for_url(f"**lang={code}**")
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+
+
+_PLOTLY_MARKUP = re.compile(r"%\{[^}]*\}|<[^>]*>")  # %{y:.2f}, <br>, <extra></extra>
+
+
+def chart_hover_texts(page) -> list[str]:
+    """What the plotly charts show on hover, read from their data (a hover draws one label at a
+    time): each trace's hovertemplate, hovertext and string customdata, plotly's markup removed."""
+    raw = page.evaluate(
+        "() => [...document.querySelectorAll('.js-plotly-plot')].flatMap(gd => (gd.data || [])"
+        ".flatMap(t => [t.hovertemplate, t.hovertext, t.customdata].flat(3)))"
+        ".filter(s => typeof s === 'string')"
+    )
+    return [_PLOTLY_MARKUP.sub(" ", text) for text in raw]

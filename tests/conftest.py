@@ -1,31 +1,42 @@
-"""Session fixtures for browser tests: one Streamlit server and one headless Chromium."""
+"""Session fixtures for browser tests (one Streamlit server, one headless Chromium), the folder
+screenshots go to, and the markers `make test-fast` and `make screenshots` select on."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
 import pytest
 
-from bench.server import CHROMIUM, ROOT, launch_chromium, streamlit_server
+from tests.requirements_env import need
+from tests.server import CHROMIUM, ROOT, launch_chromium, streamlit_server
 
-SCREENSHOTS = ROOT / "docs" / "screenshots"
+# Where the browser tests save their screenshots: a temporary folder, unless this variable names
+# a folder (relative to the repository); `make screenshots` points it at docs/screenshots.
+SCREENSHOTS_ENV = "ATLAS_SCREENSHOTS"
+# Markers that make a test slow (a browser, the shipped checkpoints, ../shared/data), and the test
+# files that train or load real models without one of them.
+SLOW_MARKERS = ("browser", "checkpoints", "data")
+SLOW_FILES = ("test_training_smoke.py", "test_shipped_seq2seq.py", "test_pretrained.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``slow`` (left out by `make test-fast`) and ``screenshot`` (run by `make screenshots`)."""
+    for item in items:
+        if item.path.name in SLOW_FILES or any(item.get_closest_marker(m) for m in SLOW_MARKERS):
+            item.add_marker(pytest.mark.slow)
+        if "screenshots" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.screenshot)
 
 
 def _need_chromium() -> None:
-    """Skip (locally) or fail (CI=true) when Chromium or Playwright is missing."""
-    problem = None
-    if not Path(CHROMIUM).exists():
-        problem = f"Chromium not found at {CHROMIUM} (apt-get install chromium)"
-    else:
-        try:
-            import playwright.sync_api  # noqa: F401, PLC0415
-        except ImportError:
-            problem = "the playwright Python package is not installed (requirements-dev.txt)"
-    if problem and os.environ.get("CI", "").lower() == "true":
-        pytest.fail(problem)
-    if problem:
-        pytest.skip(problem)
+    """Chromium and the Playwright package, or skip (fail under CI)."""
+    need(Path(CHROMIUM).exists(), f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
+    need(
+        importlib.util.find_spec("playwright") is not None,
+        "the playwright Python package is not installed (requirements-dev.txt)",
+    )
 
 
 @pytest.fixture(scope="session")
@@ -40,7 +51,7 @@ def app_url(tmp_path_factory: pytest.TempPathFactory):
 def browser():
     """One headless Chromium for the session."""
     _need_chromium()
-    from playwright.sync_api import sync_playwright  # noqa: PLC0415
+    from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         chromium = launch_chromium(playwright)
@@ -59,7 +70,12 @@ def page(browser, app_url):
 
 
 @pytest.fixture(scope="session")
-def screenshots() -> Path:
-    """The committed screenshot folder used by the README."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    return SCREENSHOTS
+def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder screenshots are saved in: a temporary one, so that tests never rewrite committed
+    files; ``$ATLAS_SCREENSHOTS`` when set (`make screenshots`: docs/screenshots)."""
+    folder = os.environ.get(SCREENSHOTS_ENV)
+    if not folder:
+        return tmp_path_factory.mktemp("screenshots")
+    path = ROOT / folder
+    path.mkdir(parents=True, exist_ok=True)
+    return path

@@ -1,7 +1,9 @@
-"""Skip-or-fail rules for tests that need something outside the project.
+"""The one skip-or-fail rule for tests that need something outside the project.
 
-Outside CI a test that needs ``../shared/data`` or a shipped checkpoint skips with a clear reason
-(a user's fresh clone has no data folder); with ``CI=true`` it fails instead, so CI never hides one.
+A test that needs ``../shared/data``, a shipped checkpoint, Chromium or the emoji font calls
+``need(condition, reason)``: outside CI it skips with the reason (a user's fresh clone has no data
+folder); with ``CI=true`` it fails instead, so CI never hides one (``.ci/run`` installs the system
+packages, so no test skips there).
 """
 
 from __future__ import annotations

@@ -8,7 +8,6 @@ others (``ATLAS_CHECKPOINTS``); screenshots are only saved from pages that showe
 from __future__ import annotations
 
 import json
-import os
 import re
 import urllib.parse
 from pathlib import Path
@@ -18,6 +17,7 @@ import pytest
 from models.checkpoints import CHECKPOINTS_ENV, SHIPPED_ROOT
 from models.rnn.translator import Translator
 from tests.browser_helpers import CHART, open_tab, served_with, wait_settled
+from tests.requirements_env import IN_CI
 from tests.tiny_seq2seq import build_tiny_checkpoints
 
 pytestmark = pytest.mark.browser
@@ -34,7 +34,7 @@ def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The root the server reads: each shipped checkpoint that exists (linked), tiny random-weight
     ones for the others, so the interaction is tested while training is still going."""
     missing = [k for k in KINDS if not _is_real(k)]
-    if missing and os.environ.get("CI", "").lower() == "true":
+    if missing and IN_CI:  # CI tests the shipped models; elsewhere tiny ones stand in
         pytest.fail(f"shipped checkpoints missing: {missing}")
     root = tmp_path_factory.mktemp("mixed_checkpoints")
     tiny = (

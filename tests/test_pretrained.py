@@ -74,10 +74,12 @@ def test_odd_unicode(encoder: PretrainedEncoder) -> None:
 
 
 def test_unknown_model_name_is_a_clear_error() -> None:
-    with pytest.raises(PretrainedModelError, match="no local Hugging Face model named"):
+    with pytest.raises(PretrainedModelError, match="offers these encoders: all-MiniLM-L6-v2"):
         PretrainedEncoder.load("no-such-org/no-such-model-xyz")
 
 
-def test_folder_without_config(tmp_path) -> None:  # noqa: ANN001
-    with pytest.raises(PretrainedModelError, match="config.json"):
-        PretrainedEncoder.load(str(tmp_path))
+def test_folder_without_config(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    (tmp_path / "no-config").mkdir()
+    monkeypatch.setenv("ATLAS_ENCODERS_DIR", str(tmp_path))
+    with pytest.raises(PretrainedModelError, match="offers these encoders"):  # not offered
+        PretrainedEncoder.load("no-config")

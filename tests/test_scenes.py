@@ -21,6 +21,7 @@ from media.scenes import (
     load_sprites,
     random_scene,
 )
+from tests.requirements_env import need
 
 
 @pytest.fixture(scope="module")
@@ -95,8 +96,8 @@ def test_make_scenes_cli_with_the_font(tmp_path: Path):
 
     try:
         make_scenes.find_font()
-    except SystemExit:
-        pytest.skip("fonts-noto-color-emoji is not installed (make font)")
+    except SystemExit as missing:  # fonts-noto-color-emoji is not installed (make font)
+        need(False, str(missing))
     make_scenes.main(["--n", "3", "--seed", "4", "--out", str(tmp_path / "a")])
     make_scenes.main(["--n", "3", "--seed", "4", "--out", str(tmp_path / "b")])
     a = (tmp_path / "a" / "scenes.jsonl").read_text()

@@ -196,10 +196,10 @@ def test_shipped_size_fits() -> None:
 def test_shipped_checkpoint_quality(name: str) -> None:
     folder = SHIPPED_ROOT / name
     card_file = folder / "card.json"
-    if not folder.is_dir():  # not shipped yet: its training (issue 5) has not been run to the end
-        pytest.skip(
-            f"{folder} is not shipped yet: python -m training.train_transformer --positional {name.split('-')[1]}"
-        )
+    need(
+        folder.is_dir(),
+        f"{folder} is not shipped: python -m training.train_transformer --positional {name.split('-')[1]}",
+    )
     need(card_file.is_file(), f"{folder} has no card.json (the card is written when training ends)")
     assert sum(f.stat().st_size for f in folder.iterdir()) < 12e6
     card = read_card(folder)

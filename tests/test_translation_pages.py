@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import html
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +20,7 @@ from streamlit.testing.v1 import AppTest
 
 from models.checkpoints import CHECKPOINTS_ENV, SHIPPED_ROOT
 from models.rnn.translator import Translator
+from tests.requirements_env import need
 from tests.tiny_seq2seq import build_tiny_checkpoints
 from ui.translation_compute import (
     compute_alignment,
@@ -318,14 +318,10 @@ def _need_real(*kinds: str) -> None:
     missing = [
         k for k in kinds if not (SHIPPED_ROOT / f"seq2seq-{k}" / "model.safetensors").is_file()
     ]
-    if not missing:
-        return
-    reason = (
-        f"checkpoints not built yet: {missing} (python -m training.train_seq2seq --attention NAME)"
+    need(
+        not missing,
+        f"checkpoints not built yet: {missing} (python -m training.train_seq2seq --attention NAME)",
     )
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(reason)
-    pytest.skip(reason)
 
 
 @pytest.fixture

@@ -13,7 +13,8 @@ import numpy as np
 import streamlit as st
 import torch
 
-from media.images import MAX_BYTES, ImageInputError, load_image
+from i18n import N_, _, current_language
+from media.images import MAX_BYTES, ImageInputError, load_image, too_large
 from media.scenes import (
     OBJECT_NAMES,
     Placement,
@@ -24,21 +25,21 @@ from media.scenes import (
     random_scene,
 )
 from models.captioning.inference import CaptionResult
+from ui.choices import choice_ui
 from ui.guard import guarded_ui
 from ui.loaders import ModelKey, cached_model, card_of, model_key
 from ui.sidebar import current_device
-from ui.url_state import parse_choice, parse_int, read_param, write_params
+from ui.url_state import parse_int, read_param, write_params
 
-SOURCES = ("example", "compose", "upload")
-SOURCE_LABELS = {
-    "example": "Example scene",
-    "compose": "Compose a scene",
-    "upload": "Upload an image",
+SOURCE_LABELS = {  # id (cap_src in the URL) -> label
+    "example": N_("Example scene"),
+    "compose": N_("Compose a scene"),
+    "upload": N_("Upload an image"),
 }
 EXAMPLE_SEED = 2026  # example scenes come from a seed used neither in training nor in testing
 N_EXAMPLES = 12
 DEFAULT_SCENE = "dog:25:30:64,apple:70:70:56"
-MODEL_LABELS = {"caption-soft": "Soft attention", "caption-hard": "Hard attention"}
+MODEL_LABELS = {"caption-soft": N_("Soft attention"), "caption-hard": N_("Hard attention")}
 
 
 @st.cache_resource
@@ -93,11 +94,18 @@ def random_composition(seed: int) -> str:
 def decode_upload(data: bytes) -> tuple[np.ndarray | None, str | None]:
     """(image, None) or (None, message) for an uploaded file; never raises."""
     if len(data) > MAX_BYTES:
-        return None, f"The file is {len(data) / 2**20:.1f} MB; the limit is 10 MB."
+        return None, too_large(len(data))
     try:
         return load_image(data), None
     except ImageInputError as exc:
         return None, str(exc)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def decoded_upload(file_id: str, _data: bytes, lang: str) -> tuple[np.ndarray | None, str | None]:
+    """:func:`decode_upload`, once per uploaded file (``file_id``) rather than on every rerun;
+    per language ``lang``, since the message is in the session's language."""
+    return decode_upload(_data)
 
 
 def image_digest(image: np.ndarray) -> str:
@@ -130,20 +138,15 @@ def describe_ui(
 
 def source_ui() -> str:
     """Where the image comes from (kept in the URL as cap_src)."""
-    default = read_param("cap_src", parse_choice, "example", SOURCES)
-    if "cap_src" not in st.session_state:
-        st.session_state["cap_src"] = default
-    source = st.segmented_control("Image", SOURCES, key="cap_src", format_func=SOURCE_LABELS.get)
-    source = source or "example"
-    write_params(cap_src=source)
-    return source
+    source = choice_ui(st.segmented_control, _("Image"), SOURCE_LABELS, key="cap_src")
+    return source or "example"
 
 
 def example_ui() -> int:
     """Which example scene (cap_ex in the URL)."""
     if "cap_ex" not in st.session_state:
         st.session_state["cap_ex"] = read_param("cap_ex", parse_int, 0, 0, N_EXAMPLES - 1)
-    index = st.select_slider("Example scene", list(range(N_EXAMPLES)), key="cap_ex",
+    index = st.select_slider(_("Example scene"), list(range(N_EXAMPLES)), key="cap_ex",
                              format_func=lambda i: f"#{i + 1}")  # fmt: skip
     write_params(cap_ex=index)
     return int(index)
@@ -164,9 +167,9 @@ def settings_ui() -> CaptionSettings:
         if key not in st.session_state:
             st.session_state[key] = read_param(key, parse_int, default, lo, hi)
     left, right = st.columns(2)
-    beam = left.slider("Beam size", 1, 5, key="cap_beam", help="1 = greedy decoding")
-    samples = right.slider("Hard-attention samples N", 1, 50, key="cap_n",
-                           help="How many times the hard model samples one location per word")  # fmt: skip
+    beam = left.slider(_("Beam size"), 1, 5, key="cap_beam", help=_("1 = greedy decoding"))
+    samples = right.slider(_("Hard-attention samples N"), 1, 50, key="cap_n",
+                           help=_("How many times the hard model samples one location per word"))  # fmt: skip
     write_params(cap_beam=beam, cap_n=samples)
     return CaptionSettings(int(beam), int(samples))
 
@@ -190,9 +193,11 @@ def card_line(name: str) -> str:
     if card is None or "exact_match" not in card.metrics:
         return ""
     test, data = card.metrics, card.data
-    return (f"Test ({data.get('test_scenes')} fresh scenes, seed {data.get('test_seed')}): exact "
-            f"match {test['exact_match']:.1%}, localization {test.get('localization', 0):.1%}, "
-            f"BLEU-4 {test.get('bleu4', 0):.1f}")  # fmt: skip
+    return _("Test ({scenes} fresh scenes, seed {seed}): exact match {exact:.1%}, localization "
+             "{localization:.1%}, BLEU-4 {bleu:.1f}").format(
+        scenes=data.get("test_scenes"), seed=data.get("test_seed"), exact=test["exact_match"],
+        localization=test.get("localization", 0), bleu=test.get("bleu4", 0),
+    )  # fmt: skip
 
 
 def dumps(doc: dict) -> str:
@@ -220,9 +225,9 @@ def _object_ui(name: str) -> Placement:
     st.session_state.setdefault(f"cap_y_{name}", 50)
     st.session_state.setdefault(f"cap_size_{name}", 64)
     st.markdown(f"**{name}**")
-    x = st.slider("left → right (%)", 0, 100, key=f"cap_x_{name}")
-    y = st.slider("top → bottom (%)", 0, 100, key=f"cap_y_{name}")
-    size = st.slider("size (px)", 32, 96, step=4, key=f"cap_size_{name}")
+    x = st.slider(_("left → right (%)"), 0, 100, key=f"cap_x_{name}")
+    y = st.slider(_("top → bottom (%)"), 0, 100, key=f"cap_y_{name}")
+    size = st.slider(_("size (px)"), 32, 96, step=4, key=f"cap_size_{name}")
     return Placement(name, x * 2.24, y * 2.24, float(size))
 
 
@@ -231,9 +236,9 @@ def compose_ui() -> str:
     if "cap_objects" not in st.session_state:
         placements = parse_composition(st.query_params.get("cap_scene", DEFAULT_SCENE))
         _set_composition(placements or parse_composition(DEFAULT_SCENE))
-    st.button("Random layout", key="cap_random", on_click=_randomise, icon=":material/casino:")
+    st.button(_("Random layout"), key="cap_random", on_click=_randomise, icon=":material/casino:")
     names = st.multiselect(
-        "Objects (up to four)", OBJECT_NAMES, key="cap_objects", max_selections=4
+        _("Objects (up to four)"), OBJECT_NAMES, key="cap_objects", max_selections=4
     )
     placements = []
     for column, name in zip(st.columns(max(1, len(names))), names, strict=False):
@@ -246,10 +251,15 @@ def compose_ui() -> str:
 
 def upload_ui() -> tuple[np.ndarray | None, str | None]:
     """An uploaded image as (224, 224, 3) uint8, or a message saying why it cannot be used."""
+    # Any file type, and up to server.maxUploadSize (25 MB): the page checks type and size itself
+    # and says in words why a file is refused (the browser's filter showed only a red icon).
     file = st.file_uploader(
-        "PNG, JPEG or WebP, up to 10 MB", type=["png", "jpg", "jpeg", "webp"], key="cap_upload",
-        help="The models were trained only on emoji scenes: they know only the scene vocabulary.",
+        _("PNG, JPEG or WebP, up to 10 MB"), key="cap_upload",
+        help=_("The models were trained only on emoji scenes: they know only the scene vocabulary."),
     )  # fmt: skip
     if file is None:
         return None, None
-    return decode_upload(file.getvalue())
+    if file.size > MAX_BYTES:
+        return None, too_large(file.size)
+    with st.spinner(_("Reading the image…")):
+        return decoded_upload(file.file_id, file.getvalue(), current_language())

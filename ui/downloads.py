@@ -9,6 +9,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from i18n import _
+
 
 def matrix_csv(matrix: object, row_labels: Sequence[str], col_labels: Sequence[str]) -> str:
     """CSV text of a (rows, cols) matrix with labelled rows and columns (duplicates allowed)."""
@@ -32,11 +34,13 @@ def download_csv(
     col_labels: Sequence[str],
     filename: str,
     *,
-    label: str = "Download CSV",
+    label: str | None = None,
     key: str | None = None,
 ) -> None:
     """A download button for one labelled matrix as CSV, written when the button is clicked
-    (a rerun only registers it)."""
+    (a rerun only registers it). ``label``: translated text (default 'Download CSV'). The file's
+    row and column labels are data and stay as given."""
+    label = _("Download CSV") if label is None else label
     arr, rows, cols = np.array(matrix, dtype=float), list(row_labels), list(col_labels)
     _check_shape(arr, rows, cols)  # now, not at the click
     st.download_button(
@@ -55,10 +59,11 @@ def _jsonable(obj: object) -> object:
 
 
 def download_json(
-    data: object, filename: str, *, label: str = "Download JSON", key: str | None = None
+    data: object, filename: str, *, label: str | None = None, key: str | None = None
 ) -> None:
     """A download button for a JSON document (numpy arrays become nested lists), written when the
-    button is clicked."""
+    button is clicked. ``label``: translated text (default 'Download JSON')."""
+    label = _("Download JSON") if label is None else label
     st.download_button(
         label, lambda: json_text(data), file_name=filename, mime="application/json", key=key,
         icon=":material/download:", on_click="ignore",

@@ -10,12 +10,15 @@ from typing import TypeVar
 
 import streamlit as st
 
+from i18n import _
+
 T = TypeVar("T")
 
 
 def refusal_message(exc: ValueError) -> str:
-    """The model's reason as a sentence for the page (capitalised)."""
-    text = str(exc).strip() or "The model cannot use this input."
+    """The model's reason as a sentence for the page (capitalised). The models word their
+    reasons in the session's language (``i18n``), so the text is shown as it is."""
+    text = str(exc).strip() or _("The model cannot use this input.")
     return text[0].upper() + text[1:]
 
 

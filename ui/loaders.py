@@ -10,12 +10,15 @@ exception go to the server log, and the rest of the page keeps working.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.scriptrunner_utils.script_run_context import in_cached_function
 
+from i18n import N_, _
 from models.captioning.checkpoint import load_captioner as load_caption_decoder
 from models.captioning.image_encoder import load_encoder
 from models.captioning.inference import Captioner
@@ -31,6 +34,7 @@ from ui.text import escape_markdown
 log = logging.getLogger(__name__)
 CAPTION_MODELS = ("caption-soft", "caption-hard")
 ModelKey = tuple[str, str, float]  # (folder, device, weights-file stamp)
+PRETRAINED_STILL_WORKS = N_("The pretrained encoder still works.")
 
 
 def _captioner(folder: str, device: str) -> Captioner:
@@ -64,24 +68,38 @@ def model_key(name: str, device: str | None = None) -> ModelKey:
     return str(folder), device or current_device(), weights_stamp(folder)
 
 
-@st.cache_resource(show_spinner="Loading the model…", max_entries=32)
+def spinner(text: str) -> contextlib.AbstractContextManager:
+    """``st.spinner(text)`` for a cached call, with ``text`` in the session's language (a cache
+    decorator's ``show_spinner`` text is fixed at import). Like Streamlit's own cache spinners it
+    shows only after 0.5 s (a cache hit shows none) and never inside another cached function."""
+    return contextlib.nullcontext() if in_cached_function.get() else st.spinner(text)
+
+
 def cached_model(family: str, folder: str, device: str, stamp: float) -> object:
     """One model per (family, folder, device, weights version), in eval mode, shared by sessions.
-    Raises CheckpointError (or PretrainedModelError); errors are not cached."""
+    Raises CheckpointError (or PretrainedModelError), worded in the session's language; errors
+    are not cached."""
+    with spinner(_("Loading the model…")):
+        return _cached_model(family, folder, device, stamp)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _cached_model(family: str, folder: str, device: str, stamp: float) -> object:
+    """:func:`cached_model` without the spinner (the cache itself)."""
     model = LOADERS[family](folder, device)
     freeze_long_lived(again=True)  # cached for the life of the process
     return model
 
 
 def missing_model_ui(error: CheckpointError, note: str = "") -> None:
-    """An error box naming the missing model (and ``note``: what still works), then the command
-    that rebuilds it. The path and the loader's exception go to the log only."""
+    """An error box naming the missing model (and ``note``: what still works, translated), then
+    the command that rebuilds it. The path and the loader's exception go to the log only."""
     log.warning("checkpoint %s unavailable: %s", error.name, error.detail or error.reason)
-    st.error(
-        f"The **{error.name}** model is not available yet, so this part of the page is off. "
-        f"{error.reason} {note}".strip(),
-        icon=":material/model_training:",
+    off = _("The **{name}** model is not available yet, so this part of the page is off.").format(
+        name=error.name
     )
+    st.error(" ".join(part for part in (off, error.reason, note) if part),
+             icon=":material/model_training:")  # fmt: skip
     st.code(error.command, language="bash", wrap_lines=True)
 
 
@@ -105,7 +123,7 @@ def load_translator(kind: str, *, quiet: bool = False) -> Translator | None:
 
 def load_transformer(positional: str, *, quiet: bool = False) -> TransformerTranslator | None:
     """The Transformer ``transformer-<positional>``, or None after the missing-model box."""
-    note = "The pretrained encoder still works."
+    note = _(PRETRAINED_STILL_WORKS)
     return load_model("transformer", f"transformer-{positional}", quiet=quiet, note=note)
 
 

@@ -5,16 +5,23 @@ a result into what the page draws (weights in the BertViz layout plus token labe
 Runs are cached with ``st.cache_data`` on the weights' identity (see :mod:`ui.cache`): the
 Transformer's (folder, device, weights-file stamp) and the pretrained encoder's (name, device).
 Every run goes through the one guard (:func:`ui.guard.guarded_ui`): a refused input is a message.
+
+Text in any script: a piece the pretrained encoder's vocabulary lacks (most Chinese characters,
+for all-MiniLM-L6-v2) is its ``[UNK]`` token; the views label it with the text it stands for
+(``[UNK:注]``, :func:`unknown_labels`) and say how many there are.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 import streamlit as st
 import torch
 
+from i18n import N_, _, current_language
 from models.analysis.aggregate import GROUPS, hide_keys, token_groups
 from models.transformer.pretrained import DEFAULT_MODEL, EncoderAttention
 from models.transformer.translator import TransformerAttention
@@ -23,13 +30,24 @@ from ui.guard import guarded_ui
 from ui.loaders import cached_model, load_pretrained, load_transformer, model_key
 from ui.sidebar import current_device
 
-POSITIONALS = ("sinusoidal", "learned")
-KINDS = {
-    "encoder": "encoder self-attention",
-    "decoder": "decoder self-attention (masked)",
-    "cross": "cross attention (decoder → encoder)",
+POSITIONAL_LABELS = {"sinusoidal": N_("sinusoidal"), "learned": N_("learned")}  # id -> label
+POSITIONALS = tuple(POSITIONAL_LABELS)
+KINDS = {  # id -> what the charts call it (English, also the downloaded JSON's "kind")
+    "encoder": N_("encoder self-attention"),
+    "decoder": N_("decoder self-attention (masked)"),
+    "cross": N_("cross attention (decoder → encoder)"),
 }
+KIND_NAMES = {"encoder": N_("encoder"), "decoder": N_("decoder"), "cross": N_("cross")}
+# summaries of a layer's heads: id (also in the URL) -> label; rollout needs self-attention
+AGGREGATES = {"mean over heads": N_("mean over heads"), "max over heads": N_("max over heads"),
+              "rollout up to this layer": N_("rollout up to this layer")}  # fmt: skip
+# GROUPS name (also the id in the URL) -> its label; "[CLS] / <s>" is tokens only
+GROUP_LABELS = dict(zip(GROUPS, ("[CLS] / <s>", N_("[SEP] / </s> / other special"),
+                                 N_("punctuation"), N_("first token")), strict=True))  # fmt: skip
 MAX_CHARS = 5000
+UNKNOWN = "[UNK]"
+SPAN_CHARS = 6  # an unknown piece's label shows at most this many characters of its text
+SHOWN_IN = "_mh_shown_in:"  # + key: the language a multi-choice widget was last drawn in
 
 
 # ------------------------------------------------------------------ cached runs
@@ -45,12 +63,37 @@ def run_transformer(
         return cached_model("transformer", folder, device, stamp).translate(text, beam=beam)
 
 
+@dataclass(frozen=True)
+class PretrainedRun:
+    """One run of a pretrained encoder: its result, and for each of its pieces the text it was
+    read from (``spans``, "" for special tokens; empty when the tokenizer gives no offsets)."""
+
+    result: EncoderAttention
+    spans: tuple[str, ...] = ()
+
+
 # 8 runs: (6, 12, T, T) float32 for MiniLM, up to 75 MB each at 512 pieces (600 MB at most)
 @st.cache_data(max_entries=8, show_spinner=False)
-def run_pretrained(name: str, device: str, text: str) -> EncoderAttention:
+def run_pretrained(name: str, device: str, text: str) -> PretrainedRun:
     """Every attention of the encoder ``name`` on ``text``; a copy per session."""
+    encoder = cached_model("pretrained", name, device, 0.0)
     with torch.inference_mode():
-        return cached_model("pretrained", name, device, 0.0).attend(text)
+        result = encoder.attend(text)
+    return PretrainedRun(result, piece_spans(encoder, text, len(result.tokens)))
+
+
+def piece_spans(encoder: Any, text: str, n_pieces: int) -> tuple[str, ...]:
+    """The text under each of the ``n_pieces`` pieces the encoder read from ``text`` (its fast
+    tokenizer's offsets); () when the tokenizer has none or they do not line up."""
+    try:
+        offsets = encoder.tokenizer(
+            text, truncation=True, max_length=encoder.max_pieces, return_offsets_mapping=True
+        )["offset_mapping"]
+    except (NotImplementedError, KeyError, TypeError, ValueError):  # a slow tokenizer
+        return ()
+    if len(offsets) != n_pieces:
+        return ()
+    return tuple(text[start:end] for start, end in offsets)
 
 
 def translate_ui(positional: str, text: str, beam: int) -> TransformerAttention | None:
@@ -59,17 +102,17 @@ def translate_ui(positional: str, text: str, beam: int) -> TransformerAttention 
     if load_transformer(positional) is None:
         return None
     key = model_key(f"transformer-{positional}")
-    with st.spinner("Translating…"):
+    with st.spinner(_("Translating…")):
         return guarded_ui(lambda: run_transformer(*key, text, beam))
 
 
-def encode_ui(name: str, text: str) -> EncoderAttention | None:
+def encode_ui(name: str, text: str) -> PretrainedRun | None:
     """Run the pretrained encoder on ``text`` with a spinner; None when it cannot be loaded or
     refused the text (with a message)."""
     encoder = load_pretrained(name)
     if encoder is None:
         return None
-    with st.spinner("Running the encoder…"):
+    with st.spinner(_("Running the encoder…")):
         model = name.strip() or DEFAULT_MODEL
         return guarded_ui(lambda: run_pretrained(model, current_device(), text))
 
@@ -79,7 +122,7 @@ def encode_ui(name: str, text: str) -> EncoderAttention | None:
 
 @dataclass(frozen=True)
 class HeadsView:
-    """What the page draws for one attention kind.
+    """What the page draws for one attention kind (built during a script run, in its language).
 
     weights: (L, H, T_q, T_k), rows sum to 1 (or 0 for a row whose keys were all hidden).
     query_tokens (T_q) / key_tokens (T_k): the axis labels.
@@ -88,7 +131,8 @@ class HeadsView:
     hidden: the groups removed from the keys (and, for self-attention, the queries).
     """
 
-    kind: str
+    kind: str  # English: the downloaded JSON's "kind"
+    title: str  # the kind in the session's language, for the charts' titles
     weights: np.ndarray
     query_tokens: list[str]
     key_tokens: list[str]
@@ -109,23 +153,48 @@ def transformer_view(result: TransformerAttention, kind: str) -> HeadsView:
     notices = []
     if result.truncated:
         notices.append(
-            f"The sentence has {result.n_source_pieces} pieces; the model reads at most "
-            f"{len(src) - 1}, so the rest was cut."
+            _("The sentence has {n} pieces; the model reads at most {limit}, so the rest was "
+              "cut.").format(n=result.n_source_pieces, limit=len(src) - 1)  # fmt: skip
         )
-    return HeadsView(KINDS[kind], weights, list(queries), list(keys), token_groups(keys),
-                     self_attention=kind != "cross", notices=notices)  # fmt: skip
+    return HeadsView(KINDS[kind], _(KINDS[kind]), weights, list(queries), list(keys),
+                     token_groups(keys), self_attention=kind != "cross", notices=notices)  # fmt: skip
 
 
-def pretrained_view(result: EncoderAttention) -> HeadsView:
-    """The self-attention of a pretrained encoder."""
-    notices = []
+def unknown_labels(tokens: Sequence[str], spans: Sequence[str]) -> list[str]:
+    """Token labels where each ``[UNK]`` piece names the text it stands for: ``[UNK:注]`` (at
+    most SPAN_CHARS characters, then "…"). Tokens as they are when ``spans`` do not match."""
+    if len(spans) != len(tokens):
+        return list(tokens)
+    labels = []
+    for token, span in zip(tokens, spans, strict=True):
+        text = span.strip()
+        if token == UNKNOWN and text:
+            text = text if len(text) <= SPAN_CHARS else text[:SPAN_CHARS] + "…"
+            token = f"[UNK:{text}]"
+        labels.append(token)
+    return labels
+
+
+def pretrained_view(run: PretrainedRun) -> HeadsView:
+    """The self-attention of a pretrained encoder; unknown pieces labelled with their text."""
+    result, notices = run.result, []
     if result.truncated:
         notices.append(
-            f"The text has {result.n_pieces} word pieces; the encoder reads at most "
-            f"{result.max_pieces}, so it was cut to the first {result.max_pieces}."
+            _("The text has {n} word pieces; the encoder reads at most {limit}, so it was cut to "
+              "the first {limit}.").format(n=result.n_pieces, limit=result.max_pieces)  # fmt: skip
         )
-    return HeadsView(f"{result.model} self-attention", result.attentions, list(result.tokens),
-                     list(result.tokens), token_groups(result.tokens, result.special),
+    unknown = sum(token == UNKNOWN for token in result.tokens)
+    if unknown:
+        notices.append(
+            _("{model} reads {n} of these {total} pieces as [UNK], its one token for anything "
+              "its vocabulary lacks, so it cannot tell them apart. The charts label each with "
+              "the text it stands for, as [UNK:…].").format(
+                model=result.model, n=unknown, total=len(result.tokens))  # fmt: skip
+        )
+    labels = unknown_labels(result.tokens, run.spans)
+    return HeadsView(f"{result.model} self-attention",
+                     _("{model} self-attention").format(model=result.model), result.attentions,
+                     labels, list(labels), token_groups(result.tokens, result.special),
                      self_attention=True, notices=notices)  # fmt: skip
 
 
@@ -136,12 +205,12 @@ def hide_groups(view: HeadsView, groups: list[str]) -> HeadsView:
         return view
     unknown = set(groups) - set(GROUPS)
     if unknown:
-        raise ValueError(f"unknown token groups {sorted(unknown)}; choose from {GROUPS}")
+        raise ValueError(f"unknown token groups {sorted(unknown)}; choose from {GROUPS}")  # a bug
     hidden = np.zeros(len(view.key_tokens), dtype=bool)
     for name in groups:
         hidden |= view.key_groups[name]
     if hidden.all():
-        raise ValueError("every token belongs to a hidden group: nothing would be left")
+        raise ValueError(_("Every token belongs to a hidden group: nothing would be left."))
     weights = hide_keys(view.weights, hidden).astype(np.float32)  # (L, H, T_q, K)
     queries = view.query_tokens
     if view.self_attention:
@@ -163,7 +232,7 @@ def download_matrix_csv(
 ) -> None:
     """A CSV download of one labelled matrix, built only when clicked (512 x 512 stays cheap)."""
     st.download_button(
-        "Download CSV", lambda: matrix_csv(matrix, rows, cols), file_name=filename,
+        _("Download CSV"), lambda: matrix_csv(matrix, rows, cols), file_name=filename,
         mime="text/csv", key=key, icon=":material/download:", on_click="ignore",
     )  # fmt: skip
 
@@ -179,6 +248,51 @@ def download_view_json(view: HeadsView, layer: int, filename: str, key: str) -> 
         return json.dumps(data, ensure_ascii=False)
 
     st.download_button(
-        "Download JSON (this layer, all heads)", build, file_name=filename,
+        _("Download JSON (this layer, all heads)"), build, file_name=filename,
         mime="application/json", key=key, icon=":material/download:", on_click="ignore",
     )  # fmt: skip
+
+
+# ------------------------------------------------------------------ a multiple choice
+
+
+def multi_choice_ui(
+    widget: Callable[..., Any],
+    label: str,
+    options: Sequence[str],
+    *,
+    key: str,
+    default: Sequence[str],
+    format_func: Callable[[str], str],
+    **kwargs: Any,
+) -> list[str]:
+    """``widget`` (``st.multiselect``, ``st.pills``) over the ids ``options``, shown through
+    ``format_func`` (translated), kept in the URL by id as ``?key=a&key=b`` in every language
+    (``?key=`` for none; left out when it is ``default``). A bound widget would write the shown
+    labels into the URL instead (see :mod:`ui.choices`). A link's unknown ids are dropped (all of
+    them: ``default``); other options (another model) start again from ``default``. Returns the
+    chosen ids."""
+    options, default = list(options), list(default)
+    shown, last = (current_language(), tuple(options)), st.session_state.get(SHOWN_IN + key)
+    if key not in st.session_state:
+        asked = st.query_params.get_all(key)
+        chosen = [a for a in dict.fromkeys(asked) if a in options]
+        st.session_state[key] = chosen if chosen or asked == [""] else default
+    elif last is not None and last[1] != shown[1]:
+        st.session_state[key] = default
+    elif last != shown:  # a new language: resending the value makes the browser show new labels
+        st.session_state[key] = list(st.session_state[key])
+    st.session_state[SHOWN_IN + key] = shown
+    value = list(widget(label, options, key=key, format_func=format_func, **kwargs) or [])
+    if value == default:
+        if key in st.query_params:
+            del st.query_params[key]
+    elif st.query_params.get_all(key) != (value or [""]):
+        st.query_params[key] = value or ""
+    return value
+
+
+def group_label(name: str) -> str:
+    """A GROUPS name as the page shows it, in the session's language."""
+    return _(GROUP_LABELS[name])
+

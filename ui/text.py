@@ -6,6 +6,7 @@ import re
 
 import streamlit as st
 
+from i18n import _
 from models.text import clean_text
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
@@ -21,7 +22,9 @@ def sanitize_text(text: str | None, max_chars: int) -> tuple[str, str | None]:
     clean = clean_text(text or "")
     if len(clean) <= max_chars:
         return clean, None
-    notice = f"Your text has {len(clean):,} characters; only the first {max_chars:,} are used."
+    notice = _("Your text has {n:,} characters; only the first {limit:,} are used.").format(
+        n=len(clean), limit=max_chars
+    )
     return clean[:max_chars].rstrip(), notice
 
 
@@ -46,4 +49,5 @@ def tokenize(text: str, max_tokens: int) -> tuple[list[str], str | None]:
         tokens = list(tokens[0])  # e.g. Chinese or Japanese written without spaces
     if len(tokens) <= max_tokens:
         return tokens, None
-    return tokens[:max_tokens], f"{len(tokens)} tokens; the first {max_tokens} are used."
+    notice = _("{n} tokens; the first {limit} are used.").format(n=len(tokens), limit=max_tokens)
+    return tokens[:max_tokens], notice

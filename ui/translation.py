@@ -5,23 +5,30 @@ translators come from :mod:`ui.loaders`; the computations from :mod:`ui.translat
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import streamlit as st
 
+from i18n import N_, _
 from models.rnn.seq2seq import ATTENTION_NAMES
 from models.rnn.translator import Translator
 from ui.guard import show_refusal
+from ui.registry import PAGES
 from ui.translation_compute import MAX_CHARS, Result, truncation_notice
 from ui.url_state import parse_int, read_param
 
 ALL_MODELS = ATTENTION_NAMES  # the seven RNN translators, in story order
-GLOBAL_MODELS = {
-    "bahdanau": "Bahdanau (additive)",
-    "luong-dot": "Luong global · dot",
-    "luong-general": "Luong global · general",
-    "luong-concat": "Luong global · concat",
+GLOBAL_MODELS = {  # id -> label (model names stay; the words around them are translated)
+    "bahdanau": N_("Bahdanau (additive)"),
+    "luong-dot": N_("Luong global · dot"),
+    "luong-general": N_("Luong global · general"),
+    "luong-concat": N_("Luong global · concat"),
 }
-LOCAL_MODELS = {"local-p": "Luong local-p (predicted p_t)", "local-m": "Luong local-m (p_t = t)"}
+LOCAL_MODELS = {
+    "local-p": N_("Luong local-p (predicted p_t)"),
+    "local-m": N_("Luong local-m (p_t = t)"),
+}
 # From Multi30k test_2016_flickr (lines 113, 43, 126, 2, 114, 6): short, reordering, long.
 EXAMPLE_PAIRS = {
     "A black dog is retrieving a ball in water.": "Un chien noir récupère une balle dans l'eau.",
@@ -38,11 +45,24 @@ EXAMPLE_PAIRS = {
         "des chapeaux, debout autour d'une femme vêtue d'une robe bustier.",
 }  # fmt: skip
 EXAMPLES = list(EXAMPLE_PAIRS)
+# The page for Chinese text: the Multi-head page's pretrained encoder has CJK in its vocabulary.
+CHINESE_PAGE = "app_pages/multi_head.py"
+ENGLISH_ONLY_NOTE = N_(
+    "These models translate English into French. For Chinese text, open the Multi-head "
+    "attention page: its pretrained encoder reads Chinese."
+)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
 def trained_window(translator: Translator) -> int:
     """The half-width D the local model was trained with."""
     return int(translator.model.cfg.window)
+
+
+def model_label(kind: str) -> str:
+    """The translated label of a GLOBAL_MODELS or LOCAL_MODELS id (the id itself when unknown)."""
+    label = GLOBAL_MODELS.get(kind) or LOCAL_MODELS.get(kind)
+    return _(label) if label else kind
 
 
 # ---------------------------------------------------------------- widgets
@@ -57,37 +77,54 @@ def _pick_example(text_key: str, example_key: str, ref_key: str | None) -> None:
             st.session_state[ref_key] = EXAMPLE_PAIRS[choice]
 
 
+def english_only_note(raw: str) -> None:
+    """Under the sentence box: the models read English, and the Multi-head page is the one for
+    Chinese (a link to it). A warning instead of a caption when the text has CJK characters."""
+    entry = next((p for p in PAGES if p.file == CHINESE_PAGE and p.exists()), None)
+    left, right = st.columns([4, 1], vertical_alignment="center")
+    with left:
+        if _CJK.search(raw):
+            st.warning(_(ENGLISH_ONLY_NOTE), icon=":material/translate:")
+        else:
+            st.caption(_(ENGLISH_ONLY_NOTE))
+    if entry is not None:
+        right.page_link(entry.file, label=_(entry.title), icon=entry.icon)
+
+
 def sentence_ui(
     prefix: str,
     *,
     default: str = EXAMPLES[0],
     examples: list[str] = EXAMPLES,
     with_ref: bool = False,
+    english_note: bool = False,
 ) -> str:
-    """The sentence box (Enter runs it; kept in the URL as ``<prefix>text``) and an example
-    picker (which also fills ``<prefix>ref`` when ``with_ref``); returns the raw text."""
+    """The sentence box (Enter runs it; kept in the URL as ``<prefix>text``), with
+    ``english_note`` the note that the models read English (:func:`english_only_note`), and an
+    example picker (which also fills ``<prefix>ref`` when ``with_ref``); returns the raw text."""
     text_key, example_key = f"{prefix}text", f"{prefix}example"
     ref_key = f"{prefix}ref" if with_ref else None
     raw = st.text_input(
-        "English sentence", value=default, key=text_key, bind="query-params",
-        placeholder="Type an English sentence and press Enter",
-        help=f"Any text works; it is cut at {MAX_CHARS:,} characters.",
+        _("English sentence"), value=default, key=text_key, bind="query-params",
+        placeholder=_("Type an English sentence and press Enter"),
+        help=_("Any text works; it is cut at {n:,} characters.").format(n=MAX_CHARS),
     )  # fmt: skip
+    if english_note:
+        english_only_note(raw or "")
     st.selectbox(
-        "…or pick an example from the test set", examples, index=None, key=example_key,
-        placeholder="Examples (short, reordering adjectives, long)",
+        _("…or pick an example from the test set"), examples, index=None, key=example_key,
+        placeholder=_("Examples (short, reordering adjectives, long)"),
         on_change=_pick_example, args=(text_key, example_key, ref_key),
     )  # fmt: skip
     return raw or ""
 
 
-def reference_ui(
-    prefix: str, *, label: str = "French reference translation", default: str = ""
-) -> str:
-    """A French sentence box kept in the URL as ``<prefix>ref``; returns the raw text."""
+def reference_ui(prefix: str, *, label: str | None = None, default: str = "") -> str:
+    """A French sentence box kept in the URL as ``<prefix>ref``; returns the raw text. ``label``
+    is already translated (default: "French reference translation")."""
     raw = st.text_input(
-        label, value=default, key=f"{prefix}ref", bind="query-params",
-        placeholder="Type a French translation and press Enter",
+        label or _("French reference translation"), value=default, key=f"{prefix}ref",
+        bind="query-params", placeholder=_("Type a French translation and press Enter"),
     )  # fmt: skip
     return raw or ""
 

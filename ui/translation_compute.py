@@ -16,21 +16,24 @@ import sacrebleu
 import streamlit as st
 import torch
 
+from i18n import N_, _
 from models.rnn.translator import EncoderGradients, Translation, Translator
 from models.wordview import merge_subwords
 from ui.cache import weights_id
 from ui.guard import guarded
-from ui.loaders import ModelKey
+from ui.loaders import ModelKey, spinner
 from ui.text import sanitize_text
 
 MAX_CHARS = 2000
-EMPTY_HINT = "Type an English sentence in the box above and press Enter (or pick an example)."
+EMPTY_HINT = N_("Type an English sentence in the box above and press Enter (or pick an example).")
 
 
 # ---------------------------------------------------------------- decoding (cached)
 
 
-@st.cache_data(max_entries=256, show_spinner="Translating…")  # 256 results, a few MB at most
+# The spinners are shown by the callers (decode, compute_gradients) in the session's language
+# (ui.loaders.spinner): a decorator's text would be fixed at import.
+@st.cache_data(max_entries=256, show_spinner=False)  # 256 results, a few MB at most
 def _decode(
     _translator: Translator,
     weights: ModelKey,
@@ -56,10 +59,11 @@ def decode(
 ) -> Translation:
     """Cached ``translate`` (beam 1-10) or, with ``reference``, ``force``."""
     beam = int(np.clip(beam, 1, 10))
-    return _decode(translator, weights_id(translator), text, beam, window, reference)
+    with spinner(_("Translating…")):
+        return _decode(translator, weights_id(translator), text, beam, window, reference)
 
 
-@st.cache_data(max_entries=64, show_spinner="Computing the gradients…")  # 64 small norm vectors
+@st.cache_data(max_entries=64, show_spinner=False)  # 64 small norm vectors
 def _gradients(_translator: Translator, weights: ModelKey, text: str) -> EncoderGradients:
     """encoder_gradients needs autograd, so it runs outside inference mode."""
     return _translator.encoder_gradients(text)
@@ -77,11 +81,12 @@ class SentenceInput:
     hint: str | None = None
 
 
-def clean_sentence(raw: str | None, *, empty_hint: str = EMPTY_HINT) -> SentenceInput:
-    """Clean with the models' rule, truncate to MAX_CHARS with a notice, flag empty text."""
+def clean_sentence(raw: str | None, *, empty_hint: str | None = None) -> SentenceInput:
+    """Clean with the models' rule, truncate to MAX_CHARS with a notice, flag empty text with
+    ``empty_hint`` (translated text; default :data:`EMPTY_HINT` in the current language)."""
     text, notice = sanitize_text(raw, MAX_CHARS)
     if not text:
-        return SentenceInput("", notice, empty_hint)
+        return SentenceInput("", notice, _(EMPTY_HINT) if empty_hint is None else empty_hint)
     return SentenceInput(text, notice)
 
 
@@ -180,9 +185,8 @@ def truncation_notice(translation: Translation, translator: Translator) -> str |
     if not translation.truncated:
         return None
     limit = translator.model.cfg.max_src_len
-    return (
-        f"The sentence has {translation.n_source_pieces} subword pieces; "
-        f"the model reads the first {limit}."
+    return _("The sentence has {n} subword pieces; the model reads the first {limit}.").format(
+        n=translation.n_source_pieces, limit=limit
     )
 
 
@@ -201,7 +205,7 @@ def compute_alignment(
     sentence = clean_sentence(raw)
     ref = clean_sentence(reference, empty_hint="").text if reference is not None else None
     if reference is not None and not ref:
-        return Result(sentence, error="Type a French reference translation to force it.")
+        return Result(sentence, error=_("Type a French reference translation to force it."))
 
     def run() -> Result:
         tr = decode(translator, sentence.text, beam=beam, reference=ref)
@@ -226,7 +230,9 @@ def compute_compare(
     def run() -> CompareResult:
         target = ref or decode(first, sentence.text).text
         if not target.strip():
-            return CompareResult(sentence, error="The first model produced an empty translation.")
+            return CompareResult(
+                sentence, error=_("The first model produced an empty translation.")
+            )
         a = decode(first, sentence.text, reference=target)
         b = decode(second, sentence.text, reference=target)
         va, vb = view_of(a, level), view_of(b, level)
@@ -278,7 +284,8 @@ def compute_gradients(translator: Translator, raw: str | None) -> GradientResult
     sentence = clean_sentence(raw)
 
     def run() -> GradientResult:
-        grads = _gradients(translator, weights_id(translator), sentence.text)
+        with spinner(_("Computing the gradients…")):
+            grads = _gradients(translator, weights_id(translator), sentence.text)
         return GradientResult(sentence, gradients=grads)
 
     return _guard(sentence, run, GradientResult)

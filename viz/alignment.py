@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from i18n import _
 from viz._checks import as_matrix, check_labels, escape
 from viz._margins import fitted_margin, legend_below
 from viz.heatmaps import matrix_heatmap
@@ -37,7 +38,7 @@ def alignment_heatmap(
     zmax = max(1e-12, float(z.max())) if z.size else 1.0
     fig = matrix_heatmap(
         z, source_tokens, target_tokens, title=title, show_values=show_values, zmin=0.0,
-        zmax=zmax, axis_names=("target", "source"),
+        zmax=zmax, axis_names=(_("target"), _("source")), value_name=_("weight"),
     )  # fmt: skip
     fig.update_layout(height=max(360, 26 * z.shape[0] + 160))
     return fig
@@ -53,7 +54,7 @@ def _checked(weights: object, src: Sequence[str], tgt: Sequence[str]) -> tuple:
 
 def _line_bins(z: np.ndarray, threshold: float) -> list[list[tuple[int, int, float]]]:
     """Cells with weight >= threshold, grouped by weight into LINE_BINS classes (light to dark)."""
-    bins: list[list[tuple[int, int, float]]] = [[] for _ in range(LINE_BINS)]
+    bins: list[list[tuple[int, int, float]]] = [[] for __ in range(LINE_BINS)]
     for i, j in zip(*np.nonzero(z >= max(threshold, 1e-9)), strict=True):
         w = float(z[i, j])
         bins[min(LINE_BINS - 1, int(w * LINE_BINS))].append((int(i), int(j), w))
@@ -78,6 +79,7 @@ def alignment_lines(
     y_tgt = [i * span / max(n_tgt - 1, 1) for i in range(n_tgt)]
     traces: list[dict] = []
     mids: tuple[list[float], list[float], list[str]] = ([], [], [])
+    hover = _("source: {source}<br>target: {target}<br>weight: {weight:.3f}")
     for b, cells in enumerate(_line_bins(z, threshold)):
         if not cells:
             continue
@@ -88,7 +90,7 @@ def alignment_lines(
             ly += [y_src[j], y_tgt[i], None]
             mids[0].append(0.5)
             mids[1].append((y_src[j] + y_tgt[i]) / 2)
-            mids[2].append(f"source: {xs[j]}<br>target: {ys[i]}<br>weight: {w:.3f}")
+            mids[2].append(hover.format(source=xs[j], target=ys[i], weight=w))
         level = (b + 1) / LINE_BINS
         traces.append({
             "type": "scatter", "x": lx, "y": ly, "mode": "lines", "hoverinfo": "skip",
@@ -111,12 +113,14 @@ def alignment_lines(
 
 
 def _token_column(x: float, ys: list[float], labels: list[str], side: str, name: str) -> dict:
-    """One sentence as a column of dots with its tokens written beside them."""
+    """One sentence (``name``: "source" or "target") as a column of dots with its tokens written
+    beside them."""
+    hover = _("source: %{text}") if name == "source" else _("target: %{text}")
     return {
         "type": "scatter", "x": [x] * len(ys), "y": ys, "mode": "markers+text", "text": labels,
         "textposition": f"middle {side}", "name": name, "showlegend": False,
         "marker": {"size": 7, "color": ACCENT if name == "target" else INK},
-        "hovertemplate": f"{name}: %{{text}}<extra></extra>",
+        "hovertemplate": hover + "<extra></extra>",
     }  # fmt: skip
 
 
@@ -142,13 +146,13 @@ def entropy_bars(
             raise ValueError(f"{name}: {h.size} rows but {len(ticks)} target tokens")
         fig.add_bar(
             x=list(range(h.size)), y=h, name=name, customdata=ticks,
-            hovertemplate="%{customdata}: %{y:.2f} bits<extra>" + escape([name])[0] + "</extra>",
+            hovertemplate=_("%{customdata}: %{y:.2f} bits") + f"<extra>{escape([name])[0]}</extra>",
         )  # fmt: skip
     if n_src:
         fig.add_hline(y=float(np.log2(max(n_src))), line_dash="dash", line_color="#555",
-                      annotation_text="flat (log2 T_src)")  # fmt: skip
+                      annotation_text=_("flat (log2 T_src)"))  # fmt: skip
     fig.update_xaxes(tickmode="array", tickvals=list(range(len(ticks))), ticktext=ticks)
-    fig.update_layout(title={"text": title}, yaxis_title="entropy (bits)", barmode="group")
+    fig.update_layout(title={"text": title}, yaxis_title=_("entropy (bits)"), barmode="group")
     fig.update_layout(margin=_MARGIN)
     return fig
 
@@ -167,9 +171,10 @@ def token_prob_bars(
             hovertemplate="%{customdata}: p = %{y:.3f}<extra></extra>",
         )
     )  # fmt: skip
-    fig.add_hline(y=low, line_dash="dash", line_color=ACCENT, annotation_text=f"low (< {low:g})")
+    fig.add_hline(y=low, line_dash="dash", line_color=ACCENT,
+                  annotation_text=_("low (< {low:g})").format(low=low))  # fmt: skip
     fig.update_xaxes(tickmode="array", tickvals=list(range(p.size)), ticktext=ticks)
-    fig.update_yaxes(range=[0, 1.05], title={"text": "probability"})
+    fig.update_yaxes(range=[0, 1.05], title={"text": _("probability")})
     fig.update_layout(title={"text": title}, margin=_MARGIN)
     return fig
 
@@ -197,7 +202,7 @@ def local_heatmap(
                         line={"color": "#555", "dash": "dot", "width": 1})  # fmt: skip
     fig.add_scatter(
         x=centres, y=rows, mode="lines+markers", name="p_t", line={"color": ACCENT, "width": 3},
-        marker={"size": 7}, hovertemplate="step %{y}: p_t = %{x:.2f}<extra></extra>",
+        marker={"size": 7}, hovertemplate=_("step %{y}: p_t = %{x:.2f}") + "<extra></extra>",
     )  # fmt: skip
     # the legend in its own row at the bottom of the figure, under the axis title
     fig.update_layout(**legend_below(fig.layout.margin.to_plotly_json()))
@@ -217,26 +222,27 @@ def step_figure(
     w = np.asarray(weights_row, dtype=float).ravel()
     shown = check_labels(source_tokens, w.size, f"source labels vs {w.size} weights")
     ticks = escape(shown)
-    cand = escape([str(tok) for tok, _ in candidates])
-    probs = [float(p) for _, p in candidates]
+    cand = escape([str(tok) for tok, __ in candidates])
+    probs = [float(p) for __, p in candidates]
     weights = go.Bar(
         x=list(range(w.size)), y=w, marker_color=INK, customdata=ticks, name="weights",
-        hovertemplate="%{customdata}: %{y:.3f}<extra>weight</extra>",
+        hovertemplate="%{customdata}: %{y:.3f}<extra>" + _("weight") + "</extra>",
     )  # fmt: skip
     top = go.Bar(
         x=probs, y=list(range(len(probs))), orientation="h", marker_color=ACCENT, name="top-k",
         customdata=cand, text=[f"{p:.3f}" for p in probs], textposition="inside",
-        hovertemplate="%{customdata}: %{x:.3f}<extra>probability</extra>", xaxis="x2", yaxis="y2",
+        hovertemplate="%{customdata}: %{x:.3f}<extra>" + _("probability") + "</extra>",
+        xaxis="x2", yaxis="y2",
     )  # fmt: skip
     margin, angle = fitted_margin(shown, ["0.8"], right=20)
     layout = {
         "title": {"text": title}, "margin": margin, "showlegend": False, "height": 400,
         "xaxis": {"domain": [0, 0.6], "tickmode": "array", "tickvals": list(range(w.size)),
-                  "ticktext": ticks, "title": {"text": "source (attention weights)"},
+                  "ticktext": ticks, "title": {"text": _("source (attention weights)")},
                   "tickangle": angle},
-        "yaxis": {"range": [0, 1.05], "title": {"text": "weight"}},
+        "yaxis": {"range": [0, 1.05], "title": {"text": _("weight")}},
         "xaxis2": {"domain": [0.72, 1], "anchor": "y2", "range": [0, 1.05],
-                   "title": {"text": "next-token probability"}},
+                   "title": {"text": _("next-token probability")}},
         "yaxis2": {"anchor": "x2", "tickmode": "array", "tickvals": list(range(len(cand))),
                    "ticktext": cand, "autorange": "reversed"},
     }  # fmt: skip

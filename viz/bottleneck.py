@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from i18n import N_, _
 from viz._checks import check_labels, escape
 
 BUCKET_ORDER = ("1-10", "11-15", "16-20", "21-30", "31-45", "46+")
@@ -25,6 +26,11 @@ MODEL_STYLE = {  # name -> (colour, marker); `none` is black, like RNNencdec in 
     "luong-concat": ("#CC79A7", "triangle-up"),
     "local-m": ("#E69F00", "triangle-down"),
     "local-p": ("#56B4E9", "star"),
+}
+SET_LABELS = {  # the set a point was measured on, as the hover text names it
+    "test": N_("test set"),
+    "concat2": N_("2 sentences joined"),
+    "concat3": N_("3 sentences joined"),
 }
 
 
@@ -60,13 +66,13 @@ def _series(fig: go.Figure, name: str, pts: list, joined: bool) -> None:
     label = escape([name])[0]
     fig.add_scatter(
         x=[p[0] for p in pts], y=[p[1] for p in pts], mode="lines+markers",
-        name=f"{label} (joined pairs)" if joined else label, legendgroup=label,
-        showlegend=not joined, line={"color": colour, "dash": "dot" if joined else "solid",
-                                     "width": 2 if joined else 2.5},
+        name=_("{model} (joined pairs)").format(model=label) if joined else label,
+        legendgroup=label, showlegend=not joined,
+        line={"color": colour, "dash": "dot" if joined else "solid", "width": 2 if joined else 2.5},
         marker={"symbol": f"{marker}-open" if joined and marker != "x" else marker, "size": 9},
-        customdata=[[p[2], p[3]] for p in pts],
-        hovertemplate=f"{label}<br>BLEU %{{y:.1f}}<br>n = %{{customdata[0]}} sentences "
-        "(%{customdata[1]})<extra></extra>",
+        customdata=[[p[2], _(SET_LABELS[p[3]]) if p[3] in SET_LABELS else p[3]] for p in pts],
+        hovertemplate=_("{model}<br>BLEU %{{y:.1f}}<br>n = %{{customdata[0]}} sentences "
+                        "(%{{customdata[1]}})<extra></extra>").format(model=label),
     )  # fmt: skip
 
 
@@ -81,13 +87,14 @@ def bleu_by_length_chart(cards: Mapping[str, Mapping], *, title: str = "") -> go
                 _series(fig, name, pts, joined)
     fig.update_xaxes(
         tickmode="array", tickvals=list(range(len(BUCKET_ORDER))),
-        ticktext=[f"{b} words" for b in BUCKET_ORDER], title={"text": "Source sentence length"},
+        ticktext=[_("{bucket} words").format(bucket=b) for b in BUCKET_ORDER],
+        title={"text": _("Source sentence length")},
         range=[-0.3, len(BUCKET_ORDER) - 0.7], showgrid=True,
     )  # fmt: skip
-    fig.update_yaxes(title={"text": "BLEU score"}, rangemode="tozero", showgrid=True)
+    fig.update_yaxes(title={"text": _("BLEU score")}, rangemode="tozero", showgrid=True)
     fig.update_layout(
         title={"text": title}, margin={"l": 10, "r": 10, "t": 50, "b": 10}, plot_bgcolor="white",
-        legend={"title": {"text": "model (dotted: joined pairs)"}}, height=460,
+        legend={"title": {"text": _("model (dotted: joined pairs)")}}, height=460,
     )  # fmt: skip
     fig.update_xaxes(gridcolor="#ddd", linecolor="#333", mirror=True)
     fig.update_yaxes(gridcolor="#ddd", linecolor="#333", mirror=True)
@@ -112,7 +119,7 @@ def gradient_norm_plot(
             hovertemplate="%{customdata}: %{y:.2e}<extra>" + escape([name])[0] + "</extra>",
         )  # fmt: skip
     fig.update_xaxes(tickmode="array", tickvals=list(range(n)), ticktext=ticks,
-                     title={"text": "source position j (h_T is read after the last one)"})  # fmt: skip
+                     title={"text": _("source position j (h_T is read after the last one)")})  # fmt: skip
     fig.update_yaxes(type="log", title={"text": "||d h_T / d x_j||"})
     fig.update_layout(title={"text": title}, margin={"l": 10, "r": 10, "t": 50, "b": 10})
     return fig

@@ -17,6 +17,8 @@ import numpy as np
 import plotly.graph_objects as go
 from PIL import Image
 
+from i18n import _
+
 FLOOR = 0.22  # brightness kept where attention is zero
 MARKER_COLOUR = "#D55E00"
 
@@ -58,8 +60,10 @@ def _check(alphas: np.ndarray, words: list[str]) -> np.ndarray:
 def _hover_heatmap(alpha: np.ndarray, word: str, x0: float, cell: float) -> go.Heatmap:
     """A transparent heatmap over one panel: hover shows the word, the cell and alpha."""
     g = alpha.shape[0]
+    line = _("{word}<br>cell ({row}, {col})<br>α = {alpha:.3f}")
     text = [
-        [f"{word}<br>cell ({r}, {c})<br>α = {alpha[r, c]:.3f}" for c in range(g)] for r in range(g)
+        [line.format(word=word, row=r, col=c, alpha=alpha[r, c]) for c in range(g)]
+        for r in range(g)
     ]
     return go.Heatmap(
         z=alpha, x=x0 + (np.arange(g) + 0.5) * cell, y=(np.arange(g) + 0.5) * cell, text=text,
@@ -109,11 +113,12 @@ def _markers(locations: np.ndarray | None, t: int, grid: int, cell: float) -> go
     )
     n = locations.shape[0] if locations is not None else 0
     return go.Scatter(
-        x=[(c + 0.5) * cell for _, c, _ in rows], y=[(r + 0.5) * cell for r, _, _ in rows],
-        mode="markers", name="sampled locations",
-        marker={"size": [10 + 30 * (k / max(1, n)) ** 0.5 for _, _, k in rows],
+        x=[(c + 0.5) * cell for __, c, __ in rows], y=[(r + 0.5) * cell for r, __, __ in rows],
+        mode="markers", name=_("sampled locations"),
+        marker={"size": [10 + 30 * (k / max(1, n)) ** 0.5 for __, __, k in rows],
                 "color": "rgba(0,0,0,0)", "line": {"color": MARKER_COLOUR, "width": 3}},
-        text=[f"cell ({r}, {c}): {k} of {n} samples" for r, c, k in rows], hoverinfo="text",
+        text=[_("cell ({row}, {col}): {k} of {n} samples").format(row=r, col=c, k=k, n=n)
+              for r, c, k in rows], hoverinfo="text",
     )  # fmt: skip
 
 
@@ -143,11 +148,11 @@ def attention_player_figure(
     steps = [{"label": w, "method": "animate",
               "args": [[str(t)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True}}]}
              for t, w in enumerate(words)]  # fmt: skip
-    play = {"label": "▶ play", "method": "animate",
+    play = {"label": _("▶ play"), "method": "animate",
             "args": [None, {"frame": {"duration": 700, "redraw": True}, "fromcurrent": True}]}  # fmt: skip
     fig.update_layout(
         title=title, height=size + 170, showlegend=False,
-        sliders=[{"steps": steps, "active": 0, "currentvalue": {"prefix": "word: "}, "pad": {"t": 10}}],
+        sliders=[{"steps": steps, "active": 0, "currentvalue": {"prefix": _("word: ")}, "pad": {"t": 10}}],
         updatemenus=[{"type": "buttons", "buttons": [play], "x": 0, "y": -0.02, "xanchor": "left",
                       "yanchor": "top", "direction": "left", "showactive": False}],
     )  # fmt: skip
@@ -159,7 +164,8 @@ def alpha_sum_figure(alpha_sum: np.ndarray, *, title: str = "") -> go.Figure:
     arr = np.asarray(alpha_sum, dtype=float)
     if arr.ndim != 2:
         raise ValueError(f"sum of alphas must be 2-D, got shape {arr.shape}")
-    text = [[f"cell ({r}, {c})<br>Σ_t α = {arr[r, c]:.3f}" for c in range(arr.shape[1])]
+    line = _("cell ({row}, {col})<br>Σ_t α = {value:.3f}")
+    text = [[line.format(row=r, col=c, value=arr[r, c]) for c in range(arr.shape[1])]
             for r in range(arr.shape[0])]  # fmt: skip
     fig = go.Figure(go.Heatmap(z=arr, text=text, hoverinfo="text", colorscale="Viridis", zmin=0,
                                colorbar={"title": "Σ_t α"}))  # fmt: skip

@@ -8,22 +8,33 @@ from typing import NamedTuple
 import numpy as np
 import plotly.graph_objects as go
 
+from i18n import N_, _, pgettext
 from viz._checks import HOVER_CELL_LIMIT, MARGIN, as_matrix, check_labels, escape
 from viz._margins import colorbar_px, fitted_margin, widest_px, x_tick_angle, x_ticks_height
 
 SEQUENTIAL = "Blues"
 DIVERGING = "RdBu"
 SMALL_MATRIX_CELLS = 144  # per-cell numbers are drawn up to 12 x 12
+# The default names of the rows, the columns and the values (translated where shown).
+QUERY, KEY, WEIGHT, DIFFERENCE = N_("query"), N_("key"), N_("weight"), N_("difference")
+
+
+def label_separator() -> str:
+    """What comes between a name and its value in hover text ('query: cat'; Chinese '：')."""
+    # i18n: between a name and its value in a chart's hover text, e.g. "query: cat"
+    return pgettext("name-value separator", ": ")
 
 
 def _hover_text(
     y_labels: list[str], x_labels: list[str], z: np.ndarray, names: tuple[str, str], value: str
 ) -> list[list[str]]:
-    """Per-cell hover strings 'query: a<br>key: b<br>weight: 0.123' as a (T_q, T_k) list."""
+    """Per-cell hover strings 'query: a<br>key: b<br>weight: 0.123' as a (T_q, T_k) list (names
+    and separator in the current language)."""
     ys, xs = escape(y_labels), escape(x_labels)
+    sep = label_separator()
     return [
         [
-            f"{names[0]}: {ys[i]}<br>{names[1]}: {xs[j]}<br>{value}: {z[i, j]:.3f}"
+            f"{names[0]}{sep}{ys[i]}<br>{names[1]}{sep}{xs[j]}<br>{value}{sep}{z[i, j]:.3f}"
             for j in range(len(xs))
         ]
         for i in range(len(ys))
@@ -41,14 +52,18 @@ def matrix_heatmap(
     zmin: float | None = None,
     zmax: float | None = None,
     zmid: float | None = None,
-    axis_names: tuple[str, str] = ("query", "key"),
-    value_name: str = "weight",
+    axis_names: tuple[str, str] | None = None,
+    value_name: str | None = None,
 ) -> go.Figure:
     """A (rows, cols) matrix as a heatmap; rows top-to-bottom, columns left-to-right.
 
-    Integer positions with tick text keep duplicate tokens apart. Raises ValueError when the
-    label counts do not match the matrix shape.
+    ``axis_names`` (rows, columns) and ``value_name`` are shown as they are (pass translated
+    text); by default 'query', 'key' and 'weight' in the current language. Integer positions with
+    tick text keep duplicate tokens apart. Raises ValueError when the label counts do not match
+    the matrix shape.
     """
+    axis_names = axis_names or (_(QUERY), _(KEY))
+    value_name = _(WEIGHT) if value_name is None else value_name
     z = as_matrix(matrix)
     n_rows, n_cols = z.shape
     ys = check_labels(y_labels, n_rows, f"y labels ({axis_names[0]}) vs {n_rows} rows")
@@ -62,9 +77,10 @@ def matrix_heatmap(
         trace["customdata"] = _hover_text(ys, xs, z, axis_names, value_name)
         trace["hovertemplate"] = "%{customdata}<extra></extra>"
     else:
+        sep = label_separator()
         trace["hovertemplate"] = (
             f"{axis_names[0]} #%{{y}}<br>{axis_names[1]} #%{{x}}<br>"
-            f"{value_name}: %{{z:.3f}}<extra></extra>"
+            f"{value_name}{sep}%{{z:.3f}}<extra></extra>"
         )
     if show_values is None:
         show_values = z.size <= SMALL_MATRIX_CELLS
@@ -108,7 +124,7 @@ def diff_heatmap(
     bound = max(1e-12, float(np.abs(z).max())) if z.size else 1.0
     return matrix_heatmap(
         z, x_labels, y_labels, title=title, show_values=show_values, colorscale=colorscale,
-        zmin=-bound, zmax=bound, zmid=0.0, value_name="difference",
+        zmin=-bound, zmax=bound, zmid=0.0, value_name=_(DIFFERENCE),
     )  # fmt: skip
 
 
@@ -148,7 +164,7 @@ def _panel(
     trace = {
         "type": "heatmap", "z": z, "x": list(range(z.shape[1])), "y": list(range(z.shape[0])),
         "xaxis": f"x{suffix}", "yaxis": f"y{suffix}", "coloraxis": "coloraxis",
-        "customdata": _hover_text(ys, xs, z, ("query", "key"), "weight"),
+        "customdata": _hover_text(ys, xs, z, (_(QUERY), _(KEY)), _(WEIGHT)),
         "hovertemplate": "%{customdata}<extra></extra>",
         "texttemplate": "%{z:.2f}" if z.size <= SMALL_MATRIX_CELLS else None,
     }  # fmt: skip
@@ -195,10 +211,10 @@ def attention_panels(
             bottom = x_ticks_height(p.x_labels, p.xaxis["tickangle"])
     numbers = all(trace["texttemplate"] for trace in traces)
     margin = {"l": left, "b": bottom, "t": MARGIN["t"],
-              "r": 20 if numbers else colorbar_px("weight")}  # fmt: skip
+              "r": 20 if numbers else colorbar_px(_(WEIGHT))}  # fmt: skip
     layout.update(
         annotations=titles, title={"text": title}, margin=margin,
         coloraxis={"colorscale": colorscale, "cmin": 0.0, "cmax": 1.0, "showscale": not numbers,
-                   "colorbar": {"title": {"text": "weight"}}},
+                   "colorbar": {"title": {"text": _(WEIGHT)}}},
     )  # fmt: skip
     return go.Figure({"data": traces, "layout": layout})

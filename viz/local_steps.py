@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from i18n import N_, _
 from viz._checks import as_matrix, check_labels, escape
 
 WINDOW_FILL = "#F0E442"
@@ -33,18 +34,20 @@ def _step_traces(
     dense = np.linspace(-0.5, n - 0.5, CURVE_POINTS)
     sigma = D / 2
     curve = np.exp(-((dense - p_t[t]) ** 2) / (2 * sigma**2))
+    # i18n: the extra of a hover label: which weights the bar shows
+    raw_name, final_name = _("raw"), _("final")
     traces = [
-        {"type": "scatter", "x": dense, "y": curve, "mode": "lines", "name": "Gaussian, sigma = D/2",
+        {"type": "scatter", "x": dense, "y": curve, "mode": "lines", "name": _("Gaussian, sigma = D/2"),
          "line": {"color": GAUSS, "shape": "spline"}, "hoverinfo": "skip"},
         {"type": "scatter", "x": [p_t[t], p_t[t]], "y": [0, 1.08], "mode": "lines+markers", "name": "p_t",
          "line": {"color": GAUSS, "dash": "dash"}, "marker": {"symbol": "triangle-down", "size": 11},
          "hovertemplate": f"p_t = {p_t[t]:.2f}<extra></extra>"},
-        {"type": "scatter", "x": s, "y": factor[t], "mode": "markers", "name": "Gaussian factor at s",
+        {"type": "scatter", "x": s, "y": factor[t], "mode": "markers", "name": _("Gaussian factor at s"),
          "marker": {"color": GAUSS, "size": 7}, "hovertemplate": "s=%{x}: %{y:.3f}<extra></extra>"},
-        {"type": "bar", "x": s, "y": raw[t], "name": "raw weights", "marker": {"color": RAW},
-         "hovertemplate": "s=%{x}: %{y:.3f}<extra>raw</extra>"},
-        {"type": "bar", "x": s, "y": final[t], "name": "final weights = raw x Gaussian",
-         "marker": {"color": FINAL}, "hovertemplate": "s=%{x}: %{y:.3f}<extra>final</extra>"},
+        {"type": "bar", "x": s, "y": raw[t], "name": _("raw weights"), "marker": {"color": RAW},
+         "hovertemplate": f"s=%{{x}}: %{{y:.3f}}<extra>{raw_name}</extra>"},
+        {"type": "bar", "x": s, "y": final[t], "name": _(FINAL_TITLE),
+         "marker": {"color": FINAL}, "hovertemplate": f"s=%{{x}}: %{{y:.3f}}<extra>{final_name}</extra>"},
     ]  # fmt: skip
     for trace, axis in zip(traces, PANEL_OF_TRACE, strict=True):
         trace |= {"xaxis": "x", "yaxis": axis}
@@ -53,10 +56,11 @@ def _step_traces(
 
 PANEL_OF_TRACE = ("y3", "y3", "y3", "y2", "y")  # Gaussian panel on top, raw, final at the bottom
 PANELS = {"y3": [0.7, 1.0], "y2": [0.36, 0.64], "y": [0.0, 0.28]}
-PANEL_TITLES = {
-    "y3": "Gaussian around p_t (sigma = D/2)",
-    "y2": "raw weights (softmax in the window)",
-    "y": "final weights = raw x Gaussian",
+FINAL_TITLE = N_("final weights = raw x Gaussian")
+PANEL_TITLES = {  # marked with N_, translated where drawn
+    "y3": N_("Gaussian around p_t (sigma = D/2)"),
+    "y2": N_("raw weights (softmax in the window)"),
+    "y": FINAL_TITLE,
 }
 
 
@@ -68,7 +72,7 @@ def _panel_layout() -> dict:
         top = 1.12 if axis == "y3" else 1.02
         layout[name] = {"domain": domain, "anchor": "x", "range": [0, top]}
         layout["annotations"].append({
-            "text": PANEL_TITLES[axis], "xref": "paper", "yref": "paper", "x": 0.5,
+            "text": _(PANEL_TITLES[axis]), "xref": "paper", "yref": "paper", "x": 0.5,
             "y": domain[1], "yanchor": "bottom", "showarrow": False, "font": {"size": 13},
         })  # fmt: skip
     return layout
@@ -85,7 +89,9 @@ def _window_shapes(lo: float, hi: float) -> list[dict]:
 
 
 def _step_title(t: int, tokens: list[str], p_t: np.ndarray, lo: float, hi: float) -> str:
-    return f"step {t}: {tokens[t]} · p_t = {p_t[t]:.2f} · window [{lo:.1f}, {hi:.1f}]"
+    return _("step {t}: {token} · p_t = {p:.2f} · window [{lo:.1f}, {hi:.1f}]").format(
+        t=t, token=tokens[t], p=p_t[t], lo=lo, hi=hi
+    )
 
 
 def _check(raw: object, final: object, factor: object, p_t: object, window: object, n_tgt: int):
@@ -142,7 +148,7 @@ def local_steps_figure(
         "legend": {"orientation": "h", "y": 1.16, "x": 0},
     } | _animation_controls(tgt, step)  # fmt: skip
     layout["xaxis"] |= {"tickmode": "array", "tickvals": list(range(len(src))), "ticktext": src,
-                        "range": [-0.6, len(src) - 0.4], "title": {"text": "source position s"}}  # fmt: skip
+                        "range": [-0.6, len(src) - 0.4], "title": {"text": _("source position s")}}  # fmt: skip
     # one validation of the whole figure (building graph objects trace by trace was 4x slower)
     return go.Figure({"data": frames[step]["data"], "layout": layout, "frames": frames})
 
@@ -156,12 +162,12 @@ def _animation_controls(target_labels: list[str], step: int) -> dict:
         "updatemenus": [{
             "type": "buttons", "direction": "left", "x": 0, "y": -0.06, "xanchor": "left",
             "yanchor": "top", "showactive": False,
-            "buttons": [{"label": "▶ Play", "method": "animate", "args": [None, play]},
-                        {"label": "❚❚ Pause", "method": "animate", "args": [[None], pause]}],
+            "buttons": [{"label": _("▶ Play"), "method": "animate", "args": [None, play]},
+                        {"label": _("❚❚ Pause"), "method": "animate", "args": [[None], pause]}],
         }],
         "sliders": [{
             "active": step, "x": 0.18, "len": 0.82, "y": -0.02, "yanchor": "top",
-            "currentvalue": {"prefix": "step: "},
+            "currentvalue": {"prefix": _("step: ")},
             "steps": [{"label": f"{t}:{tok}", "method": "animate",
                        "args": [[str(t)], {"frame": {"duration": 0, "redraw": True}, "mode": "immediate"}]}
                       for t, tok in enumerate(target_labels)],

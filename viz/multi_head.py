@@ -4,7 +4,8 @@ Built as plain dicts and validated once, with one heatmap trace per panel and no
 beyond 12 x 12, so that one head at 512 x 512 and all 6 x 12 heads at 128 tokens stay light:
 numpy float32 arrays travel base64-encoded. Token axes are categorical with the tokens themselves
 as categories (repeats made distinct by invisible zero-width spaces), so hover names both tokens
-at any size without a string per cell.
+at any size without a string per cell. Titles, axis titles, legends and hover text are in the
+session's language (:mod:`i18n`); tokens stay as they are.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from i18n import _
 from viz._checks import MARGIN, check_labels, escape
 from viz._margins import colorbar_px, fitted_margin
 
@@ -69,20 +71,23 @@ def head_heatmap(
     y_labels: Sequence[str],
     *,
     title: str = "",
-    value_name: str = "weight",
-    axis_names: tuple[str, str] = ("query", "key"),
+    value_name: str | None = None,
+    axis_names: tuple[str, str] | None = None,
     colorscale: str = SEQUENTIAL,
 ) -> go.Figure:
-    """One (T_q, T_k) matrix, large: tokens on both axes and in the hover at any size."""
+    """One (T_q, T_k) matrix, large: tokens on both axes and in the hover at any size.
+    ``value_name`` and ``axis_names`` default to "weight" and ("query", "key"), translated."""
     z = _weights(weights, 2, "weights")
+    value_name = _("weight") if value_name is None else value_name
+    axis_names = (_("query"), _("key")) if axis_names is None else axis_names
     ys = check_labels(y_labels, z.shape[0], f"y labels ({axis_names[0]}) vs {z.shape[0]} rows")
     xs = check_labels(x_labels, z.shape[1], f"x labels ({axis_names[1]}) vs {z.shape[1]} columns")
     trace = {
         "type": "heatmap", "z": z, "x": unique_labels(xs), "y": unique_labels(ys),
         "colorscale": colorscale, "zmin": 0.0, "zmax": max(1e-12, float(z.max(initial=0.0))),
         "colorbar": {"title": {"text": value_name}},
-        "hovertemplate": f"{axis_names[0]}: %{{y}}<br>{axis_names[1]}: %{{x}}<br>"
-                         f"{value_name}: %{{z:.3f}}<extra></extra>",
+        "hovertemplate": _("{query}: %{{y}}<br>{key}: %{{x}}<br>{value}: %{{z:.3f}}<extra></extra>")
+                         .format(query=axis_names[0], key=axis_names[1], value=value_name),
     }  # fmt: skip
     if z.size <= SMALL_MATRIX_CELLS:
         trace["texttemplate"] = "%{z:.2f}"
@@ -119,16 +124,15 @@ def _grid_domain(index: int, count: int, gap: float) -> list[float]:
     return [round(max(0.0, start), 6), round(min(1.0, start + size), 6)]
 
 
-def _tile_labels(
-    n_blocks: int, side: int, gap: int, k: int, T: int, block: str, item: str
-) -> list[str]:
-    """Category names along one axis of the tiled overview: block b, item j -> "layer 2, query #5"
-    (or "#10-14" when pooled by k); gap cells get distinct names of their own."""
+def _tile_labels(n_blocks: int, side: int, gap: int, k: int, T: int, name: str) -> list[str]:
+    """Category names along one axis of the tiled overview: block b, item j -> ``name`` formatted
+    with n = b + 1 and i = j ("layer 2, query #5", or "#10-14" when pooled by k); gap cells get
+    distinct names of their own."""
     labels = []
     for b in range(n_blocks):
         for j in range(side):
             lo, hi = j * k, min(T, (j + 1) * k) - 1
-            labels.append(f"{block} {b + 1}, {item} #{lo}" + (f"-{hi}" if hi > lo else ""))
+            labels.append(name.format(n=b + 1, i=f"{lo}-{hi}" if hi > lo else lo))
         if b < n_blocks - 1:
             labels += [f"gap {len(labels) + g}" for g in range(gap)]  # never shown (no hover)
     return labels
@@ -152,14 +156,15 @@ def _pick_markers(centre_x: list[str], centre_y: list[str]) -> dict:
     """One almost transparent marker at each panel's centre, carrying (layer, head): plotly
     heatmaps send no selection events, markers do, so a click on a panel can choose it."""
     cells = [(la, h) for la in range(len(centre_y)) for h in range(len(centre_x))]
+    text = _("layer {layer}, head {head}: click to show it large")
     return {
         "type": "scatter", "mode": "markers", "showlegend": False,
-        "x": [centre_x[h] for _, h in cells], "y": [centre_y[la] for la, _ in cells],
+        "x": [centre_x[h] for __, h in cells], "y": [centre_y[la] for la, __ in cells],
         "customdata": [[la, h] for la, h in cells],
-        "text": [f"layer {la + 1}, head {h + 1}" for la, h in cells],
+        "text": [text.format(layer=la + 1, head=h + 1) for la, h in cells],
         "marker": {"size": PICK_MARKER_PX, "symbol": "square", "color": "#D55E00", "opacity": 0.02},
         "selected": {"marker": {"opacity": 0.02}}, "unselected": {"marker": {"opacity": 0.02}},
-        "hovertemplate": "%{text}: click to show it large<extra></extra>",
+        "hovertemplate": "%{text}<extra></extra>",
     }  # fmt: skip
 
 
@@ -200,22 +205,23 @@ def head_grid(
     w, k = pool_blocks(w, POOLED_SIDE) if max(w.shape[2:]) > GRID_SIDE else (w, 1)
     side_q, side_k = w.shape[2:]
     gap = max(1, round(max(side_q, side_k) * 0.05))
-    x = _tile_labels(n_heads, side_k, gap, k, T_k, "head", "key")
-    y = _tile_labels(n_layers, side_q, gap, k, T_q, "layer", "query")
+    x = _tile_labels(n_heads, side_k, gap, k, T_k, _("head {n}, key #{i}"))
+    y = _tile_labels(n_layers, side_q, gap, k, T_q, _("layer {n}, query #{i}"))
     centre_x = [x[h * (side_k + gap) + side_k // 2] for h in range(n_heads)]
     centre_y = [y[la * (side_q + gap) + side_q // 2] for la in range(n_layers)]
     heatmap = {
         "type": "heatmap", "z": _tiles(w, gap), "x": x, "y": y, "coloraxis": "coloraxis",
-        "hoverongaps": False, "hovertemplate": "%{y} · %{x}<br>weight: %{z:.3f}<extra></extra>",
+        "hoverongaps": False,
+        "hovertemplate": _("%{{y}} · %{{x}}<br>weight: %{{z:.3f}}<extra></extra>").format(),
     }  # fmt: skip
-    pooled = f" (each cell: mean of a {k} x {k} block)" if k > 1 else ""
+    pooled = _(" (each cell: mean of a {k} x {k} block)").format(k=k) if k > 1 else ""
     layout = {
         "title": {"text": title + pooled},
-        "margin": MARGIN | {"t": 90, "r": colorbar_px("weight")},  # room for the colour bar
+        "margin": MARGIN | {"t": 90, "r": colorbar_px(_("weight"))},  # room for the colour bar
         "xaxis": _grid_axis(centre_x, "h", side="top"),
         "yaxis": _grid_axis(centre_y, "L", autorange="reversed"),
         "coloraxis": {"colorscale": colorscale, "cmin": 0.0, "cmax": 1.0,
-                      "colorbar": {"title": {"text": "weight"}}},
+                      "colorbar": {"title": {"text": _("weight")}}},
         "plot_bgcolor": "white", "hovermode": "closest",
     }  # fmt: skip
     if selected is not None:
@@ -241,7 +247,8 @@ def _line_traces(w: np.ndarray, head: int, rows: Sequence[int], threshold: float
             traces.append({
                 "type": "scatter", "mode": "lines", "x": xs, "y": ys, "opacity": opacity,
                 "line": {"color": HEAD_COLOURS[head % len(HEAD_COLOURS)], "width": 1 + 3 * opacity},
-                "name": f"head {head + 1}", "legendgroup": f"h{head}", "showlegend": False,
+                "name": _("head {n}").format(n=head + 1), "legendgroup": f"h{head}",
+                "showlegend": False,
                 "hoverinfo": "skip",
             })  # fmt: skip
     return traces
@@ -270,7 +277,7 @@ def head_lines(
     for head in heads:
         traces += _line_traces(w[head], head, rows, threshold)
         traces.append({"type": "scatter", "x": [None], "y": [None], "mode": "lines",
-                       "name": f"head {head + 1}", "legendgroup": f"h{head}",
+                       "name": _("head {n}").format(n=head + 1), "legendgroup": f"h{head}",
                        "line": {"color": HEAD_COLOURS[head % len(HEAD_COLOURS)], "width": 4}})  # fmt: skip
     for side, labels, anchor in ((0, ys, "left"), (1, xs, "right")):
         bold = [i == token for i in range(len(labels))] if side == 0 else [False] * len(labels)
@@ -302,7 +309,8 @@ def share_heatmaps(shares: dict[str, np.ndarray], *, title: str = "") -> go.Figu
             "type": "heatmap", "z": z, "x": [f"h{h + 1}" for h in range(z.shape[1])],
             "y": [f"L{layer + 1}" for layer in range(z.shape[0])], "coloraxis": "coloraxis",
             "xaxis": f"x{s}", "yaxis": f"y{s}", "texttemplate": "%{z:.2f}" if z.size <= 96 else None,
-            "hovertemplate": f"{escape([name])[0]}<br>%{{y}}, %{{x}}<br>share: %{{z:.3f}}<extra></extra>",
+            "hovertemplate": _("{group}<br>%{{y}}, %{{x}}<br>share: %{{z:.3f}}<extra></extra>")
+                             .format(group=escape([name])[0]),
         })  # fmt: skip
         layout[f"xaxis{s}"] = {"domain": _grid_domain(n, len(names), 0.06), "anchor": f"y{s}"}
         layout[f"yaxis{s}"] = {"anchor": f"x{s}", "autorange": "reversed"}
@@ -311,7 +319,8 @@ def share_heatmaps(shares: dict[str, np.ndarray], *, title: str = "") -> go.Figu
          "xref": "paper", "yref": "paper", "showarrow": False, "yanchor": "bottom"}
         for n, name in enumerate(names)
     ]  # fmt: skip
-    layout |= {"title": {"text": title}, "margin": MARGIN | {"t": 80, "r": colorbar_px("share")},
+    share = _("share")
+    layout |= {"title": {"text": title}, "margin": MARGIN | {"t": 80, "r": colorbar_px(share)},
                "coloraxis": {"colorscale": SEQUENTIAL, "cmin": 0.0, "cmax": 1.0,
-                             "colorbar": {"title": {"text": "share"}}}}  # fmt: skip
+                             "colorbar": {"title": {"text": share}}}}  # fmt: skip
     return go.Figure({"data": traces, "layout": layout})

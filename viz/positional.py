@@ -1,4 +1,5 @@
-"""Figures for positional encodings (pure plotly, no streamlit)."""
+"""Figures for positional encodings (pure plotly, no streamlit); axis titles, legends and hover
+text in the session's language (:mod:`i18n`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from i18n import _
 from viz._checks import as_matrix, escape
 from viz._margins import LEGEND_PX, fitted_margin, legend_below, number_labels, widest_px
 from viz.heatmaps import DIVERGING, matrix_heatmap
@@ -20,7 +22,8 @@ def pe_heatmap(
     z = as_matrix(pe, "pe")
     return matrix_heatmap(
         z, None, None, title=title, show_values=False, colorscale=colorscale,
-        zmin=-zmax, zmax=zmax, zmid=0.0, axis_names=("position", "dimension"), value_name="PE",
+        zmin=-zmax, zmax=zmax, zmid=0.0, axis_names=(_("position"), _("dimension")),
+        value_name="PE",
     )  # fmt: skip
 
 
@@ -29,17 +32,19 @@ def pe_curves(pe: object, dims: Sequence[int], *, title: str = "") -> go.Figure:
     z = as_matrix(pe, "pe")
     bad = [d for d in dims if not 0 <= int(d) < z.shape[1]]
     if bad:
-        raise ValueError(f"dimensions {bad} outside 0..{z.shape[1] - 1} (d_model = {z.shape[1]})")
+        raise ValueError(_("Dimensions {bad} are outside 0..{last} (d_model = {d}).")
+                         .format(bad=bad, last=z.shape[1] - 1, d=z.shape[1]))
     fig = go.Figure()
     positions = np.arange(z.shape[0])
-    names = [f"dim {int(d)} ({'sin' if int(d) % 2 == 0 else 'cos'})" for d in dims]
+    names = [_("dim {d} ({fn})").format(d=int(d), fn="sin" if int(d) % 2 == 0 else "cos")
+             for d in dims]
     for d, name in zip(dims, names, strict=True):
         fig.add_scatter(x=positions, y=z[:, int(d)], mode="lines", name=name)
     # y ticks run from -1 to 1 (the widest is "−0.5"), x ticks are positions; the legend is right
-    margin, _ = fitted_margin([str(z.shape[0])], ["\u22120.5"],
+    margin, __ = fitted_margin([str(z.shape[0])], ["\u22120.5"],
                               right=LEGEND_PX + widest_px(names) if names else 20)  # fmt: skip
-    fig.update_layout(title={"text": title}, xaxis_title="position", yaxis_title="PE value",
-                      margin=margin)  # fmt: skip
+    fig.update_layout(title={"text": title}, xaxis_title=_("position"),
+                      yaxis_title=_("PE value"), margin=margin)  # fmt: skip
     return fig
 
 
@@ -49,8 +54,9 @@ def position_norms_figure(norms: dict[str, object], *, title: str = "") -> go.Fi
     for name, values in norms.items():
         v = np.asarray(values, dtype=float).ravel()
         fig.add_scatter(x=np.arange(v.size), y=v, mode="lines", name=escape([name])[0],
-                        hovertemplate="position %{x}: %{y:.2f}<extra></extra>")  # fmt: skip
-    margin, _ = fitted_margin(["0000"], number_labels(norms.values()))
-    fig.update_layout(title={"text": title}, xaxis_title="position", yaxis_title="vector length",
+                        hovertemplate=_("position %{{x}}: %{{y:.2f}}<extra></extra>").format())  # fmt: skip
+    margin, __ = fitted_margin(["0000"], number_labels(norms.values()))
+    fig.update_layout(title={"text": title}, xaxis_title=_("position"),
+                      yaxis_title=_("vector length"),
                       **legend_below(margin))  # fmt: skip
     return fig

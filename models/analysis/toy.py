@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from i18n import _
 from models.attention import masked_softmax, scaled_dot_product_attention, score, weighted_sum
 from models.transformer.positional import sinusoidal_encoding
 
@@ -103,7 +104,7 @@ def _self_attention_weights(x: torch.Tensor, seed: int = 0) -> torch.Tensor:
     gen = torch.Generator().manual_seed(seed)
     W_q = torch.randn(d, d, generator=gen, dtype=torch.float64) / d**0.5
     W_k = torch.randn(d, d, generator=gen, dtype=torch.float64) / d**0.5
-    _, weights = scaled_dot_product_attention(x @ W_q, x @ W_k, x)  # (T, T)
+    __, weights = scaled_dot_product_attention(x @ W_q, x @ W_k, x)  # (T, T)
     return weights
 
 
@@ -112,7 +113,7 @@ def permutation_demo(
 ) -> PermutationResult:
     """Self-attention weights for ``tokens`` and a seeded shuffle of them, with or without PE."""
     if not tokens:
-        raise ValueError("need at least one token")
+        raise ValueError(_("need at least one token"))
     T = len(tokens)
     perm = np.random.default_rng(shuffle_seed).permutation(T)  # (T,)
     emb = word_embeddings(tokens, d_model)  # (T, d)

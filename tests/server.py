@@ -1,4 +1,5 @@
-"""Start a Streamlit server and a headless Chromium; shared by the browser tests and the bench."""
+"""Start a Streamlit server and a headless Chromium: the browser tests' launcher, which the bench
+(``make bench``) uses too."""
 
 from __future__ import annotations
 
@@ -14,13 +15,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-SERVER_PIDS: dict[
-    str, int
-] = {}  # base URL -> process id of each running server (the bench's CPU use)
+# base URL -> process id of each running server (the bench reads the servers' CPU time)
+SERVER_PIDS: dict[str, int] = {}
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
+    *("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"),
+    *("--disable-background-networking", "--disable-component-update", "--disable-sync"),
+]
 
 
 def free_port() -> int:
@@ -54,11 +54,12 @@ def streamlit_server(
     which override ``.streamlit/config.toml``); yields (base_url, seconds to healthy)."""
     port = free_port()
     cmd = [
-        sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
-        "--server.address", "127.0.0.1", "--server.headless", "true",
-        "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false", *extra_args,
-    ]  # fmt: skip
-    out = open(log, "w") if log else subprocess.DEVNULL  # noqa: SIM115 - closed below
+        *(sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port)),
+        *("--server.address", "127.0.0.1", "--server.headless", "true"),
+        *("--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"),
+        *extra_args,
+    ]
+    out = open(log, "w") if log else subprocess.DEVNULL  # closed below
     start = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
     try:
@@ -77,6 +78,6 @@ def streamlit_server(
             out.close()
 
 
-def launch_chromium(playwright):  # noqa: ANN001, ANN201 - playwright types are optional
+def launch_chromium(playwright):
     """Launch the system Chromium headless (never a downloaded browser)."""
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

@@ -1,0 +1,193 @@
+"""The Alignment and Local attention pages in Chinese (issue 16).
+
+In Chromium (``?lang=zh``): the default sentence, then a typed one; no English word is left on
+screen, in the charts' SVG text or in their hover text, other than the tokens of that very
+translation and the names and formulas listed below; no missing-glyph box; switching to English
+and back keeps the sentence, the model, the step and the window. With AppTest: the pages' headers,
+widget labels and chart titles are Chinese.
+
+The server reads the shipped checkpoints where the pages' models all exist, else tiny
+random-weight ones; the Chinese screenshots are saved only from trained models.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+from models.checkpoints import CHECKPOINTS_ENV, SHIPPED_ROOT
+from models.rnn.translator import Translator
+from tests.browser_helpers import (
+    CHART,
+    chart_hover_texts,
+    english_left,
+    glyph_boxes,
+    open_tab,
+    served_with,
+    shown_texts,
+    switch_language,
+    wait_settled,
+)
+from tests.test_browser_translation import _shoot
+from tests.test_i18n_app import _app, _open, english_words
+from tests.tiny_seq2seq import build_tiny_checkpoints
+from ui.translation import EXAMPLES, GLOBAL_MODELS, LOCAL_MODELS
+
+ALIGNMENT, LOCAL = "app_pages/alignment.py", "app_pages/local_attention.py"
+WIDGETS = ("text_input", "selectbox", "slider", "button_group")  # AppTest's element types
+KINDS = ("luong-dot", "luong-general", "local-m")  # the models the tests open
+TYPED = "Two children are playing with a red ball in the park."
+# Names and formulas that stay as they are (docs/glossary.md), word by word: the model ids shown
+# in the selects and titles, the example in the Alignment text ("a black dog" → "un chien noir"),
+# the key to press, the download format, the local-p formula and the Gaussian's sigma.
+MODEL_IDS = {word for kind in (*GLOBAL_MODELS, *LOCAL_MODELS) for word in english_words(kind)}
+ALIGNMENT_NAMES = MODEL_IDS | {"black", "dog", "chien", "noir", "Enter", "CSV"}
+LOCAL_NAMES = MODEL_IDS | {"sigmoid", "tanh", "sigma", "Enter", "CSV"}
+
+
+def _is_real(kind: str) -> bool:
+    return (SHIPPED_ROOT / f"seq2seq-{kind}" / "model.safetensors").is_file()
+
+
+@pytest.fixture(scope="module")
+def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shipped checkpoints when the pages' models all exist, else tiny random-weight ones."""
+    if all(_is_real(kind) for kind in KINDS):
+        return SHIPPED_ROOT
+    return build_tiny_checkpoints(tmp_path_factory.mktemp("tiny_zh"))
+
+
+def _token_words(root: Path, kind: str, sentence: str) -> set[str]:
+    """The Latin words inside what the page shows of ``kind``'s translation of ``sentence``: its
+    source and target pieces, its text and every step's top-k candidates."""
+    tr = Translator.load(root / f"seq2seq-{kind}").translate(sentence)
+    shown = [*tr.source_tokens, *tr.target_tokens, tr.text]
+    shown += [str(token) for step in tr.top_k for token, __ in step]
+    return {word for text in shown for word in english_words(text)}
+
+
+def _check_chinese(page, allowed: set[str]) -> None:
+    """No English word beyond ``allowed`` on screen, in the charts or their hover text; no box."""
+    texts = shown_texts(page) + chart_hover_texts(page)
+    print("LEFT", sorted(english_left(texts, allowed)), [t[max(0, t.find("tune") - 40):t.find("tune") + 60] for t in texts if "tune" in t])
+    assert not english_left(texts, allowed), sorted(english_left(texts, allowed))
+    assert not glyph_boxes(texts), glyph_boxes(texts)
+
+
+def _type(page, sentence: str, first_source_tokens: list[str]) -> None:
+    """Type ``sentence`` in the sentence box, press Enter, wait for the first chart's new ticks."""
+    box = page.get_by_role("textbox").first
+    box.fill(sentence)
+    box.press("Enter")
+    want = json.dumps(first_source_tokens)
+    page.wait_for_function(
+        f"() => {{ const c = document.querySelectorAll('{CHART}')[0]; if (!c) return false; "
+        "return JSON.stringify([...c.querySelectorAll('.xtick text')].map(t => t.textContent)) "
+        f"=== JSON.stringify({want}); }}"
+    )
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+
+
+def _keeps_state(page, params: dict[str, str], sentence: str, title: dict[str, str]) -> None:
+    """Switch to English and back: the sentence box, the URL's params and the charts stay."""
+    for name, code in (("English", "en"), ("简体中文", "zh")):
+        switch_language(page, name, code)
+        page.get_by_role("heading", name=title[code], exact=True).wait_for()
+        assert page.get_by_role("textbox").first.input_value() == sentence
+        query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(page.url).query))
+        assert {k: query.get(k) for k in params} == params, query
+        wait_settled(page, 3)
+
+
+@pytest.fixture(scope="module")
+def url(checkpoints: Path, tmp_path_factory: pytest.TempPathFactory):
+    log = tmp_path_factory.mktemp("streamlit_zh_alignment") / "server.log"
+    with served_with(CHECKPOINTS_ENV, checkpoints, log) as base:
+        yield base
+
+
+@pytest.fixture
+def tab(browser, url):
+    with open_tab(browser, 180_000) as page:
+        yield page
+
+
+@pytest.mark.browser
+def test_alignment_in_chinese(tab, url, checkpoints, screenshots):
+    params = {"aln_model": "luong-dot", "aln_step": "1"}
+    tab.goto(f"{url}/alignment?{urllib.parse.urlencode({'lang': 'zh', **params})}")
+    wait_settled(tab, 4)
+    tab.get_by_role("heading", name="对齐", exact=True).wait_for()
+    assert tab.get_by_text("单步查看").is_visible()
+    _check_chinese(tab, ALIGNMENT_NAMES | _token_words(checkpoints, "luong-dot", EXAMPLES[0]))
+    if checkpoints == SHIPPED_ROOT:
+        _shoot(tab, screenshots / "alignment.zh.png", 1750)
+    typed = Translator.load(checkpoints / "seq2seq-luong-dot").translate(TYPED)
+    _type(tab, TYPED, typed.source_tokens)
+    wait_settled(tab, 4)
+    _check_chinese(tab, ALIGNMENT_NAMES | _token_words(checkpoints, "luong-dot", TYPED))
+    _keeps_state(tab, {**params, "aln_text": TYPED}, TYPED, {"en": "Alignment", "zh": "对齐"})
+
+
+@pytest.mark.browser
+def test_local_attention_in_chinese(tab, url, checkpoints, screenshots):
+    params = {"loc_model": "local-m", "loc_D": "2", "loc_step": "1"}
+    tab.goto(f"{url}/local_attention?{urllib.parse.urlencode({'lang': 'zh', **params})}")
+    wait_settled(tab, 3)
+    tab.get_by_role("heading", name="局部注意力", exact=True).wait_for()
+    steps = tab.locator(CHART).filter(has=tab.locator(".updatemenu-button"))
+    assert steps.locator(".updatemenu-button").first.text_content().strip() == "▶ 播放"
+    assert steps.locator(".gtitle").first.text_content().startswith("第 1 步：")
+    words = _token_words(checkpoints, "local-m", EXAMPLES[0])
+    _check_chinese(tab, LOCAL_NAMES | words)
+    if checkpoints == SHIPPED_ROOT:
+        _shoot(tab, screenshots / "local_attention.zh.png", 2000)
+    typed = Translator.load(checkpoints / "seq2seq-local-m").translate(TYPED)
+    _type(tab, TYPED, typed.source_tokens)
+    wait_settled(tab, 3)
+    _check_chinese(tab, LOCAL_NAMES | _token_words(checkpoints, "local-m", TYPED))
+    title = {"en": "Local attention", "zh": "局部注意力"}
+    _keeps_state(tab, {**params, "loc_text": TYPED}, TYPED, title)
+
+
+# ---------------------------------------------------------------- AppTest: the headers
+
+
+@pytest.fixture(scope="module")
+def tiny_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_checkpoints(tmp_path_factory.mktemp("tiny_zh_apptest"), kinds=KINDS)
+
+
+@pytest.fixture
+def tiny(tiny_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv(CHECKPOINTS_ENV, str(tiny_root))
+    return tiny_root
+
+
+def _labels_and_titles(at) -> list[str]:
+    """Headers, widget labels and help, explanations and chart titles (no user text, no tokens)."""
+    texts = [at.title[0].value, *(s.value for s in at.subheader)]
+    widgets = [w for kind in WIDGETS for w in at.main.get(kind)]
+    assert any(w.type == "button_group" for w in widgets) or at.title[0].value != "对齐"
+    texts += [w.proto.label for w in widgets] + [w.proto.help for w in widgets]
+    texts += [c.value for c in at.caption] + [i.value for i in at.info]
+    return texts + [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+
+
+@pytest.mark.parametrize(
+    ("page", "params", "headers"),
+    [
+        (ALIGNMENT, {"aln_model": "luong-dot", "aln_beam": "2"}, ["单步查看", "束搜索的候选译文"]),
+        (LOCAL, {"loc_model": "local-m", "loc_D": "2"}, ["逐步演示"]),
+    ],
+)
+def test_pages_have_chinese_headers(tiny, page, params, headers):
+    at = _open(_app({"lang": "zh"}), page, {"lang": "zh", **params})
+    assert at.title[0].value == ("对齐" if page == ALIGNMENT else "局部注意力")
+    assert [s.value for s in at.subheader] == headers
+    texts = [text for text in _labels_and_titles(at) if text]
+    tokens = {word for kind in KINDS for word in _token_words(tiny, kind, EXAMPLES[0])}
+    assert not english_left(texts, ALIGNMENT_NAMES | LOCAL_NAMES | tokens)

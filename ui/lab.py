@@ -1,0 +1,244 @@
+"""Streamlit glue for the training lab: the one job server per process, the controls (all bound
+to the URL under ``lab_*`` so a teacher's link reproduces the run), the check that tells a visitor
+which values of a link were not usable, and the labels the page shows.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import streamlit as st
+
+from models.lab.tasks import MIN_DATE_LEN, TASK_NAMES, TASKS
+from models.lab.train import HIDDEN_SIZES, LAB_ATTENTIONS, MAX_LEN, LabConfig, LabRun
+from ui.lab_jobs import JobSpec, LabServer, max_jobs_setting
+from ui.url_state import parse_choice, parse_int
+
+WATCHER_KEY = "lab_watcher"  # session state: this tab's id for the job server
+JOB_KEY = "lab_job"  # session state: the id of this tab's latest job
+MIN_LEN, STEPS_RANGE, MAX_SEED = 4, (100, 3000), 9999
+CELL_LABELS = {"rnn": "RNN", "lstm": "LSTM", "gru": "GRU"}  # the labels are the link's values
+CELL_KEYS = {label: cell for cell, label in CELL_LABELS.items()}
+ATTENTION_LABELS = {
+    "none": "none (one fixed vector)",
+    "bahdanau": "Bahdanau (additive)",
+    "luong-dot": "Luong dot",
+    "luong-general": "Luong general",
+    "luong-concat": "Luong concat",
+    "local-p": "Luong local-p (predicted window)",
+}
+DEFAULTS = LabConfig()
+BOOLS = ("true", "false", "1", "0", "yes", "no", "on", "off")
+
+
+@dataclass(frozen=True)
+class LabSettings:
+    """The page's inputs: the job to train (config, seed, whether to train the twin) and notes
+    about values that were adjusted to fit the task."""
+
+    spec: JobSpec
+    notes: tuple[str, ...] = ()
+
+
+@st.cache_resource(show_spinner=False)
+def lab_server() -> LabServer:
+    """The server's one job server (shared by every session; see ui.lab_jobs)."""
+    return LabServer(max_jobs=max_jobs_setting())
+
+
+def watcher_id() -> str:
+    """This tab's id (each browser tab is its own session, so two tabs never share one)."""
+    if WATCHER_KEY not in st.session_state:
+        st.session_state[WATCHER_KEY] = uuid.uuid4().hex
+    return st.session_state[WATCHER_KEY]
+
+
+def _int_in(lo: int, hi: int):  # noqa: ANN202 - a validator for url_notices
+    return lambda raw: parse_int(raw, lo - 1, lo, hi) >= lo
+
+
+URL_CHECKS = {
+    "lab_task": lambda raw: parse_choice(raw, "", TASK_NAMES) != "",
+    "lab_cell": lambda raw: parse_choice(raw, "", tuple(CELL_KEYS)) != "",
+    "lab_layers": _int_in(1, 2),
+    "lab_bi": lambda raw: str(raw).strip().lower() in BOOLS,
+    "lab_attn": lambda raw: parse_choice(raw, "", LAB_ATTENTIONS) != "",
+    "lab_len": _int_in(MIN_LEN, MAX_LEN),
+    "lab_hidden": lambda raw: parse_choice(raw, "", [str(h) for h in HIDDEN_SIZES]) != "",
+    "lab_steps": _int_in(*STEPS_RANGE),
+    "lab_seed": _int_in(0, MAX_SEED),
+    "lab_cmp": lambda raw: str(raw).strip().lower() in BOOLS,
+}
+
+
+def url_notices(params: Mapping[str, str]) -> list[str]:
+    """One sentence per ``lab_*`` link parameter whose value the lab cannot use (the control
+    falls back to its default)."""
+    bad = [
+        f"`{k}={str(params[k])[:40]}`"
+        for k, ok in URL_CHECKS.items()
+        if k in params and not ok(params[k])
+    ]
+    if not bad:
+        return []
+    return [
+        f"The link's {', '.join(bad)} {'is' if len(bad) == 1 else 'are'} not a usable "
+        "setting; the default is used instead."
+    ]
+
+
+def _model_ui() -> tuple[str, int, bool, str]:
+    """Cell, layers, direction and attention."""
+    c1, c2, c3, c4 = st.columns([1.3, 0.8, 1, 1.6])
+    cell = c1.segmented_control(
+        "Encoder and decoder cell",
+        tuple(CELL_LABELS.values()),
+        default=CELL_LABELS[DEFAULTS.cell],
+        key="lab_cell",
+        bind="query-params",
+        required=True,
+    )
+    layers = c2.segmented_control(
+        "Layers", (1, 2), default=1, key="lab_layers", bind="query-params", required=True
+    )
+    bi = c3.toggle(
+        "Bidirectional encoder",
+        value=DEFAULTS.bidirectional,
+        key="lab_bi",
+        bind="query-params",
+        help="A second RNN reads the source backwards; each "
+        "source position is described by both directions.",
+    )
+    attention = c4.selectbox(
+        "Attention",
+        LAB_ATTENTIONS,
+        index=LAB_ATTENTIONS.index(DEFAULTS.attention),
+        key="lab_attn",
+        bind="query-params",
+        help=" · ".join(f"**{k}**: {v}" for k, v in ATTENTION_LABELS.items()),
+    )
+    return CELL_KEYS.get(cell, DEFAULTS.cell), int(layers or 1), bool(bi), attention
+
+
+def _task_ui() -> tuple[str, int, int]:
+    """Task, longest source and hidden size."""
+    c1, c2, c3 = st.columns([1.3, 1.6, 1.4])
+    task = c1.selectbox(
+        "Task",
+        TASK_NAMES,
+        key="lab_task",
+        bind="query-params",
+        help=" · ".join(f"**{k}**: {t.description}" for k, t in TASKS.items()),
+    )
+    c1.caption(TASKS[task].description)
+    max_len = c2.slider(
+        "Longest source (tokens)",
+        MIN_LEN,
+        MAX_LEN,
+        DEFAULTS.max_len,
+        key="lab_len",
+        bind="query-params",
+        help="Training and test sources have 1 to this many tokens (dates: "
+        "characters, whatever the format gives).",
+    )
+    hidden = c3.select_slider(
+        "Hidden size",
+        HIDDEN_SIZES,
+        value=DEFAULTS.hidden,
+        key="lab_hidden",
+        bind="query-params",
+        help="Embedding, RNN and attention sizes: the size of the one "
+        "vector a model without attention must squeeze the source "
+        "into.",
+    )
+    return task, int(max_len), int(hidden)
+
+
+def _training_ui() -> tuple[int, int, bool]:
+    """Steps, seed and whether to train the twin."""
+    c1, c2, c3 = st.columns([1.6, 1, 1.7])
+    steps = c1.slider(
+        "Training steps (64 sequences each)",
+        *STEPS_RANGE,
+        DEFAULTS.steps,
+        100,
+        key="lab_steps",
+        bind="query-params",
+    )
+    seed = c2.number_input(
+        "Seed",
+        0,
+        MAX_SEED,
+        0,
+        key="lab_seed",
+        bind="query-params",
+        help="The same settings and seed give the same run.",
+    )
+    compare = c3.toggle(
+        "Also train the twin with attention swapped",
+        value=True,
+        key="lab_cmp",
+        bind="query-params",
+        help="The same model without attention (or, when "
+        "you chose none, with Bahdanau attention), on the same batches: the "
+        "side-by-side comparison.",
+    )
+    return int(steps), int(seed), bool(compare)
+
+
+def controls_ui() -> LabSettings:
+    """Every control of the lab, bounded; returns the settings to train."""
+    cell, layers, bi, attention = _model_ui()
+    task, max_len, hidden = _task_ui()
+    steps, seed, compare = _training_ui()
+    notes = []
+    if max_len < TASKS[task].min_len:
+        notes.append(
+            f"Dates need at least {MIN_DATE_LEN} characters ('1/5/2021'): the longest "
+            f"source is {MIN_DATE_LEN} for this run."
+        )
+        max_len = TASKS[task].min_len
+    config = LabConfig(
+        task=task,
+        cell=cell,
+        layers=layers,
+        bidirectional=bi,
+        attention=attention,
+        max_len=max_len,
+        hidden=hidden,
+        steps=steps,
+    )
+    return LabSettings(JobSpec(config, seed, compare), tuple(notes))
+
+
+def run_label(config: LabConfig) -> str:
+    """'GRU ×2, bidirectional + Bahdanau (additive)' for legends and headings."""
+    cell = CELL_LABELS[config.cell] + (f" ×{config.layers}" if config.layers > 1 else "")
+    cell += ", bidirectional" if config.bidirectional else ""
+    if config.attention == "none":
+        return f"{cell}, no attention"
+    return f"{cell} + {ATTENTION_LABELS[config.attention].split(' (')[0]}"
+
+
+def shown_tokens(tokens: list[str] | tuple[str, ...]) -> list[str]:
+    """Tokens for axes and text, with </s> closing them and spaces made visible."""
+    return [("␣" if t == " " else t) for t in tokens] + ["</s>"]
+
+
+def run_summary(run: LabRun) -> dict:
+    """A finished run as plain data for the JSON download."""
+    return {
+        "config": run.config.__dict__,
+        "seed": run.seed,
+        "completed": run.completed,
+        "probe": {
+            "source": run.probe.source,
+            "target": run.probe.target,
+            "true_alignment": run.probe.alignment,
+        },
+        "snapshots": [
+            {**s.__dict__, "by_length": [list(p) for p in s.by_length]} for s in run.snapshots
+        ],
+    }

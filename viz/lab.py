@@ -1,0 +1,186 @@
+"""Figures for the training lab (pure plotly, no streamlit, no torch): the training curves (loss,
+sequence accuracy and the attention's agreement with the true alignment, each against the step)
+and sequence accuracy by source length, one line per model. The probe's attention uses
+:func:`viz.alignment.alignment_heatmap`.
+
+Built as plain dicts with an explicit template and validated once: the lab redraws them every
+second while a model trains and on every move of the timeline.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import plotly.graph_objects as go
+
+from viz._checks import escape
+from viz._margins import LEGEND_ROW_PX
+from viz.bottleneck import MODEL_STYLE
+
+TEMPLATE = "plotly_white"
+PANELS = (
+    ("loss", "loss per token (log)"),
+    ("accuracy", "sequence accuracy"),
+    ("agreement", "attention on the true alignment"),
+)
+MARKER_COLOUR = "#555555"
+
+
+@dataclass(frozen=True)
+class Curves:
+    """One model's training curves. ``attention`` picks its colour (viz.bottleneck.MODEL_STYLE);
+    steps, loss, accuracy (and agreement, None without attention) have one value per snapshot
+    (a NaN loss, as at step 0, is left out)."""
+
+    label: str
+    attention: str
+    steps: Sequence[int]
+    loss: Sequence[float]
+    accuracy: Sequence[float]
+    agreement: Sequence[float] | None = None
+
+    def check(self) -> None:
+        n = len(self.steps)
+        for name in ("loss", "accuracy", "agreement"):
+            values = getattr(self, name)
+            if values is not None and len(values) != n:
+                raise ValueError(f"{self.label}: {len(values)} {name} values for {n} steps")
+
+
+def _finite(values: Sequence[float]) -> list[float | None]:
+    return [float(v) if v is not None and math.isfinite(v) else None for v in values]
+
+
+def _axis_names(index: int) -> tuple[str, str]:
+    suffix = "" if index == 0 else str(index + 1)
+    return f"x{suffix}", f"y{suffix}"
+
+
+def _curve_traces(curves: Curves) -> list[dict]:
+    """One line per panel for one model; the legend entry on the accuracy panel only."""
+    colour, marker = MODEL_STYLE.get(curves.attention, ("#0072B2", "circle"))
+    label = escape([curves.label])[0]
+    traces = []
+    for index, (name, title) in enumerate(PANELS):
+        values = getattr(curves, name)
+        if values is None:
+            continue
+        xaxis, yaxis = _axis_names(index)
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "x": list(curves.steps),
+                "y": _finite(values),
+                "xaxis": xaxis,
+                "yaxis": yaxis,
+                "name": label,
+                "legendgroup": label,
+                "showlegend": name == "accuracy",
+                "line": {"color": colour, "width": 2},
+                "marker": {"symbol": marker},
+                "hovertemplate": f"{label}<br>step %{{x}}<br>{title}: %{{y:.3f}}<extra></extra>",
+            }
+        )
+    return traces
+
+
+def training_curves(
+    runs: Sequence[Curves], *, step: int | None = None, title: str = ""
+) -> go.Figure:
+    """Loss (log scale), sequence accuracy and agreement with the true alignment against the
+    training step, side by side, one line per model; ``step`` draws a dashed marker on each."""
+    traces: list[dict] = []
+    for curves in runs:
+        curves.check()
+        traces.extend(_curve_traces(curves))
+    layout: dict = {
+        "template": TEMPLATE,
+        "title": {"text": title},
+        "height": 340,
+        "margin": {"l": 60, "r": 20, "t": 70, "b": 50 + LEGEND_ROW_PX},
+        "legend": {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"},
+        "annotations": [],
+        "shapes": [],
+    }
+    width, gap = (1 - 0.08 * 2) / 3, 0.08
+    for index, (name, panel_title) in enumerate(PANELS):
+        xaxis, yaxis = _axis_names(index)
+        x0 = index * (width + gap)
+        layout["xaxis" + xaxis[1:]] = {
+            "domain": [x0, x0 + width],
+            "anchor": yaxis,
+            "title": {"text": "step"},
+        }
+        layout["yaxis" + yaxis[1:]] = (
+            {"anchor": xaxis, "type": "log"}
+            if name == "loss"
+            else {"anchor": xaxis, "range": [-0.03, 1.03]}
+        )
+        layout["annotations"].append(
+            {
+                "text": panel_title,
+                "x": x0 + width / 2,
+                "y": 1.0,
+                "xref": "paper",
+                "yref": "paper",
+                "showarrow": False,
+                "xanchor": "center",
+                "yanchor": "bottom",
+            }
+        )
+        if step is not None:
+            layout["shapes"].append(
+                {
+                    "type": "line",
+                    "xref": xaxis,
+                    "yref": f"{yaxis} domain",
+                    "x0": step,
+                    "x1": step,
+                    "y0": 0,
+                    "y1": 1,
+                    "line": {"color": MARKER_COLOUR, "dash": "dash", "width": 1},
+                }
+            )
+    return go.Figure({"data": traces, "layout": layout})
+
+
+def length_accuracy_chart(
+    series: Sequence[tuple[str, str, Sequence[tuple[int, float]]]], *, title: str = ""
+) -> go.Figure:
+    """Sequence accuracy (y) against source length (x): one line per (label, attention name,
+    [(length, accuracy), ...]); the attention name picks the colour and marker."""
+    traces = []
+    for label, attention, points in series:
+        if any(not 0 <= acc <= 1 for _, acc in points):
+            raise ValueError(f"{label}: accuracies must lie in [0, 1]")
+        colour, marker = MODEL_STYLE.get(attention, ("#0072B2", "circle"))
+        name = escape([label])[0]
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines+markers",
+                "name": name,
+                "x": [n for n, _ in points],
+                "y": [acc for _, acc in points],
+                "line": {"color": colour, "width": 2.5},
+                "marker": {"symbol": marker, "size": 8},
+                "hovertemplate": f"{name}<br>length %{{x}}: %{{y:.0%}} exact<extra></extra>",
+            }
+        )
+    layout = {
+        "template": TEMPLATE,
+        "title": {"text": title},
+        "height": 360,
+        "margin": {"l": 60, "r": 20, "t": 60, "b": 50 + LEGEND_ROW_PX},
+        "xaxis": {"title": {"text": "source length (tokens)"}, "dtick": 1 if len(traces) else None},
+        "yaxis": {
+            "title": {"text": "sequences exactly right"},
+            "range": [-0.03, 1.03],
+            "tickformat": ".0%",
+        },
+        "legend": {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"},
+    }
+    return go.Figure({"data": traces, "layout": layout})
