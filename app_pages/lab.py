@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import streamlit as st
 
+from i18n import N_, _
 from models.lab.tasks import Example, probe_example
 from models.lab.train import LabConfig, LabRun, Snapshot
 from ui.charts import plotly_chart
 from ui.downloads import download_json
+from ui.errors import fragment
 from ui.lab import (
     JOB_KEY,
     LabSettings,
     controls_ui,
+    job_message,
     lab_server,
+    number,
     run_label,
     run_summary,
     shown_tokens,
@@ -27,138 +31,139 @@ from viz.lab import Curves, length_accuracy_chart, training_curves
 
 POLL_S = 1.0  # the live view polls the job (and renews its heartbeat) this often
 NOTICE_KEY = "lab_notice"  # session state: a message for the next run of the page
-LEFT = (
+LEFT = N_(
     "You stopped watching this run; another tab (or another visitor) is training the same "
     "settings, so it goes on there. Press **Train** to watch it again."
 )
-ABOUT = """
-Pick a model and a toy task whose **true alignment** is known (reverse a sequence: the
-anti-diagonal; copy it: the diagonal; sort digits: a permutation; normalise a date: each digit
-reads its field), then press **Train**. The model is the one behind the translators on the other
-pages, only smaller; it trains here, on the server's CPU, in about a minute. Watch the attention
-of one fixed *probe* example sharpen into the true alignment, then scrub the timeline, and see
-what the same model does with no attention at all: one vector for the whole source.
-"""
-BOTTLENECK = """
-**The fixed-length bottleneck, live.** Both models saw the same batches for the same number of
-steps. Without attention, the decoder reads the whole source from one vector of the hidden size;
-short sources fit, long ones do not, and its accuracy falls with the length. With attention, each
-output step looks back at the source position it needs, and the length hardly matters.
-"""
+ABOUT = N_(
+    "Pick a model and a toy task whose **true alignment** is known (reverse a sequence: the "
+    "anti-diagonal; copy it: the diagonal; sort digits: a permutation; normalise a date: each "
+    "digit reads its field), then press **Train**. The model is the one behind the translators "
+    "on the other pages, only smaller; it trains here, on the server's CPU, in about a minute. "
+    "Watch the attention of one fixed *probe* example sharpen into the true alignment, then "
+    "scrub the timeline, and see what the same model does with no attention at all: one vector "
+    "for the whole source."
+)
+BOTTLENECK = N_(
+    "**The fixed-length bottleneck, live.** Both models saw the same batches for the same number "
+    "of steps. Without attention, the decoder reads the whole source from one vector of the "
+    "hidden size: short sources fit, long ones do not, and its accuracy falls with the length. "
+    "With attention, each output step looks back at the source position it needs, and the "
+    "length hardly matters."
+)
 
 
 def curves_of(runs: list[tuple[tuple[Snapshot, ...], LabConfig]]) -> list[Curves]:
     """Training curves of each (snapshots, config) with at least one snapshot."""
     out = []
     for snaps, config in runs:
-        if not snaps:
-            continue
-        agreement = None if config.attention == "none" else [s.agreement for s in snaps]
-        out.append(
-            Curves(
-                run_label(config),
-                config.attention,
-                [s.step for s in snaps],
-                [s.loss for s in snaps],
-                [s.accuracy for s in snaps],
-                agreement,
+        if snaps:
+            agreement = None if config.attention == "none" else [s.agreement for s in snaps]
+            steps, losses = [s.step for s in snaps], [s.loss for s in snaps]
+            accuracy = [s.accuracy for s in snaps]
+            out.append(
+                Curves(run_label(config), config.attention, steps, losses, accuracy, agreement)
             )
-        )
     return out
 
 
-def probe_heatmaps_ui(run_config: LabConfig, probe: Example, snap: Snapshot, key: str) -> None:
-    """The probe's attention at ``snap`` next to the true alignment."""
+def written(config: LabConfig, snap: Snapshot) -> str:
+    """What the model writes for the probe at ``snap`` (characters joined for dates)."""
+    text = ("" if config.task == "date" else " ").join(snap.probe_output)
+    return text or _("(nothing)")
+
+
+def probe_heatmaps_ui(config: LabConfig, probe: Example, snap: Snapshot, key: str) -> None:
+    """The probe's attention at ``snap`` next to the true alignment, and what the model writes."""
     src, tgt = shown_tokens(probe.source), shown_tokens(probe.target)
     left, right = st.columns(2)
     with left:
         if snap.probe_weights is None:
-            st.info(
-                "This model has no attention: its decoder reads one fixed vector, so there "
-                "is no alignment to draw."
-            )
+            st.info(_("This model has no attention: there is no alignment to draw."))
         else:
-            fig = alignment_heatmap(
-                snap.probe_weights,
-                src,
-                tgt,
-                title=f"{run_label(run_config)}: attention at step {snap.step}",
+            title = _("{model}: attention at step {step}").format(
+                model=run_label(config), step=snap.step
             )
-            plotly_chart(fig, key=f"{key}_heatmap")
+            plotly_chart(alignment_heatmap(snap.probe_weights, src, tgt, title=title), key=key)
     with right:
-        fig = alignment_heatmap(probe.alignment, src, tgt, title="True alignment")
-        plotly_chart(fig, key=f"{key}_truth")
-    written = (
-        "".join(snap.probe_output) if run_config.task == "date" else " ".join(snap.probe_output)
+        truth = alignment_heatmap(probe.alignment, src, tgt, title=_("True alignment"))
+        plotly_chart(truth, key=f"{key}_truth")
+    text = _("Probe: `{source}` → the model writes `{output}` at step {step}.").format(
+        source="".join(probe.source), output=written(config, snap), step=snap.step
     )
-    agreement = (
-        ""
-        if snap.agreement is None
-        else f" · attention on the true alignment: {snap.agreement:.0%}"
-    )
-    st.caption(
-        f"Probe: `{''.join(probe.source)}` → the model writes `{written or '(nothing)'}` "
-        f"at step {snap.step}{agreement}."
-    )
+    if snap.agreement is not None:
+        text += " " + _("Attention on the true alignment: {share:.0%}.").format(
+            share=snap.agreement
+        )
+    st.caption(text)
 
 
 def progress_ui(view: JobView) -> None:
-    """Progress bar with the run, step, loss and speed."""
+    """Progress bar with the run, step, loss and speed (the latest report or snapshot)."""
     runs = view.spec.runs()
-    config = runs[view.current][0]
-    snaps = view.snapshots[view.current]
-    p = (
-        view.progress
-        if view.progress and view.progress.step >= (snaps[-1].step if snaps else 0)
-        else None
+    config, snaps, p = runs[view.current][0], view.snapshots[view.current], view.progress
+    last = snaps[-1] if snaps else None
+    if p is None or (last is not None and last.step > p.step):
+        step, loss = (last.step, last.loss) if last else (0, float("nan"))
+        speed = last.sequences_per_second if last else 0.0
+    else:
+        step, loss, speed = p.step, p.loss, p.sequences_per_second
+    text = _(
+        "Run {run} of {runs} ({model}): step {step:,} of {steps:,} · loss {loss} · "
+        "{speed:,.0f} sequences/s"
+    ).format(
+        run=view.current + 1,
+        runs=len(runs),
+        model=run_label(config),
+        step=step,
+        steps=config.steps,
+        loss=number(loss),
+        speed=speed,
     )
-    step = p.step if p else (snaps[-1].step if snaps else 0)
-    loss = p.loss if p else (snaps[-1].loss if snaps else float("nan"))
-    speed = p.sequences_per_second if p else (snaps[-1].sequences_per_second if snaps else 0.0)
-    done = (view.current + step / config.steps) / len(runs)
-    st.progress(
-        min(1.0, done),
-        text=(
-            f"Run {view.current + 1} of {len(runs)} ({run_label(config)}): step {step:,} of "
-            f"{config.steps:,} · loss {loss:.3f} · {speed:,.0f} sequences/s"
-        ),
-    )
+    st.progress(min(1.0, (view.current + step / config.steps) / len(runs)), text=text)
 
 
-@st.fragment(run_every=POLL_S)
+def status_ui(view: JobView, max_jobs: int) -> None:
+    """Queue place, start, or the progress bar."""
+    if view.state == QUEUED:
+        st.info(
+            _(
+                "Waiting for a free trainer: number {place} in the queue ({n} runs train at "
+                "once on this server)."
+            ).format(place=view.place, n=max_jobs),
+            icon=":material/hourglass_top:",
+        )
+    elif view.state == STARTING:
+        st.info(_("Starting a training process…"), icon=":material/hourglass_top:")
+    else:
+        progress_ui(view)
+
+
+@fragment(run_every=POLL_S)
 def live_ui(job_id: str) -> None:
-    """The running job: queue place or progress, Cancel, the curves and the latest attention."""
+    """The running job: queue place or progress, Cancel, the latest attention and the curves."""
     server, watcher = lab_server(), watcher_id()
     view = server.view(job_id, watcher)
     if view is None or view.finished:
         st.rerun(scope="app")
-        return
     bar, button = st.columns([6, 1], vertical_alignment="bottom")
     with bar:
-        if view.state == QUEUED:
-            st.info(
-                f"Waiting for a free trainer: number {view.place} in the queue "
-                f"({server.max_jobs} runs train at once on this server).",
-                icon=":material/hourglass_top:",
-            )
-        elif view.state == STARTING:
-            st.info("Starting a training process…", icon=":material/hourglass_top:")
-        else:
-            progress_ui(view)
-    if button.button("Cancel", key="lab_cancel", icon=":material/stop:", width="stretch"):
+        status_ui(view, server.max_jobs)
+    if button.button(_("Cancel"), key="lab_cancel", icon=":material/stop:", width="stretch"):
         if not server.cancel(job_id, watcher):  # another tab still watches: it trains on there
             del st.session_state[JOB_KEY]
             st.session_state[NOTICE_KEY] = LEFT
         st.rerun(scope="app")
     runs = view.spec.runs()
-    attended = next((i for i, (c, _) in enumerate(runs) if c.attention != "none"), 0)
+    attended = next((i for i, (c, __) in enumerate(runs) if c.attention != "none"), 0)
     if view.snapshots[attended]:
         config = runs[attended][0]
         probe = probe_example(config.task, config.max_len)  # the same for every run of the task
         probe_heatmaps_ui(config, probe, view.snapshots[attended][-1], "lab_live")
-    curves = curves_of([(s, c) for s, (c, _) in zip(view.snapshots, runs, strict=True)])
+    curves = curves_of([(s, c) for s, (c, __) in zip(view.snapshots, runs, strict=True)])
     if curves:
-        plotly_chart(training_curves(curves, title="Training so far"), key="lab_live_curves")
+        fig = training_curves(curves, title=_("Training so far"))
+        plotly_chart(fig, key="lab_live_curves")
 
 
 def summary_ui(runs: tuple[LabRun, ...]) -> None:
@@ -169,60 +174,69 @@ def summary_ui(runs: tuple[LabRun, ...]) -> None:
         with col:
             st.markdown(f"**{run_label(run.config)}**")
             a, b, c = st.columns(3)
-            a.metric("Sequences right", f"{last.accuracy:.0%}")
+            a.metric(_("Sequences right"), f"{last.accuracy:.0%}")
             b.metric(
-                "Longest third",
+                _("Longest third"),
                 f"{sum(long) / len(long):.0%}" if long else "–",
-                help="Sequence accuracy on sources longer than 2/3 of the longest.",
+                help=_("Sequence accuracy on sources longer than 2/3 of the longest."),
             )
             c.metric(
-                "Training time",
+                _("Training time"),
                 f"{last.seconds:.0f} s",
-                help=f"{last.sequences_per_second:,.0f} sequences per second",
+                help=_("{n:,.0f} sequences per second").format(n=last.sequences_per_second),
             )
 
 
 def timeline_ui(runs: tuple[LabRun, ...]) -> int:
     """The timeline slider over the snapshots; returns the chosen snapshot index."""
     steps = [s.step for s in runs[0].snapshots]
-    key = f"lab_timeline_{abs(hash((runs[0].config, runs[0].seed)))}"
     index = st.select_slider(
-        "Timeline: scrub through training",
+        _("Timeline: scrub through training"),
         options=range(len(steps)),
         value=len(steps) - 1,
-        format_func=lambda i: f"step {steps[i]:,}",
-        key=key,
+        format_func=lambda i: _("step {step:,}").format(step=steps[i]),
+        key=f"lab_timeline_{abs(hash((runs[0].config, runs[0].seed)))}",  # one per run
     )
     return int(index)
 
 
-@st.fragment
+def comparison_ui(runs: tuple[LabRun, ...], index: int) -> None:
+    """Accuracy by source length of every run at snapshot ``index``, and what each writes."""
+    st.subheader(_("With and without attention, by source length"))
+    snaps = [r.snapshots[min(index, len(r.snapshots) - 1)] for r in runs]
+    series = [
+        (run_label(r.config), r.config.attention, s.by_length)
+        for r, s in zip(runs, snaps, strict=True)
+    ]
+    title = _("Sequence accuracy at step {step:,}").format(step=snaps[0].step)
+    plotly_chart(length_accuracy_chart(series, title=title), key="lab_by_length")
+    for col, run, snap in zip(st.columns(len(runs)), runs, snaps, strict=True):
+        right = list(snap.probe_output) == list(run.probe.target)
+        col.caption(
+            _("**{model}** writes `{output}` for the probe ({verdict}).").format(
+                model=run_label(run.config),
+                output=written(run.config, snap),
+                verdict=_("right") if right else _("wrong"),
+            )
+        )
+    if len(runs) > 1:
+        st.markdown(_(BOTTLENECK))
+
+
+@fragment
 def results_ui(runs: tuple[LabRun, ...]) -> None:
     """A finished job: summary, the timeline with the probe's attention, the curves, and the
     comparison by length at the chosen moment (a fragment: scrubbing reruns only this)."""
     summary_ui(runs)
-    st.subheader("Watch the alignment form")
+    st.subheader(_("Watch the alignment form"))
     index = timeline_ui(runs)
     attended = next((r for r in runs if r.config.attention != "none"), runs[0])
     snap = attended.snapshots[min(index, len(attended.snapshots) - 1)]
     probe_heatmaps_ui(attended.config, attended.probe, snap, "lab_result")
     curves = curves_of([(r.snapshots, r.config) for r in runs])
-    plotly_chart(training_curves(curves, step=snap.step, title="Training curves"), key="lab_curves")
-    st.subheader("With and without attention, by source length")
-    series = [
-        (
-            run_label(r.config),
-            r.config.attention,
-            r.snapshots[min(index, len(r.snapshots) - 1)].by_length,
-        )
-        for r in runs
-    ]
-    plotly_chart(
-        length_accuracy_chart(series, title=f"Sequence accuracy at step {snap.step:,}"),
-        key="lab_by_length",
-    )
-    if len(runs) > 1:
-        st.markdown(BOTTLENECK)
+    fig = training_curves(curves, step=snap.step, title=_("Training curves"))
+    plotly_chart(fig, key="lab_curves")
+    comparison_ui(runs, index)
     download_json([run_summary(r) for r in runs], "training-lab.json", key="lab_json")
 
 
@@ -240,14 +254,26 @@ def train_bar_ui(settings: LabSettings) -> None:
     """The Train button and how busy the server's trainers are."""
     server = lab_server()
     left, right = st.columns([1, 5], vertical_alignment="center")
-    if left.button(
-        "Train", type="primary", icon=":material/play_arrow:", key="lab_train", width="stretch"
-    ):
+    label = _("Train")
+    if left.button(label, type="primary", icon=":material/play_arrow:", key="lab_train"):
         start(settings.spec)
     running, waiting = server.load()
     right.caption(
-        f"Trainers busy: {running} of {server.max_jobs}; {waiting} waiting. Runs are "
-        "cached by settings and seed: a link to a finished run opens it at once."
+        _(
+            "Trainers busy: {running} of {n}; {waiting} waiting. Runs are kept by settings and "
+            "seed: a link to a finished run opens it at once."
+        ).format(running=running, n=server.max_jobs, waiting=waiting)
+    )
+
+
+def ended_ui(view: JobView) -> None:
+    """A cancelled or failed job of the current settings: why, and what to do."""
+    shown = st.info if view.state == CANCELLED else st.error
+    shown(
+        _("{reason} The settings are kept: press **Train** to start again.").format(
+            reason=job_message(view)
+        ),
+        icon=":material/stop_circle:",
     )
 
 
@@ -259,18 +285,13 @@ def job_ui(spec: JobSpec) -> None:
     if view is not None and not view.finished:
         if view.spec != spec:
             st.info(
-                "Training the settings you started with; press **Train** to switch to "
-                "the new ones.",
+                _("Training the settings you started with; press **Train** for the new ones."),
                 icon=":material/info:",
             )
         live_ui(view.job_id)
         return
     if view is not None and view.spec == spec and view.state != DONE:
-        shown = st.info if view.state == CANCELLED else st.error
-        shown(
-            f"{view.message} The settings are kept: press **Train** to start again.",
-            icon=":material/stop_circle:",
-        )
+        ended_ui(view)
         return
     runs = server.cached(spec)
     if runs is None and view is not None and view.spec == spec and view.state == DONE:
@@ -278,20 +299,21 @@ def job_ui(spec: JobSpec) -> None:
     if runs:
         results_ui(runs)
     else:
-        st.info("Press **Train** to train these settings.", icon=":material/model_training:")
+        st.info(_("Press **Train** to train these settings."), icon=":material/model_training:")
 
 
 def main() -> None:
     """The page."""
-    st.title("Training lab")
-    st.markdown(ABOUT)
+    st.title(_("Training lab"))
+    st.markdown(_(ABOUT))
     notices = url_notices(st.query_params.to_dict())  # before the controls drop bad values
     settings = controls_ui()
     for notice in [*notices, *settings.notes]:
         st.warning(notice, icon=":material/link_off:")
     train_bar_ui(settings)
-    if NOTICE_KEY in st.session_state:
-        st.info(st.session_state.pop(NOTICE_KEY), icon=":material/visibility_off:")
+    notice = st.session_state.pop(NOTICE_KEY, None)  # a message id, shown once
+    if notice:
+        st.info(_(notice), icon=":material/visibility_off:")
     job_ui(settings.spec)
 
 

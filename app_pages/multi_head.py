@@ -307,10 +307,12 @@ def body() -> None:
         return
     for notice in view.notices:
         st.info(notice, icon=":material/content_cut:")
+    if view.unknown_note:
+        st.info(view.unknown_note, icon=":material/help:")
     full = view
     hidden = multi_choice_ui(st.multiselect, _("Hide these tokens and re-normalise"), GROUPS,
                              key="mh_hide", default=[], format_func=group_label,
-                             help=_(HIDE_NOTE))  # fmt: skip
+                             placeholder=_("none: every token shown"), help=_(HIDE_NOTE))  # fmt: skip
     if hidden:
         st.warning(_(HIDE_NOTE), icon=":material/warning:")
         view = guarded_ui(lambda: hide_groups(full, hidden)) or full

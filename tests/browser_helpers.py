@@ -16,12 +16,14 @@ from ui.sidebar import LANGUAGE_LABEL
 
 CHART = '[data-testid="stPlotlyChart"]'
 # Streamlit's own chrome, English in every language (docs/translating.md, "What cannot be
-# translated"): the file uploader's texts, the text box's hint and the keyboard users' skip link.
+# translated"): the file uploader's texts (and its "Add files" button's hidden "add icon"), the
+# text box's hint and the keyboard users' skip link.
 STREAMLIT_CHROME = re.compile(
-    r"Drag and drop file here|Browse files|Limit \d+MB per file|Press Enter to apply"
+    r"Drag and drop file here|Browse files|Limit \d+MB per file|add icon|Press Enter to apply"
     r"|Skip to main content"
 )
-ICONS = '[data-testid="stIconMaterial"]'  # Material icons: a ligature's name ("home") as text
+# Material icons: a ligature's name ("home") as text; an alert's icon (st.info(icon=...)) too
+ICONS = '[data-testid="stIconMaterial"], [data-testid="stAlertDynamicIcon"]'
 MISSING_GLYPHS = ("\u25a1", "\ufffd")  # the box a missing glyph becomes; the replacement character
 
 
@@ -85,12 +87,16 @@ def glyph_boxes(texts: Iterable[str]) -> list[str]:
 
 def switch_language(page, name: str, code: str) -> None:
     """Pick ``name`` ('English', '简体中文') in the sidebar's language select; wait for ``?lang=code``
-    and for the rerun to finish."""
+    and for the rerun to finish: no element left from the run before (Streamlit marks those
+    ``data-stale``), so every chart shows the new language."""
     sidebar = page.locator('[data-testid="stSidebar"]')
     sidebar.locator('[data-testid="stSelectbox"]', has_text=LANGUAGE_LABEL).click()
     page.get_by_role("option", name=name, exact=True).click()
     page.wait_for_url(f"**lang={code}**")
-    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+    page.wait_for_function(
+        "!document.querySelector('[data-stale=true], [data-testid=stStatusWidget]')",
+        polling=200,
+    )
 
 
 _PLOTLY_MARKUP = re.compile(r"%\{[^}]*\}|<[^>]*>")  # %{y:.2f}, <br>, <extra></extra>

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import is_hypothesis_test
 
 from tests.requirements_env import need
 from tests.server import CHROMIUM, ROOT, launch_chromium, streamlit_server
@@ -15,16 +16,32 @@ from tests.server import CHROMIUM, ROOT, launch_chromium, streamlit_server
 # Where the browser tests save their screenshots: a temporary folder, unless this variable names
 # a folder (relative to the repository); `make screenshots` points it at docs/screenshots.
 SCREENSHOTS_ENV = "ATLAS_SCREENSHOTS"
-# Markers that make a test slow (a browser, the shipped checkpoints, ../shared/data), and the test
-# files that train or load real models without one of them.
+# What makes a test slow: a marker (a browser, the shipped checkpoints, ../shared/data), a browser
+# test file, a file that trains or loads a real model without such a marker (the training smoke
+# tests, the Training lab's live jobs, all-MiniLM-L6-v2), or many generated inputs (hypothesis).
 SLOW_MARKERS = ("browser", "checkpoints", "data")
-SLOW_FILES = ("test_training_smoke.py", "test_shipped_seq2seq.py", "test_pretrained.py")
+SLOW_FILES = (
+    "test_training_smoke.py",
+    "test_lab_jobs.py",
+    "test_lab_page.py",
+    "test_pretrained.py",
+)
+
+
+def _is_slow(item: pytest.Item) -> bool:
+    name = item.path.name
+    return (
+        name.startswith("test_browser")
+        or name in SLOW_FILES
+        or any(item.get_closest_marker(marker) for marker in SLOW_MARKERS)
+        or is_hypothesis_test(getattr(item, "obj", None))
+    )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark ``slow`` (left out by `make test-fast`) and ``screenshot`` (run by `make screenshots`)."""
     for item in items:
-        if item.path.name in SLOW_FILES or any(item.get_closest_marker(m) for m in SLOW_MARKERS):
+        if _is_slow(item):
             item.add_marker(pytest.mark.slow)
         if "screenshots" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.screenshot)

@@ -30,6 +30,6 @@ def need(condition: bool, reason: str) -> None:
 def need_data(folder: Path = DEFAULT_DATA) -> Path:
     need(
         (folder / "train.en.gz").is_file(),
-        f"Multi30k data not found at {folder} (see README: Data)",
+        f"Multi30k data not found at {folder} (see docs/training.md: Data)",
     )
     return folder

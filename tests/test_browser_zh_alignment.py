@@ -31,7 +31,7 @@ from tests.browser_helpers import (
     switch_language,
     wait_settled,
 )
-from tests.test_browser_translation import _shoot
+from tests.test_browser_translation import _is_real, _shoot
 from tests.test_i18n_app import _app, _open, english_words
 from tests.tiny_seq2seq import build_tiny_checkpoints
 from ui.translation import EXAMPLES, GLOBAL_MODELS, LOCAL_MODELS
@@ -46,10 +46,6 @@ TYPED = "Two children are playing with a red ball in the park."
 MODEL_IDS = {word for kind in (*GLOBAL_MODELS, *LOCAL_MODELS) for word in english_words(kind)}
 ALIGNMENT_NAMES = MODEL_IDS | {"black", "dog", "chien", "noir", "Enter", "CSV"}
 LOCAL_NAMES = MODEL_IDS | {"sigmoid", "tanh", "sigma", "Enter", "CSV"}
-
-
-def _is_real(kind: str) -> bool:
-    return (SHIPPED_ROOT / f"seq2seq-{kind}" / "model.safetensors").is_file()
 
 
 @pytest.fixture(scope="module")
@@ -71,8 +67,9 @@ def _token_words(root: Path, kind: str, sentence: str) -> set[str]:
 
 def _check_chinese(page, allowed: set[str]) -> None:
     """No English word beyond ``allowed`` on screen, in the charts or their hover text; no box."""
-    texts = shown_texts(page) + chart_hover_texts(page)
-    print("LEFT", sorted(english_left(texts, allowed)), [t[max(0, t.find("tune") - 40):t.find("tune") + 60] for t in texts if "tune" in t])
+    hover = chart_hover_texts(page)
+    assert any("权重" in text for text in hover), hover  # the heatmaps' hover text was read
+    texts = shown_texts(page) + hover
     assert not english_left(texts, allowed), sorted(english_left(texts, allowed))
     assert not glyph_boxes(texts), glyph_boxes(texts)
 
@@ -168,26 +165,42 @@ def tiny(tiny_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _labels_and_titles(at) -> list[str]:
-    """Headers, widget labels and help, explanations and chart titles (no user text, no tokens)."""
+    """Headers, widget labels, help and options, explanations and chart titles (no user text)."""
     texts = [at.title[0].value, *(s.value for s in at.subheader)]
     widgets = [w for kind in WIDGETS for w in at.main.get(kind)]
-    assert any(w.type == "button_group" for w in widgets) or at.title[0].value != "对齐"
     texts += [w.proto.label for w in widgets] + [w.proto.help for w in widgets]
+    texts += [option for choice in at.main.get("button_group") for option in choice.options]
     texts += [c.value for c in at.caption] + [i.value for i in at.info]
+    texts += [link.proto.label for link in at.main.get("page_link")]
     return texts + [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
 
 
 @pytest.mark.parametrize(
-    ("page", "params", "headers"),
+    ("page", "params", "title", "headers"),
     [
-        (ALIGNMENT, {"aln_model": "luong-dot", "aln_beam": "2"}, ["单步查看", "束搜索的候选译文"]),
-        (LOCAL, {"loc_model": "local-m", "loc_D": "2"}, ["逐步演示"]),
+        (ALIGNMENT, {"aln_model": "luong-dot", "aln_beam": "2"}, "对齐",
+         ["单步查看", "束搜索的候选译文"]),
+        (LOCAL, {"loc_model": "local-m", "loc_D": "2"}, "局部注意力", ["逐步演示"]),
     ],
-)
-def test_pages_have_chinese_headers(tiny, page, params, headers):
-    at = _open(_app({"lang": "zh"}), page, {"lang": "zh", **params})
-    assert at.title[0].value == ("对齐" if page == ALIGNMENT else "局部注意力")
-    assert [s.value for s in at.subheader] == headers
+)  # fmt: skip
+def test_pages_have_chinese_headers(tiny, page, params, title, headers):
+    at = _open(_app({"lang": "zh"}), page, params)
+    assert at.title[0].value == title and [s.value for s in at.subheader] == headers
+    assert [link.proto.label for link in at.main.get("page_link")] == ["多头注意力"]
+    if page == ALIGNMENT:  # the choices show Chinese labels and keep their ids
+        assert [c.options for c in at.main.get("button_group")] == [["子词", "词"],
+                                                                 ["翻译", "参考译文", "比较"]]
+        assert at.button_group(key="aln_mode").value == "translate"
     texts = [text for text in _labels_and_titles(at) if text]
     tokens = {word for kind in KINDS for word in _token_words(tiny, kind, EXAMPLES[0])}
     assert not english_left(texts, ALIGNMENT_NAMES | LOCAL_NAMES | tokens)
+
+
+def test_chinese_text_points_to_the_multi_head_page(tiny):
+    """The translation pages say they translate English; Chinese text makes that a warning."""
+    at = _open(_app({"lang": "en"}), ALIGNMENT, {"aln_text": EXAMPLES[0]})
+    assert any("translate English into French" in c.value for c in at.caption)
+    assert not at.warning
+    at = _open(at, LOCAL, {"loc_text": "一只黑狗在草地上奔跑。"})
+    assert any("Multi-head attention page" in w.value for w in at.warning)
+    assert [link.proto.label for link in at.main.get("page_link")] == ["Multi-head attention"]

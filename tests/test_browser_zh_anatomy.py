@@ -31,14 +31,24 @@ EDITOR = '[data-testid="stDataFrame"]'
 ROW_PX, HEADER_PX = 35, 35  # the data editor's row and header heights
 
 
+def _table(page):  # noqa: ANN202
+    """The key/value table (the first data editor; the general score's W is the second), once
+    its accessible grid (what the canvas shows, as a hidden table) is filled in."""
+    table = page.locator(EDITOR).first
+    table.locator('[role="columnheader"]').nth(4).wait_for(state="attached")
+    table.locator("#glide-cell-2-0").wait_for(state="attached")
+    return table
+
+
 def _headers(page) -> list[str]:
     """The key/value table's column headers (drawn on a canvas; read from its accessible grid)."""
-    return [h for h in page.locator(f'{EDITOR} [role="columnheader"]').all_text_contents() if h]
+    headers = _table(page).locator('[role="columnheader"]').all_text_contents()
+    return [h for h in headers if h]
 
 
 def _cell(page, col: int, row: int) -> str:
     """The text of the table's cell (col, row): col 1 is the item's letter, 2 to 5 the numbers."""
-    return page.locator(f"{EDITOR} #glide-cell-{col}-{row}").first.text_content()
+    return _table(page).locator(f"#glide-cell-{col}-{row}").text_content()
 
 
 def _check_chinese(page, allowed: set[str]) -> None:
@@ -51,13 +61,15 @@ def _check_chinese(page, allowed: set[str]) -> None:
 
 def _edit_first_key(page, row: int, value: str) -> None:
     """Type ``value`` into the 'key x' cell of ``row`` (0-based) of the table and commit it."""
-    box = page.locator(EDITOR).first.bounding_box()  # the grid itself is a canvas
+    box = _table(page).bounding_box()  # the grid itself is a canvas
     # the row-marker and index columns take about 83 px; 'key x' is the next, about 88 px wide
-    page.mouse.click(box["x"] + 127, box["y"] + HEADER_PX + ROW_PX * row + ROW_PX / 2)
-    page.keyboard.type(value)
-    page.keyboard.press("Enter")
+    page.mouse.dblclick(box["x"] + 127, box["y"] + HEADER_PX + ROW_PX * row + ROW_PX / 2)
+    editor = page.locator("#portal input, #portal textarea").first  # the grid's cell editor
+    editor.fill(value)
+    editor.press("Enter")
     page.wait_for_function(
-        f"document.querySelector('{EDITOR} #glide-cell-2-{row}')?.textContent === '{value}'"
+        f"document.querySelector('{EDITOR}').querySelector('#glide-cell-2-{row}')"
+        f"?.textContent === '{value}'"
     )
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
 
@@ -69,7 +81,7 @@ def _assert_view_kept(page, query_label: str, hard_label: str) -> None:
     assert _cell(page, 2, 1) == "7"
     assert re.search(r"anat_qx=3(&|$)", page.url) and "anat_score=general" in page.url
     assert "anat_hard=true" in page.url and "anat_items=2%2C1%2C1%2C0%3B7%2C" in page.url
-    assert page.get_by_role("checkbox", name=hard_label).is_checked()
+    assert page.get_by_role("switch", name=hard_label).is_checked()
 
 
 def test_anatomy_in_chinese(page, app_url):

@@ -7,7 +7,18 @@ from __future__ import annotations
 import time
 
 from models.lab.train import LabConfig
-from ui.lab_jobs import CANCELLED, DONE, FAILED, QUEUED, JobSpec, JobView, LabServer
+from ui.lab_jobs import (
+    CANCELLED,
+    CANCELLED_TEXT,
+    CLOSED_TEXT,
+    DONE,
+    FAILED,
+    FAILED_TEXT,
+    QUEUED,
+    JobSpec,
+    JobView,
+    LabServer,
+)
 
 TINY = LabConfig(max_len=5, hidden=32, steps=20, batch=8)
 LONG = LabConfig(max_len=5, hidden=32, steps=5000, batch=8)  # cancelled long before its end
@@ -55,7 +66,7 @@ def test_queue_shared_jobs_and_leaving() -> None:
     assert not server.view(first, "tab 3").finished  # tab 3 still watches it
     server.cancel(first, "tab 3")
     view = _wait(server, first, _finished, watcher=None)
-    assert view.state == CANCELLED and "Cancelled" in view.message
+    assert view.state == CANCELLED and view.message == CANCELLED_TEXT
     assert server.cached(JobSpec(LONG, 0, compare=False)) is None  # a cancelled run is not kept
     started = _wait(server, second, lambda v: v.state != QUEUED, watcher="tab 2")
     assert started.place == 0
@@ -67,7 +78,7 @@ def test_a_job_nobody_polls_is_cancelled() -> None:
     server = LabServer(max_jobs=1, heartbeat_timeout=1.0, niceness=0)
     job = server.submit(JobSpec(LONG, 2, compare=False), "gone")
     view = _wait(server, job, _finished, watcher=None, limit=30)
-    assert view.state == CANCELLED and "closed" in view.message
+    assert view.state == CANCELLED and view.message == CLOSED_TEXT
 
 
 def test_a_failing_worker_leaves_a_message() -> None:
@@ -75,4 +86,5 @@ def test_a_failing_worker_leaves_a_message() -> None:
     object.__setattr__(broken, "task", "no such task")  # past the config's own check
     server = LabServer(max_jobs=1, niceness=0)
     view = _wait(server, server.submit(JobSpec(broken, 0, compare=False), "w"), _finished)
-    assert view.state == FAILED and "Training failed: KeyError" in view.message
+    assert view.state == FAILED and view.message == FAILED_TEXT
+    assert view.detail.startswith("KeyError")

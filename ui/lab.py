@@ -1,33 +1,41 @@
-"""Streamlit glue for the training lab: the one job server per process, the controls (all bound
-to the URL under ``lab_*`` so a teacher's link reproduces the run), the check that tells a visitor
-which values of a link were not usable, and the labels the page shows.
+"""Streamlit glue for the training lab: the one job server per process, the controls (all kept in
+the URL under ``lab_*``, so a teacher's link reproduces the run), the check that tells a visitor
+which values of a link were not usable, and the labels and texts the page shows.
 """
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import streamlit as st
 
+from i18n import N_, _
 from models.lab.tasks import MIN_DATE_LEN, TASK_NAMES, TASKS
 from models.lab.train import HIDDEN_SIZES, LAB_ATTENTIONS, MAX_LEN, LabConfig, LabRun
-from ui.lab_jobs import JobSpec, LabServer, max_jobs_setting
+from ui.choices import choice_ui
+from ui.lab_jobs import JobSpec, JobView, LabServer, max_jobs_setting
 from ui.url_state import parse_choice, parse_int
 
 WATCHER_KEY = "lab_watcher"  # session state: this tab's id for the job server
 JOB_KEY = "lab_job"  # session state: the id of this tab's latest job
 MIN_LEN, STEPS_RANGE, MAX_SEED = 4, (100, 3000), 9999
-CELL_LABELS = {"rnn": "RNN", "lstm": "LSTM", "gru": "GRU"}  # the labels are the link's values
+CELL_LABELS = {
+    "rnn": "RNN",
+    "lstm": "LSTM",
+    "gru": "GRU",
+}  # names: the labels are the link's values
 CELL_KEYS = {label: cell for cell, label in CELL_LABELS.items()}
-ATTENTION_LABELS = {
-    "none": "none (one fixed vector)",
-    "bahdanau": "Bahdanau (additive)",
-    "luong-dot": "Luong dot",
-    "luong-general": "Luong general",
-    "luong-concat": "Luong concat",
-    "local-p": "Luong local-p (predicted window)",
+TASK_LABELS = {"reverse": N_("reverse"), "copy": N_("copy"), "sort": N_("sort"), "date": N_("date")}
+ATTENTION_HELP = {
+    "none": N_("one fixed vector for the whole source"),
+    "bahdanau": N_("additive, from the previous decoder state"),
+    "luong-dot": N_("dot product with the current decoder state"),
+    "luong-general": N_("a learned bilinear score"),
+    "luong-concat": N_("additive, from the current decoder state"),
+    "local-p": N_("a learned window, with a Gaussian around its predicted centre"),
 }
 DEFAULTS = LabConfig()
 BOOLS = ("true", "false", "1", "0", "yes", "no", "on", "off")
@@ -36,7 +44,7 @@ BOOLS = ("true", "false", "1", "0", "yes", "no", "on", "off")
 @dataclass(frozen=True)
 class LabSettings:
     """The page's inputs: the job to train (config, seed, whether to train the twin) and notes
-    about values that were adjusted to fit the task."""
+    (translated sentences) about values adjusted to fit the task."""
 
     spec: JobSpec
     notes: tuple[str, ...] = ()
@@ -59,14 +67,18 @@ def _int_in(lo: int, hi: int):  # noqa: ANN202 - a validator for url_notices
     return lambda raw: parse_int(raw, lo - 1, lo, hi) >= lo
 
 
+def _one_of(choices: object):  # noqa: ANN202 - a validator for url_notices
+    return lambda raw: parse_choice(raw, "", [str(c) for c in choices]) != ""
+
+
 URL_CHECKS = {
-    "lab_task": lambda raw: parse_choice(raw, "", TASK_NAMES) != "",
-    "lab_cell": lambda raw: parse_choice(raw, "", tuple(CELL_KEYS)) != "",
+    "lab_task": _one_of(TASK_NAMES),
+    "lab_cell": _one_of(CELL_KEYS),
     "lab_layers": _int_in(1, 2),
     "lab_bi": lambda raw: str(raw).strip().lower() in BOOLS,
-    "lab_attn": lambda raw: parse_choice(raw, "", LAB_ATTENTIONS) != "",
+    "lab_attn": _one_of(LAB_ATTENTIONS),
     "lab_len": _int_in(MIN_LEN, MAX_LEN),
-    "lab_hidden": lambda raw: parse_choice(raw, "", [str(h) for h in HIDDEN_SIZES]) != "",
+    "lab_hidden": _one_of(HIDDEN_SIZES),
     "lab_steps": _int_in(*STEPS_RANGE),
     "lab_seed": _int_in(0, MAX_SEED),
     "lab_cmp": lambda raw: str(raw).strip().lower() in BOOLS,
@@ -74,8 +86,8 @@ URL_CHECKS = {
 
 
 def url_notices(params: Mapping[str, str]) -> list[str]:
-    """One sentence per ``lab_*`` link parameter whose value the lab cannot use (the control
-    falls back to its default)."""
+    """One sentence per link whose ``lab_*`` values the lab cannot use (each control then falls
+    back to its default)."""
     bad = [
         f"`{k}={str(params[k])[:40]}`"
         for k, ok in URL_CHECKS.items()
@@ -84,8 +96,9 @@ def url_notices(params: Mapping[str, str]) -> list[str]:
     if not bad:
         return []
     return [
-        f"The link's {', '.join(bad)} {'is' if len(bad) == 1 else 'are'} not a usable "
-        "setting; the default is used instead."
+        _("The link's {values} cannot be used here: the lab uses the default instead.").format(
+            values=", ".join(bad)
+        )
     ]
 
 
@@ -93,7 +106,7 @@ def _model_ui() -> tuple[str, int, bool, str]:
     """Cell, layers, direction and attention."""
     c1, c2, c3, c4 = st.columns([1.3, 0.8, 1, 1.6])
     cell = c1.segmented_control(
-        "Encoder and decoder cell",
+        _("Encoder and decoder cell"),
         tuple(CELL_LABELS.values()),
         default=CELL_LABELS[DEFAULTS.cell],
         key="lab_cell",
@@ -101,23 +114,22 @@ def _model_ui() -> tuple[str, int, bool, str]:
         required=True,
     )
     layers = c2.segmented_control(
-        "Layers", (1, 2), default=1, key="lab_layers", bind="query-params", required=True
+        _("Layers"), (1, 2), default=1, key="lab_layers", bind="query-params", required=True
     )
     bi = c3.toggle(
-        "Bidirectional encoder",
+        _("Bidirectional encoder"),
         value=DEFAULTS.bidirectional,
         key="lab_bi",
         bind="query-params",
-        help="A second RNN reads the source backwards; each "
-        "source position is described by both directions.",
+        help=_("A second RNN reads the source backwards; each position is described by both."),
     )
     attention = c4.selectbox(
-        "Attention",
+        _("Attention"),
         LAB_ATTENTIONS,
         index=LAB_ATTENTIONS.index(DEFAULTS.attention),
         key="lab_attn",
         bind="query-params",
-        help=" · ".join(f"**{k}**: {v}" for k, v in ATTENTION_LABELS.items()),
+        help=" · ".join(f"**{k}**: {_(v)}" for k, v in ATTENTION_HELP.items()),
     )
     return CELL_KEYS.get(cell, DEFAULTS.cell), int(layers or 1), bool(bi), attention
 
@@ -125,33 +137,24 @@ def _model_ui() -> tuple[str, int, bool, str]:
 def _task_ui() -> tuple[str, int, int]:
     """Task, longest source and hidden size."""
     c1, c2, c3 = st.columns([1.3, 1.6, 1.4])
-    task = c1.selectbox(
-        "Task",
-        TASK_NAMES,
-        key="lab_task",
-        bind="query-params",
-        help=" · ".join(f"**{k}**: {t.description}" for k, t in TASKS.items()),
-    )
-    c1.caption(TASKS[task].description)
+    task = choice_ui(c1.selectbox, _("Task"), TASK_LABELS, key="lab_task", default=DEFAULTS.task)
+    c1.caption(_(TASKS[task].description))
     max_len = c2.slider(
-        "Longest source (tokens)",
+        _("Longest source (tokens)"),
         MIN_LEN,
         MAX_LEN,
         DEFAULTS.max_len,
         key="lab_len",
         bind="query-params",
-        help="Training and test sources have 1 to this many tokens (dates: "
-        "characters, whatever the format gives).",
+        help=_("Sources have 1 to this many tokens (dates: characters, as the format makes them)."),
     )
     hidden = c3.select_slider(
-        "Hidden size",
+        _("Hidden size"),
         HIDDEN_SIZES,
         value=DEFAULTS.hidden,
         key="lab_hidden",
         bind="query-params",
-        help="Embedding, RNN and attention sizes: the size of the one "
-        "vector a model without attention must squeeze the source "
-        "into.",
+        help=_("The size of the one vector a model without attention squeezes the source into."),
     )
     return task, int(max_len), int(hidden)
 
@@ -160,7 +163,7 @@ def _training_ui() -> tuple[int, int, bool]:
     """Steps, seed and whether to train the twin."""
     c1, c2, c3 = st.columns([1.6, 1, 1.7])
     steps = c1.slider(
-        "Training steps (64 sequences each)",
+        _("Training steps ({n} sequences each)").format(n=DEFAULTS.batch),
         *STEPS_RANGE,
         DEFAULTS.steps,
         100,
@@ -168,22 +171,23 @@ def _training_ui() -> tuple[int, int, bool]:
         bind="query-params",
     )
     seed = c2.number_input(
-        "Seed",
+        _("Seed"),
         0,
         MAX_SEED,
         0,
         key="lab_seed",
         bind="query-params",
-        help="The same settings and seed give the same run.",
+        help=_("The same settings and seed give the same run."),
     )
     compare = c3.toggle(
-        "Also train the twin with attention swapped",
+        _("Also train the twin with attention swapped"),
         value=True,
         key="lab_cmp",
         bind="query-params",
-        help="The same model without attention (or, when "
-        "you chose none, with Bahdanau attention), on the same batches: the "
-        "side-by-side comparison.",
+        help=_(
+            "The same model without attention (or, when you chose none, with Bahdanau "
+            "attention), on the same batches: the side-by-side comparison."
+        ),
     )
     return int(steps), int(seed), bool(compare)
 
@@ -196,8 +200,9 @@ def controls_ui() -> LabSettings:
     notes = []
     if max_len < TASKS[task].min_len:
         notes.append(
-            f"Dates need at least {MIN_DATE_LEN} characters ('1/5/2021'): the longest "
-            f"source is {MIN_DATE_LEN} for this run."
+            _(
+                "Dates need at least {n} characters ('1/5/2021'): this run uses sources of up to {n}."
+            ).format(n=MIN_DATE_LEN)
         )
         max_len = TASKS[task].min_len
     config = LabConfig(
@@ -214,12 +219,13 @@ def controls_ui() -> LabSettings:
 
 
 def run_label(config: LabConfig) -> str:
-    """'GRU ×2, bidirectional + Bahdanau (additive)' for legends and headings."""
+    """'GRU ×2, bidirectional + bahdanau' for legends and headings (names are not translated)."""
     cell = CELL_LABELS[config.cell] + (f" ×{config.layers}" if config.layers > 1 else "")
-    cell += ", bidirectional" if config.bidirectional else ""
+    if config.bidirectional:
+        cell = _("{cell}, bidirectional").format(cell=cell)
     if config.attention == "none":
-        return f"{cell}, no attention"
-    return f"{cell} + {ATTENTION_LABELS[config.attention].split(' (')[0]}"
+        return _("{cell}, no attention").format(cell=cell)
+    return f"{cell} + {config.attention}"
 
 
 def shown_tokens(tokens: list[str] | tuple[str, ...]) -> list[str]:
@@ -227,8 +233,18 @@ def shown_tokens(tokens: list[str] | tuple[str, ...]) -> list[str]:
     return [("␣" if t == " " else t) for t in tokens] + ["</s>"]
 
 
+def job_message(view: JobView) -> str:
+    """Why a job ended, in the session's language."""
+    return _(view.message).format(detail=view.detail) if view.message else ""
+
+
+def number(value: float, spec: str = ".3f") -> str:
+    """``value`` formatted, or a dash when it is not a number yet (the loss before step 1)."""
+    return format(value, spec) if math.isfinite(value) else "–"
+
+
 def run_summary(run: LabRun) -> dict:
-    """A finished run as plain data for the JSON download."""
+    """A finished run as plain data for the JSON download (keys are data: not translated)."""
     return {
         "config": run.config.__dict__,
         "seed": run.seed,

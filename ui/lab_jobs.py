@@ -32,6 +32,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from multiprocessing import forkserver
 
+from i18n import N_
 from models.lab.train import LabConfig, LabRun, Progress, Snapshot
 from models.lab.worker import END, ERROR, NICENESS, PROGRESS, RUN, SNAPSHOT, work
 
@@ -49,6 +50,13 @@ QUEUED, STARTING, RUNNING, DONE, CANCELLED, FAILED = (
     "failed",
 )
 FINISHED = (DONE, CANCELLED, FAILED)
+# Why a job ended, in English (message ids: the page shows them translated, with the detail)
+CANCELLED_TEXT = N_("Cancelled.")
+CLOSED_TEXT = N_("Cancelled: the page that started it was closed.")
+FAILED_TEXT = N_("Training failed: {detail}")
+DIED_TEXT = N_("The training process stopped unexpectedly (exit code {detail}).")
+START_TEXT = N_("The training process could not start: {detail}")
+NO_RESULT_TEXT = N_("The training process ended without its results.")
 
 
 def max_jobs_setting() -> int:
@@ -77,7 +85,8 @@ class JobView:
 
     place: 1-based place in the queue (0 unless queued); current: the run training now (index
     into spec.runs()); snapshots: per run, those taken so far; runs: per run, the finished run
-    or None; message: why it failed or stopped.
+    or None; message: why it failed or stopped (one of the ``*_TEXT`` message ids, to show as
+    ``_(message).format(detail=detail)``).
     """
 
     job_id: str
@@ -89,6 +98,7 @@ class JobView:
     snapshots: tuple[tuple[Snapshot, ...], ...]
     runs: tuple[LabRun | None, ...]
     message: str = ""
+    detail: str = ""
 
     @property
     def finished(self) -> bool:
@@ -108,6 +118,7 @@ class _Job:
     current: int = 0
     progress: Progress | None = None
     message: str = ""
+    detail: str = ""
     cancel: bool = False
     ended: float = 0.0
     stop: object | None = field(default=None, repr=False)
@@ -207,6 +218,7 @@ class LabServer:
                 tuple(tuple(s) for s in job.snapshots),
                 tuple(job.runs),
                 job.message,
+                job.detail,
             )
 
     def cancel(self, job_id: str, watcher: str) -> bool:
@@ -218,7 +230,7 @@ class LabServer:
                 return True
             job.watchers.pop(watcher, None)
             if not job.watchers:
-                self._cancel(job, "Cancelled.")
+                self._cancel(job, CANCELLED_TEXT)
             return job.cancel
 
     def load(self) -> tuple[int, int]:
@@ -262,7 +274,7 @@ class LabServer:
                     for w in stale:
                         job.watchers.pop(w)
                     if not job.watchers and not job.cancel:
-                        self._cancel(job, "Cancelled: the page that started it was closed.")
+                        self._cancel(job, CLOSED_TEXT)
                 done = sorted((j.ended, k) for k, j in self._jobs.items() if j.state in FINISHED)
                 for _, k in done[: max(0, len(done) - KEEP_JOBS)]:
                     del self._jobs[k]
@@ -284,7 +296,8 @@ class LabServer:
                 self._read(job, process, out)
         except Exception as exc:  # noqa: BLE001 - any failure becomes the job's message
             with self._lock:
-                job.message = job.message or f"The training process failed: {exc}"
+                if not job.message:
+                    job.message, job.detail = START_TEXT, f"{type(exc).__name__}: {exc}"
         finally:
             self._finish(job)  # the page sees the end now; the process may take a moment to exit
             if process.pid is not None:  # it started
@@ -307,10 +320,8 @@ class LabServer:
                 if not process.is_alive() and out.empty():
                     time.sleep(0.5)  # the last messages may still be in the pipe
                     if out.empty():
-                        job.message = job.message or (
-                            f"The training process stopped unexpectedly (exit code "
-                            f"{process.exitcode})."
-                        )
+                        if not job.message:
+                            job.message, job.detail = DIED_TEXT, str(process.exitcode)
                         return
                 continue
             if kind == END:
@@ -329,7 +340,7 @@ class LabServer:
                 job.runs[index] = payload  # type: ignore[assignment]
                 self._remember_if_complete(payload)  # type: ignore[arg-type]
             elif kind == ERROR:
-                job.message = f"Training failed: {payload}"
+                job.message, job.detail = FAILED_TEXT, str(payload)
 
     def _remember_if_complete(self, run: LabRun) -> None:
         if run.completed:
@@ -343,7 +354,7 @@ class LabServer:
                 job.state = DONE
             else:
                 job.state = FAILED
-                job.message = job.message or "The training process ended without its results."
+                job.message = job.message or NO_RESULT_TEXT
             job.ended = time.monotonic()
             self._running.discard(job.job_id)
             self._dispatch()

@@ -129,6 +129,7 @@ class HeadsView:
     key_groups: GROUPS name -> (T_k,) bool mask (special, punctuation, first token).
     self_attention: queries and keys are the same tokens (rollout applies).
     hidden: the groups removed from the keys (and, for self-attention, the queries).
+    notices: what was cut; unknown_note: how many pieces are the vocabulary's [UNK] (or "").
     """
 
     kind: str  # English: the downloaded JSON's "kind"
@@ -140,6 +141,7 @@ class HeadsView:
     self_attention: bool
     notices: list[str] = field(default_factory=list)
     hidden: tuple[str, ...] = ()
+    unknown_note: str = ""
 
 
 def transformer_view(result: TransformerAttention, kind: str) -> HeadsView:
@@ -177,7 +179,7 @@ def unknown_labels(tokens: Sequence[str], spans: Sequence[str]) -> list[str]:
 
 def pretrained_view(run: PretrainedRun) -> HeadsView:
     """The self-attention of a pretrained encoder; unknown pieces labelled with their text."""
-    result, notices = run.result, []
+    result, notices, note = run.result, [], ""
     if result.truncated:
         notices.append(
             _("The text has {n} word pieces; the encoder reads at most {limit}, so it was cut to "
@@ -185,7 +187,7 @@ def pretrained_view(run: PretrainedRun) -> HeadsView:
         )
     unknown = sum(token == UNKNOWN for token in result.tokens)
     if unknown:
-        notices.append(
+        note = (
             _("{model} reads {n} of these {total} pieces as [UNK], its one token for anything "
               "its vocabulary lacks, so it cannot tell them apart. The charts label each with "
               "the text it stands for, as [UNK:…].").format(
@@ -195,7 +197,7 @@ def pretrained_view(run: PretrainedRun) -> HeadsView:
     return HeadsView(f"{result.model} self-attention",
                      _("{model} self-attention").format(model=result.model), result.attentions,
                      labels, list(labels), token_groups(result.tokens, result.special),
-                     self_attention=True, notices=notices)  # fmt: skip
+                     self_attention=True, notices=notices, unknown_note=note)  # fmt: skip
 
 
 def hide_groups(view: HeadsView, groups: list[str]) -> HeadsView:

@@ -15,15 +15,16 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
+from i18n import N_, _
 from viz._checks import escape
 from viz._margins import LEGEND_ROW_PX
 from viz.bottleneck import MODEL_STYLE
 
 TEMPLATE = "plotly_white"
-PANELS = (
-    ("loss", "loss per token (log)"),
-    ("accuracy", "sequence accuracy"),
-    ("agreement", "attention on the true alignment"),
+PANELS = (  # (Curves field, panel title)
+    ("loss", N_("loss per token (log)")),
+    ("accuracy", N_("sequence accuracy")),
+    ("agreement", N_("attention on the true alignment")),
 )
 MARKER_COLOUR = "#555555"
 
@@ -63,8 +64,8 @@ def _curve_traces(curves: Curves) -> list[dict]:
     colour, marker = MODEL_STYLE.get(curves.attention, ("#0072B2", "circle"))
     label = escape([curves.label])[0]
     traces = []
-    for index, (name, title) in enumerate(PANELS):
-        values = getattr(curves, name)
+    for index, (name, panel_title) in enumerate(PANELS):
+        values, title = getattr(curves, name), escape([_(panel_title)])[0]
         if values is None:
             continue
         xaxis, yaxis = _axis_names(index)
@@ -81,7 +82,10 @@ def _curve_traces(curves: Curves) -> list[dict]:
                 "showlegend": name == "accuracy",
                 "line": {"color": colour, "width": 2},
                 "marker": {"symbol": marker},
-                "hovertemplate": f"{label}<br>step %{{x}}<br>{title}: %{{y:.3f}}<extra></extra>",
+                "hovertemplate": _("{label}<br>step %{{x}}<br>{value}: %{{y:.3f}}").format(
+                    label=label, value=title
+                )
+                + "<extra></extra>",
             }
         )
     return traces
@@ -112,16 +116,16 @@ def training_curves(
         layout["xaxis" + xaxis[1:]] = {
             "domain": [x0, x0 + width],
             "anchor": yaxis,
-            "title": {"text": "step"},
+            "title": {"text": _("step")},
         }
         layout["yaxis" + yaxis[1:]] = (
-            {"anchor": xaxis, "type": "log"}
+            {"anchor": xaxis, "type": "log", "dtick": 1}  # labels at the powers of ten only
             if name == "loss"
             else {"anchor": xaxis, "range": [-0.03, 1.03]}
         )
         layout["annotations"].append(
             {
-                "text": panel_title,
+                "text": _(panel_title),
                 "x": x0 + width / 2,
                 "y": 1.0,
                 "xref": "paper",
@@ -154,7 +158,7 @@ def length_accuracy_chart(
     [(length, accuracy), ...]); the attention name picks the colour and marker."""
     traces = []
     for label, attention, points in series:
-        if any(not 0 <= acc <= 1 for _, acc in points):
+        if any(not 0 <= acc <= 1 for __, acc in points):
             raise ValueError(f"{label}: accuracies must lie in [0, 1]")
         colour, marker = MODEL_STYLE.get(attention, ("#0072B2", "circle"))
         name = escape([label])[0]
@@ -163,21 +167,28 @@ def length_accuracy_chart(
                 "type": "scatter",
                 "mode": "lines+markers",
                 "name": name,
-                "x": [n for n, _ in points],
-                "y": [acc for _, acc in points],
+                "x": [n for n, __ in points],
+                "y": [acc for __, acc in points],
                 "line": {"color": colour, "width": 2.5},
                 "marker": {"symbol": marker, "size": 8},
-                "hovertemplate": f"{name}<br>length %{{x}}: %{{y:.0%}} exact<extra></extra>",
+                "hovertemplate": _("{label}<br>length %{{x}}: %{{y:.0%}} exactly right").format(
+                    label=name
+                )
+                + "<extra></extra>",
             }
         )
+    longest = max((n for __, __, points in series for n, __ in points), default=0)
     layout = {
         "template": TEMPLATE,
         "title": {"text": title},
         "height": 360,
         "margin": {"l": 60, "r": 20, "t": 60, "b": 50 + LEGEND_ROW_PX},
-        "xaxis": {"title": {"text": "source length (tokens)"}, "dtick": 1 if len(traces) else None},
+        "xaxis": {
+            "title": {"text": _("source length (tokens)")},
+            "dtick": 1 if longest <= 16 else 2,
+        },
         "yaxis": {
-            "title": {"text": "sequences exactly right"},
+            "title": {"text": _("sequences exactly right")},
             "range": [-0.03, 1.03],
             "tickformat": ".0%",
         },

@@ -144,8 +144,9 @@ def local_steps_figure(
     ]  # fmt: skip
     layout = _panel_layout() | {
         "shapes": _window_shapes(*w[step]), "title": {"text": _step_title(step, tgt, p, *w[step])},
-        "margin": {"l": 10, "r": 10, "t": 90, "b": 110}, "height": 680,
-        "legend": {"orientation": "h", "y": 1.16, "x": 0},
+        # the title in the upper half of the top margin, the legend in a row of its own under it
+        "margin": {"l": 10, "r": 10, "t": 130, "b": 110}, "height": 720,
+        "legend": {"orientation": "h", "y": 1.05, "yanchor": "bottom", "x": 0},
     } | _animation_controls(tgt, step)  # fmt: skip
     layout["xaxis"] |= {"tickmode": "array", "tickvals": list(range(len(src))), "ticktext": src,
                         "range": [-0.6, len(src) - 0.4], "title": {"text": _("source position s")}}  # fmt: skip

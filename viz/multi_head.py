@@ -94,8 +94,9 @@ def head_heatmap(
     margin, angle = fitted_margin(xs, ys, colorbar_title=value_name)  # no second draw to fit them
     layout = {
         "title": {"text": title}, "margin": margin,
-        "xaxis": {"type": "category", "tickangle": angle, "title": {"text": axis_names[1]}},
-        "yaxis": {"type": "category", "autorange": "reversed", "title": {"text": axis_names[0]}},
+        "xaxis": {"type": "category", "tickangle": angle, "title": {"text": axis_names[1], "standoff": 4}},
+        "yaxis": {"type": "category", "autorange": "reversed",
+                  "title": {"text": axis_names[0], "standoff": 4}},
     }  # fmt: skip
     return go.Figure({"data": [trace], "layout": layout})
 
@@ -289,7 +290,7 @@ def head_lines(
     height = max(360, 26 * max(len(xs), len(ys)) + 160)
     layout = {
         "title": {"text": title, "y": 0.995, "yanchor": "top"}, "height": height,
-        "margin": MARGIN | {"t": 110},
+        "margin": MARGIN | {"t": 130},  # the title and two rows of legend (taller in Chinese)
         "xaxis": {"range": [-0.6, 1.6], "visible": False},
         "yaxis": {"range": [max(len(xs), len(ys)), -1], "visible": False},
         "legend": {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0.5, "xanchor": "center"},

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from i18n import N_
 from models.tokenizer import EOS_ID
 
 TASK_NAMES = ("reverse", "copy", "sort", "date")
@@ -46,7 +47,7 @@ class Task:
     source_symbols: tuple[str, ...]
     target_symbols: tuple[str, ...]
     min_len: int  # the shortest source an example can have
-    description: str
+    description: str  # English, marked for the catalogue: shown as _(description)
 
     @property
     def src_vocab(self) -> int:
@@ -78,15 +79,15 @@ class Task:
 
 
 TASKS = {
-    "reverse": Task("reverse", LETTERS, LETTERS, 1, "Write the letters in reverse order."),
-    "copy": Task("copy", LETTERS, LETTERS, 1, "Write the letters again, in the same order."),
-    "sort": Task("sort", DIGITS, DIGITS, 1, "Write the digits in ascending order."),
+    "reverse": Task("reverse", LETTERS, LETTERS, 1, N_("Write the letters in reverse order.")),
+    "copy": Task("copy", LETTERS, LETTERS, 1, N_("Write the letters again, in the same order.")),
+    "sort": Task("sort", DIGITS, DIGITS, 1, N_("Write the digits in ascending order.")),
     "date": Task(
         "date",
         DATE_SOURCE,
         DATE_TARGET,
         MIN_DATE_LEN,
-        "Write a date given in words, in any order, as YYYY-MM-DD.",
+        N_("Write a date, given in words and in any order, as YYYY-MM-DD."),
     ),
 }
 
