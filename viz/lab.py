@@ -119,7 +119,7 @@ def training_curves(
             "title": {"text": _("step")},
         }
         layout["yaxis" + yaxis[1:]] = (
-            {"anchor": xaxis, "type": "log", "dtick": 1}  # labels at the powers of ten only
+            {"anchor": xaxis, "type": "log"}
             if name == "loss"
             else {"anchor": xaxis, "range": [-0.03, 1.03]}
         )
