@@ -58,6 +58,13 @@ def first_reaching(rows: list[tuple[float, Snapshot]], target: float) -> tuple[f
     return next(((t, s.step) for t, s in rows if s.accuracy >= target), None)
 
 
+def staying(rows: list[tuple[float, Snapshot]], target: float) -> tuple[float, int] | None:
+    """(wall seconds, step) from which every later snapshot is at ``target`` or above."""
+    below = [i for i, (_, s) in enumerate(rows) if s.accuracy < target]
+    start = below[-1] + 1 if below else 0
+    return (rows[start][0], rows[start][1].step) if start < len(rows) else None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=60.0, help="the time budget")
@@ -77,6 +84,11 @@ def main() -> None:
     else:
         ok = "ok" if hit[0] <= args.seconds else "FAIL"
         print(f"  {default.attention}: {TARGET:.0%} at {hit[0]:.1f} s (step {hit[1]}) ({ok})")
+        kept = staying(attended, TARGET)
+        if kept is not None:
+            print(
+                f"  {default.attention}: at {TARGET:.0%} or above from {kept[0]:.1f} s (step {kept[1]}) on"
+            )
     for name, rows in (("none, same steps", twin), (f"none, {args.seconds:.0f} s", budgeted)):
         t, last = rows[-1]
         print(

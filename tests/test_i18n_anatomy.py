@@ -26,7 +26,9 @@ def _page(params: dict[str, str]) -> object:
 def _texts(at) -> list[str]:
     """Every text the page itself shows (not the sidebar: the home and sidebar areas')."""
     texts = [at.title[0].value, *(s.value for s in at.subheader), *(m.value for m in at.markdown)]
-    texts += [c.value for c in at.caption] + [i.value for i in at.info] + [w.value for w in at.warning]
+    texts += (
+        [c.value for c in at.caption] + [i.value for i in at.info] + [w.value for w in at.warning]
+    )
     for kind in ("selectbox", "number_input", "toggle", "button"):
         for widget in at.main.get(kind):
             texts += [widget.label, widget.help or ""]
@@ -44,7 +46,9 @@ def _chart_texts(at) -> list[str]:
         spec = json.loads(chart.proto.spec)
         layout = spec["layout"]
         texts += [layout.get("title", {}).get("text", "")]
-        texts += [layout.get(axis, {}).get("title", {}).get("text", "") for axis in ("xaxis", "yaxis")]
+        texts += [
+            layout.get(axis, {}).get("title", {}).get("text", "") for axis in ("xaxis", "yaxis")
+        ]
         for trace in spec["data"]:
             if trace.get("showlegend", True):
                 texts.append(trace.get("name", ""))
@@ -82,7 +86,12 @@ def test_anatomy_charts_and_table_in_chinese():
     columns = json.loads(at.dataframe[0].proto.columns)
     assert [columns[c]["label"] for c in ("key x", "key y", "value x", "value y")] == [
         "键 x", "键 y", "值 x", "值 y"]  # fmt: skip
-    assert at.selectbox(key="anat_score").options == ["点积", "缩放点积", "双线性 (general)", "加性"]
+    assert at.selectbox(key="anat_score").options == [
+        "点积",
+        "缩放点积",
+        "双线性 (general)",
+        "加性",
+    ]
 
 
 def test_links_keep_their_ids_in_both_languages():

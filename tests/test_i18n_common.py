@@ -41,7 +41,9 @@ def _refusal(run) -> str:  # noqa: ANN001
 def test_an_empty_sentence_is_refused_in_chinese(translator: Translator):
     with use_language("zh"):
         assert _refusal(lambda: translator.translate("  ")) == "句子是空的：请输入要翻译的英文句子"
-        assert _refusal(lambda: translator.force("a dog runs", "")) == "参考译文是空的：请输入一句法语"
+        assert (
+            _refusal(lambda: translator.force("a dog runs", "")) == "参考译文是空的：请输入一句法语"
+        )
         encoder = object.__new__(PretrainedEncoder)  # the check comes before the model is needed
         assert _refusal(lambda: encoder.attend(" ")) == "句子是空的：请输入一些文字"
         assert _refusal(lambda: permutation_demo([], with_pe=True)) == "至少需要一个词元"
@@ -77,7 +79,8 @@ def test_notices_and_error_sentence_in_chinese():
         assert sanitize_text("x" * 12, 10)[1] == "你的文本有 12 个字符；只使用前 10 个。"
         assert tokenize("a b c", 2)[1] == "共 3 个词元；只使用前 2 个。"
         assert clean_sentence("  ").hint.startswith("在上方的输入框中输入一个英文句子")
-        assert "**0a1b2c3d**" in error_message("0a1b2c3d") and "错误编号" in error_message("0a1b2c3d")
+        sentence = error_message("0a1b2c3d")
+        assert "**0a1b2c3d**" in sentence and "错误编号" in sentence
     assert clean_sentence("  ").hint.startswith("Type an English sentence")
 
 

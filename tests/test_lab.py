@@ -4,6 +4,7 @@ check."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import numpy as np
@@ -30,8 +31,9 @@ from models.lab.train import (
 )
 from models.rnn.seq2seq import Seq2Seq, Seq2SeqConfig
 from models.tokenizer import BOS_ID, EOS_ID
-from ui.lab import url_notices
-from viz.lab import Curves, length_accuracy_chart, training_curves
+from ui.downloads import _jsonable
+from ui.lab import run_summary, url_notices
+from viz.lab import Curves, length_accuracy_chart, log_ticks, training_curves
 
 TINY = LabConfig(max_len=5, hidden=32, steps=12, batch=8)
 
@@ -261,3 +263,16 @@ def test_url_notices() -> None:
         and "cannot be used" in bad[0]
         and all(k in bad[0] for k in ("lab_len", "lab_cell", "lab_seed", "lab_steps"))
     )
+
+
+def test_log_ticks_are_powers_of_ten_or_one_two_five() -> None:
+    assert log_ticks([3.3, 0.002, float("nan")]) == [0.01, 0.1, 1.0]
+    assert log_ticks([0.5, 0.05]) == [0.05, 0.1, 0.2, 0.5]
+    assert log_ticks([3.2, 2.9]) == [] and log_ticks([]) == []  # plotly picks its own
+
+
+def test_the_download_is_strict_json() -> None:
+    run = train_run(LabConfig(max_len=4, hidden=32, steps=10, batch=4), 0)
+    data = json.loads(json.dumps(run_summary(run), default=_jsonable, allow_nan=False))
+    assert data["snapshots"][0]["loss"] is None and len(data["snapshots"]) == len(run.snapshots)
+    assert len(data["probe"]["true_alignment"]) == len(run.probe.target) + 1

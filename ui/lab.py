@@ -255,6 +255,11 @@ def run_summary(run: LabRun) -> dict:
             "true_alignment": run.probe.alignment,
         },
         "snapshots": [
-            {**s.__dict__, "by_length": [list(p) for p in s.by_length]} for s in run.snapshots
+            {
+                **s.__dict__,
+                "loss": s.loss if math.isfinite(s.loss) else None,  # none before the first step
+                "by_length": [list(p) for p in s.by_length],
+            }
+            for s in run.snapshots
         ],
     }

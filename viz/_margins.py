@@ -24,6 +24,9 @@ FLAT_TICKS_FIT_PX = 280  # flat x tick labels only when all of them fit in this 
 COLORBAR_PX = 104  # a vertical colour bar with its ticks and a short title
 LEGEND_PX = 66  # a legend in the right margin: its symbol and padding, besides the widest name
 LEGEND_ROW_PX = 30  # a horizontal legend in its own row under the x axis title
+# Left margin beside a y axis's tick labels when it has no title: plotly needs the labels' width
+# plus 13 px (measured in Chromium: 22 px for 'A', 25 px for one Chinese character, 49 px for three)
+Y_TICKS_PAD_PX = 13
 
 
 # Advance widths of the printable ASCII characters ' ' to '~' in 1/1000 em: Arial's metrics, which

@@ -10,7 +10,14 @@ import plotly.graph_objects as go
 
 from i18n import N_, _, pgettext
 from viz._checks import HOVER_CELL_LIMIT, MARGIN, as_matrix, check_labels, escape
-from viz._margins import colorbar_px, fitted_margin, widest_px, x_tick_angle, x_ticks_height
+from viz._margins import (
+    Y_TICKS_PAD_PX,
+    colorbar_px,
+    fitted_margin,
+    widest_px,
+    x_tick_angle,
+    x_ticks_height,
+)
 
 SEQUENTIAL = "Blues"
 DIVERGING = "RdBu"
@@ -206,7 +213,7 @@ def attention_panels(
         traces.append(p.trace)
         titles.append(p.title)
         layout[f"xaxis{suffix}"], layout[f"yaxis{suffix}"] = p.xaxis, p.yaxis
-        left = max(left, widest_px(p.y_labels) + 10) if index % cols == 0 else left
+        left = max(left, widest_px(p.y_labels) + Y_TICKS_PAD_PX) if index % cols == 0 else left
         if index // cols == rows - 1:
             bottom = x_ticks_height(p.x_labels, p.xaxis["tickangle"])
     numbers = all(trace["texttemplate"] for trace in traces)

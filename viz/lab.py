@@ -91,6 +91,54 @@ def _curve_traces(curves: Curves) -> list[dict]:
     return traces
 
 
+def log_ticks(values: Sequence[float]) -> list[float]:
+    """Tick values for a log axis over ``values``: the powers of ten in range, or 1, 2 and 5
+    times them when the values span less than two of them (plotly's own ticks crowd); empty
+    when even those give fewer than two (plotly then picks its own)."""
+    finite = [v for v in values if v is not None and math.isfinite(v) and v > 0]
+    if not finite:
+        return []
+    lo, hi = min(finite), max(finite)
+    decades = range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+    ticks = [10.0**d for d in decades if lo <= 10.0**d <= hi]
+    if len(ticks) < 2:
+        ticks = [
+            m * 10.0**d for d in decades for m in (1, 2, 5) if lo / 1.2 <= m * 10.0**d <= hi * 1.2
+        ]
+    return ticks if len(ticks) >= 2 else []
+
+
+def _panel(index: int, panel_title: str, step: int | None, y_axis: dict) -> tuple[dict, ...]:
+    """Panel ``index``: its x axis, y axis, title annotation and step marker (or None)."""
+    xaxis, yaxis = _axis_names(index)
+    width, gap = (1 - 0.08 * 2) / 3, 0.08
+    x0 = index * (width + gap)
+    x_axis = {"domain": [x0, x0 + width], "anchor": yaxis, "title": {"text": _("step")}}
+    title = {
+        "text": _(panel_title),
+        "x": x0 + width / 2,
+        "y": 1.0,
+        "xref": "paper",
+        "yref": "paper",
+        "showarrow": False,
+        "xanchor": "center",
+        "yanchor": "bottom",
+    }
+    marker = None
+    if step is not None:
+        marker = {
+            "type": "line",
+            "xref": xaxis,
+            "yref": f"{yaxis} domain",
+            "x0": step,
+            "x1": step,
+            "y0": 0,
+            "y1": 1,
+            "line": {"color": MARKER_COLOUR, "dash": "dash", "width": 1},
+        }
+    return x_axis, y_axis | {"anchor": xaxis}, title, marker
+
+
 def training_curves(
     runs: Sequence[Curves], *, step: int | None = None, title: str = ""
 ) -> go.Figure:
@@ -100,6 +148,7 @@ def training_curves(
     for curves in runs:
         curves.check()
         traces.extend(_curve_traces(curves))
+    ticks = log_ticks([v for curves in runs for v in curves.loss])
     layout: dict = {
         "template": TEMPLATE,
         "title": {"text": title},
@@ -109,45 +158,19 @@ def training_curves(
         "annotations": [],
         "shapes": [],
     }
-    width, gap = (1 - 0.08 * 2) / 3, 0.08
     for index, (name, panel_title) in enumerate(PANELS):
-        xaxis, yaxis = _axis_names(index)
-        x0 = index * (width + gap)
-        layout["xaxis" + xaxis[1:]] = {
-            "domain": [x0, x0 + width],
-            "anchor": yaxis,
-            "title": {"text": _("step")},
-        }
-        layout["yaxis" + yaxis[1:]] = (
-            {"anchor": xaxis, "type": "log"}
+        y_axis = (
+            {"type": "log"}
+            | ({"tickvals": ticks, "ticktext": [f"{t:g}" for t in ticks]} if ticks else {})
             if name == "loss"
-            else {"anchor": xaxis, "range": [-0.03, 1.03]}
+            else {"range": [-0.03, 1.03]}
         )
-        layout["annotations"].append(
-            {
-                "text": _(panel_title),
-                "x": x0 + width / 2,
-                "y": 1.0,
-                "xref": "paper",
-                "yref": "paper",
-                "showarrow": False,
-                "xanchor": "center",
-                "yanchor": "bottom",
-            }
-        )
-        if step is not None:
-            layout["shapes"].append(
-                {
-                    "type": "line",
-                    "xref": xaxis,
-                    "yref": f"{yaxis} domain",
-                    "x0": step,
-                    "x1": step,
-                    "y0": 0,
-                    "y1": 1,
-                    "line": {"color": MARKER_COLOUR, "dash": "dash", "width": 1},
-                }
-            )
+        x_axis, y_axis, annotation, marker = _panel(index, panel_title, step, y_axis)
+        suffix = "" if index == 0 else str(index + 1)
+        layout[f"xaxis{suffix}"], layout[f"yaxis{suffix}"] = x_axis, y_axis
+        layout["annotations"].append(annotation)
+        if marker is not None:
+            layout["shapes"].append(marker)
     return go.Figure({"data": traces, "layout": layout})
 
 
