@@ -86,14 +86,21 @@ def controls_ui() -> AlignmentSettings:
     """Sentence, model, decoding, view level and mode; returns them."""
     raw = sentence_ui("aln_", with_ref=True, english_note=True)
     c1, c2, c3, c4 = st.columns([3, 2, 2, 3])
-    kind = c1.selectbox(_("Attention model"), list(GLOBAL_MODELS), key="aln_model",
-                        bind="query-params", help=_(MODEL_HELP))  # fmt: skip
+    kind = c1.selectbox(
+        _("Attention model"),
+        list(GLOBAL_MODELS),
+        key="aln_model",
+        bind="query-params",
+        help=_(MODEL_HELP),
+    )
     check_number_param("aln_beam", 1, 10)
     beam = c2.slider(_("Beam width (1 = greedy)"), 1, 10, 1, key="aln_beam", bind="query-params")
-    level = choice_ui(c3.segmented_control, _("View"), LEVELS, key="aln_view", required=True,
-                      help=_(LEVEL_HELP))  # fmt: skip
-    mode = choice_ui(c4.segmented_control, _("Mode"), MODES, key="aln_mode", required=True,
-                     help=_(MODE_HELP))  # fmt: skip
+    level = choice_ui(
+        c3.segmented_control, _("View"), LEVELS, key="aln_view", required=True, help=_(LEVEL_HELP)
+    )
+    mode = choice_ui(
+        c4.segmented_control, _("Mode"), MODES, key="aln_mode", required=True, help=_(MODE_HELP)
+    )
     return AlignmentSettings(raw, kind, int(beam), level or "subword", mode or "translate")
 
 
@@ -101,14 +108,28 @@ def alignment_ui(view: AlignmentView, title: str, key: str) -> None:
     """The heatmap and, beside it, the same alignment as lines with a threshold slider."""
     left, right = st.columns([3, 2], gap="medium")
     with left:
-        plotly_chart(alignment_heatmap(view.weights, view.source, view.target, title=title),
-                     key=f"{key}_heatmap")  # fmt: skip
+        plotly_chart(
+            alignment_heatmap(view.weights, view.source, view.target, title=title),
+            key=f"{key}_heatmap",
+        )
     with right:
         check_number_param("aln_threshold", 0.0, 1.0, integer=False)
-        threshold = st.slider(_("Hide lines below weight"), 0.0, 1.0, 0.1, 0.05,
-                              key="aln_threshold", bind="query-params")  # fmt: skip
-        lines = alignment_lines(view.weights, view.source, view.target, threshold=threshold,
-                                title=_("The same weights as lines"))  # fmt: skip
+        threshold = st.slider(
+            _("Hide lines below weight"),
+            0.0,
+            1.0,
+            0.1,
+            0.05,
+            key="aln_threshold",
+            bind="query-params",
+        )
+        lines = alignment_lines(
+            view.weights,
+            view.source,
+            view.target,
+            threshold=threshold,
+            title=_("The same weights as lines"),
+        )
         plotly_chart(lines, key=f"{key}_lines")
 
 
@@ -118,8 +139,12 @@ def step_inspector_ui(tr: Translation) -> None:
     step = step_slider(_("Target step (subword pieces)"), "aln_step", len(tr.target_tokens))
     token = html.escape(tr.target_tokens[step])
     title = _("Step {step}: where “{token}” looked, and what came next")
-    fig = step_figure(tr.weights[step], tr.source_tokens, tr.top_k[step],
-                      title=title.format(step=step, token=token))  # fmt: skip
+    fig = step_figure(
+        tr.weights[step],
+        tr.source_tokens,
+        tr.top_k[step],
+        title=title.format(step=step, token=token),
+    )
     plotly_chart(fig, key="aln_step_fig")
     st.caption(_("The emitted token had probability {p:.3f}.").format(p=tr.token_probs[step]))
 
@@ -128,30 +153,57 @@ def hypotheses_ui(tr: Translation, level: str) -> None:
     """Beam search's hypotheses with their scores; one of them can show its own alignment."""
     st.subheader(_("Beam hypotheses"))
     rank, score, text = _("rank"), _("score (log p / length)"), _("translation")
-    rows = [{rank: i + 1, score: round(h.score, 4), text: h.text}
-            for i, h in enumerate(tr.hypotheses)]  # fmt: skip
+    rows = [
+        {rank: i + 1, score: round(h.score, 4), text: h.text} for i, h in enumerate(tr.hypotheses)
+    ]
     st.dataframe(rows, hide_index=True, width="stretch")
-    pick = st.selectbox(_("Show the alignment of hypothesis"), range(1, len(tr.hypotheses) + 1),
-                        key="aln_hyp", bind="query-params")  # fmt: skip
+    pick = st.selectbox(
+        _("Show the alignment of hypothesis"),
+        range(1, len(tr.hypotheses) + 1),
+        key="aln_hyp",
+        bind="query-params",
+    )
     hyp = tr.hypotheses[int(pick or 1) - 1]
     if hyp.weights is not None:
         view = tokens_view(tr.source_tokens, hyp.target_tokens, hyp.weights, level)
-        plotly_chart(alignment_heatmap(view.weights, view.source, view.target,
-                                       title=_("Hypothesis {n}").format(n=pick)),
-                     key="aln_hyp_heatmap")  # fmt: skip
+        plotly_chart(
+            alignment_heatmap(
+                view.weights, view.source, view.target, title=_("Hypothesis {n}").format(n=pick)
+            ),
+            key="aln_hyp_heatmap",
+        )
 
 
 def result_downloads_ui(result: Result, settings: AlignmentSettings, name: str) -> None:
     """The matrix on screen as CSV and the whole result as JSON."""
     tr, view = result.translation, result.view
-    data = {"model": settings.kind, "mode": settings.mode, "beam": settings.beam,
-            "source": result.sentence.text, "translation": tr.text,
-            "source_tokens": tr.source_tokens, "target_tokens": tr.target_tokens,
-            "weights": tr.weights, "token_probs": tr.token_probs, "top_k": tr.top_k,
-            "view": {"level": settings.level, "source": view.source, "target": view.target,
-                     "weights": view.weights},
-            "hypotheses": [{"text": h.text, "score": h.score, "target_tokens": h.target_tokens,
-                            "weights": h.weights} for h in tr.hypotheses]}  # fmt: skip
+    data = {
+        "model": settings.kind,
+        "mode": settings.mode,
+        "beam": settings.beam,
+        "source": result.sentence.text,
+        "translation": tr.text,
+        "source_tokens": tr.source_tokens,
+        "target_tokens": tr.target_tokens,
+        "weights": tr.weights,
+        "token_probs": tr.token_probs,
+        "top_k": tr.top_k,
+        "view": {
+            "level": settings.level,
+            "source": view.source,
+            "target": view.target,
+            "weights": view.weights,
+        },
+        "hypotheses": [
+            {
+                "text": h.text,
+                "score": h.score,
+                "target_tokens": h.target_tokens,
+                "weights": h.weights,
+            }
+            for h in tr.hypotheses
+        ],
+    }
     csv_and_json(view.weights, view.target, view.source, data, name, f"aln_{name}")
 
 
@@ -176,17 +228,29 @@ def reference_mode_ui(translator: Translator, settings: AlignmentSettings) -> No
     if not show_notices(result, translator):
         return
     tr = result.translation
-    st.caption(_("The decoder is fed your French sentence token by token (forced decoding); "
-                 "the weights show how the model aligns this pair."))  # fmt: skip
+    st.caption(
+        _(
+            "The decoder is fed your French sentence token by token (forced decoding); "
+            "the weights show how the model aligns this pair."
+        )
+    )
     alignment_ui(result.view, _("Forced alignment"), "aln_ref")
-    fig = token_prob_bars(tr.token_probs, tr.target_tokens, low=LOW_PROB,
-                          title=_("How likely the model found each of your tokens"))  # fmt: skip
+    fig = token_prob_bars(
+        tr.token_probs,
+        tr.target_tokens,
+        low=LOW_PROB,
+        title=_("How likely the model found each of your tokens"),
+    )
     plotly_chart(fig, key="aln_ref_probs")
     low = [t for t, p in zip(tr.target_tokens, tr.token_probs, strict=True) if p < LOW_PROB]
     n = len(tr.target_tokens)
-    st.caption(ngettext("{low} of {n} token below p = {limit} (orange).",
-                        "{low} of {n} tokens below p = {limit} (orange).", n)
-               .format(low=len(low), n=n, limit=LOW_PROB))  # fmt: skip
+    st.caption(
+        ngettext(
+            "{low} of {n} token below p = {limit} (orange).",
+            "{low} of {n} tokens below p = {limit} (orange).",
+            n,
+        ).format(low=len(low), n=n, limit=LOW_PROB)
+    )
     step_inspector_ui(tr)
     result_downloads_ui(result, settings, "forced-alignment")
 
@@ -201,17 +265,23 @@ def compare_ui(translator: Translator, settings: AlignmentSettings) -> None:
     result = compute_compare(translator, second, settings.raw, level=settings.level)
     if not show_notices(result, translator):
         return
-    st.caption(_("Both models read your sentence and are forced through the same French "
-                 "translation (the {kind} model's greedy output), so their weights share rows "
-                 "and columns.").format(kind=settings.kind))  # fmt: skip
+    st.caption(
+        _(
+            "Both models read your sentence and are forced through the same French "
+            "translation (the {kind} model's greedy output), so their weights share rows "
+            "and columns."
+        ).format(kind=settings.kind)
+    )
     user_text(result.translation.text, label=_("Translation:"))
     names = (model_label(settings.kind), model_label(kind_b))
     view_b = result.second_view
     cols = st.columns(2)
     for col, view, name, key in zip(cols, (result.view, view_b), names, ("a", "b"), strict=True):
         with col:
-            plotly_chart(alignment_heatmap(view.weights, view.source, view.target, title=name),
-                         key=f"aln_cmp_{key}")  # fmt: skip
+            plotly_chart(
+                alignment_heatmap(view.weights, view.source, view.target, title=name),
+                key=f"aln_cmp_{key}",
+            )
     difference_ui(result, view_b, (settings.kind, kind_b))
 
 
@@ -229,14 +299,26 @@ def difference_ui(result: CompareResult, view_b: AlignmentView, kinds: tuple[str
         fig = diff_heatmap(diff, view.source, view.target, title=title)
         plotly_chart(fig, key="aln_cmp_diff")
     with cols[1]:
-        fig = entropy_bars({names[0]: view.weights, names[1]: view_b.weights}, view.target,
-                           title=_("Entropy of each row: low = peaked, high = spread"))  # fmt: skip
+        fig = entropy_bars(
+            {names[0]: view.weights, names[1]: view_b.weights},
+            view.target,
+            title=_("Entropy of each row: low = peaked, high = spread"),
+        )
         plotly_chart(fig, key="aln_cmp_entropy")
     mean_a, mean_b = row_entropy(view.weights).mean(), row_entropy(view_b.weights).mean()
-    st.caption(_("Mean entropy: {a} {h_a:.2f} bits, {b} {h_b:.2f} bits.")
-               .format(a=names[0], h_a=mean_a, b=names[1], h_b=mean_b))  # fmt: skip
-    data = {"models": [GLOBAL_MODELS[k] for k in kinds], "source": view.source,
-            "target": view.target, "weights_a": view.weights, "weights_b": view_b.weights, "difference": diff}  # fmt: skip
+    st.caption(
+        _("Mean entropy: {a} {h_a:.2f} bits, {b} {h_b:.2f} bits.").format(
+            a=names[0], h_a=mean_a, b=names[1], h_b=mean_b
+        )
+    )
+    data = {
+        "models": [GLOBAL_MODELS[k] for k in kinds],
+        "source": view.source,
+        "target": view.target,
+        "weights_a": view.weights,
+        "weights_b": view_b.weights,
+        "difference": diff,
+    }
     csv_and_json(diff, view.target, view.source, data, "alignment-difference", "aln_cmp")
 
 

@@ -25,8 +25,12 @@ from ui.url_state import (
 from viz import vector_diagram, weights_bar
 
 COLUMNS = ["key x", "key y", "value x", "value y"]  # the table's columns (ids), shown translated
-COLUMN_LABELS = {"key x": N_("key x"), "key y": N_("key y"), "value x": N_("value x"),
-                 "value y": N_("value y")}  # fmt: skip
+COLUMN_LABELS = {
+    "key x": N_("key x"),
+    "key y": N_("key y"),
+    "value x": N_("value x"),
+    "value y": N_("value y"),
+}
 LIMIT = 100.0  # entries of the vectors are kept within [-LIMIT, LIMIT]
 ALIGNED = [
     [2.0, 1.0, 1.0, 0.0],
@@ -47,8 +51,12 @@ SCORES = {  # id (its URL value) -> score kind
     "general": "general",
     "additive": "additive",
 }
-SCORE_LABELS = {"dot": N_("dot"), "scaled dot": N_("scaled dot"), "general": N_("general"),
-                "additive": N_("additive")}  # fmt: skip
+SCORE_LABELS = {
+    "dot": N_("dot"),
+    "scaled dot": N_("scaled dot"),
+    "general": N_("general"),
+    "additive": N_("additive"),
+}
 FORMULAS = {
     "dot": r"e_s = q^\top k_s",
     "scaled_dot": r"e_s = \frac{q^\top k_s}{\sqrt{d_k}},\quad d_k = 2",
@@ -123,9 +131,12 @@ def _init_state() -> None:
 def _number_columns(names: list[str], labels: dict[str, str] | None = None) -> dict:
     """Column config: bounded numbers for each named column, headed ``labels[name]`` if given."""
     labels = labels or {}
-    return {n: st.column_config.NumberColumn(labels.get(n, n), min_value=-LIMIT, max_value=LIMIT,
-                                             format="%.2f", width="small")
-            for n in names}  # fmt: skip
+    return {
+        n: st.column_config.NumberColumn(
+            labels.get(n, n), min_value=-LIMIT, max_value=LIMIT, format="%.2f", width="small"
+        )
+        for n in names
+    }
 
 
 def _carry_edits_across_languages() -> None:
@@ -150,9 +161,11 @@ def items_ui() -> np.ndarray | None:
     )
     labels = {name: _(label) for name, label in COLUMN_LABELS.items()}
     edited = st.data_editor(
-        base, num_rows="dynamic", column_config=_number_columns(COLUMNS, labels),
+        base,
+        num_rows="dynamic",
+        column_config=_number_columns(COLUMNS, labels),
         key=f"anat_editor_{st.session_state['anat_version']}",
-    )  # fmt: skip
+    )
     items = edited.to_numpy(dtype=float)  # (n, 4)
     st.session_state["anat_items_edited"] = items.tolist()
     complete = items[np.isfinite(items).all(axis=1)]
@@ -200,9 +213,16 @@ def controls_ui(items: np.ndarray | None) -> AnatomySettings | None:
     kind = SCORES[score_id]
     W = w_ui() if kind == "general" else None
     temperature = st.number_input(
-        _("Temperature T"), min_value=1e-6, max_value=1e6, value=1.0, step=0.1, format="%g",
-        key="anat_temp", bind="query-params", help=_("Divides the scores before the softmax."),
-    )  # fmt: skip
+        _("Temperature T"),
+        min_value=1e-6,
+        max_value=1e6,
+        value=1.0,
+        step=0.1,
+        format="%g",
+        key="anat_temp",
+        bind="query-params",
+        help=_("Divides the scores before the softmax."),
+    )
     hard = st.toggle(_("Hard attention (sample one item)"), key="anat_hard", bind="query-params")
     if items is None:
         return None
@@ -219,8 +239,10 @@ def stage_scores(result: AnatomyResult, names: list[str], kind: str, W: np.ndarr
         st.caption(
             _("v = {v}; the tanh squashes each match into (-2, 2) here.").format(v=ADDITIVE_V)
         )
-    plotly_chart(weights_bar(result.scores, names, title=_("Scores e_s"), y_title=_("score")),
-                 key="anat_scores")  # fmt: skip
+    plotly_chart(
+        weights_bar(result.scores, names, title=_("Scores e_s"), y_title=_("score")),
+        key="anat_scores",
+    )
 
 
 def stage_weights(result: AnatomyResult, names: list[str], temperature: float) -> None:
@@ -229,13 +251,21 @@ def stage_weights(result: AnatomyResult, names: list[str], temperature: float) -
     formula = r"a_s = \frac{\exp(e_s / T)}{\sum_{s'} \exp(e_{s'} / T)},\quad T = "
     st.latex(formula + _latex_number(temperature))
     if np.ptp(result.scores) == 0:
-        st.info(_("All scores are equal (identical keys, or a zero query), so every item gets the "
-                  "same weight."))  # fmt: skip
+        st.info(
+            _(
+                "All scores are equal (identical keys, or a zero query), so every item gets the "
+                "same weight."
+            )
+        )
     elif temperature >= 1e3:
         st.info(_("A huge temperature flattens the scores: the weights are almost uniform."))
     elif temperature <= 1e-3:
-        st.info(_("A tiny temperature sharpens the softmax into a hard maximum: the best key takes "
-                  "(almost) all."))  # fmt: skip
+        st.info(
+            _(
+                "A tiny temperature sharpens the softmax into a hard maximum: the best key takes "
+                "(almost) all."
+            )
+        )
     title = _("Weights a_s (T = {T:g})").format(T=temperature)
     plotly_chart(weights_bar(result.weights, names, title=title), key="anat_weights")
 
@@ -251,23 +281,39 @@ def stage_context(result: AnatomyResult, settings: AnatomySettings, names: list[
         pick = hard_pick(result.weights, seed)
         extra = {_("hard pick ({item})").format(item=names[pick]): items[pick, 2:]}
         gap = float(np.linalg.norm(items[pick, 2:] - result.context))
-        st.markdown(_("Hard attention sampled item **{item}** (seed {seed}); it lies {gap:.3f} from "
-                      "the soft context. On average over many samples, the hard pick equals the soft "
-                      "context; any single pick is one value, not a blend.")
-                    .format(item=names[pick], seed=seed, gap=gap))  # fmt: skip
+        st.markdown(
+            _(
+                "Hard attention sampled item **{item}** (seed {seed}); it lies {gap:.3f} from "
+                "the soft context. On average over many samples, the hard pick equals the soft "
+                "context; any single pick is one value, not a blend."
+            ).format(item=names[pick], seed=seed, gap=gap)
+        )
         st.button(_("Re-sample"), key="anat_resample", on_click=_resample, icon=":material/casino:")
         write_params(anat_seed=st.session_state["anat_seed"])
-    fig = vector_diagram(settings.query, items[:, :2], items[:, 2:], result.context, names,
-                         title=_("Query, keys, values and the context"), extra=extra)  # fmt: skip
+    fig = vector_diagram(
+        settings.query,
+        items[:, :2],
+        items[:, 2:],
+        result.context,
+        names,
+        title=_("Query, keys, values and the context"),
+        extra=extra,
+    )
     plotly_chart(fig, key="anat_vectors")
 
 
 def downloads_ui(result: AnatomyResult, settings: AnatomySettings, names: list[str]) -> None:
     """CSV of the scores and weights; JSON of the whole view."""
     table = np.stack([result.scores, result.weights], axis=1)  # (n, 2)
-    data = {"query": settings.query, "items": settings.items, "score": settings.kind,
-            "temperature": settings.temperature, "scores": result.scores,
-            "weights": result.weights, "context": result.context}  # fmt: skip
+    data = {
+        "query": settings.query,
+        "items": settings.items,
+        "score": settings.kind,
+        "temperature": settings.temperature,
+        "scores": result.scores,
+        "weights": result.weights,
+        "context": result.context,
+    }
     csv_and_json(table, names, ["score", "weight"], data, "anatomy", "anat")
 
 
@@ -295,8 +341,14 @@ def body(items: np.ndarray | None) -> None:
         settings = controls_ui(items)
     if settings is None:
         return
-    result = anatomy(settings.query, settings.items[:, :2], settings.items[:, 2:],
-                     kind=settings.kind, temperature=settings.temperature, W=settings.W)  # fmt: skip
+    result = anatomy(
+        settings.query,
+        settings.items[:, :2],
+        settings.items[:, 2:],
+        kind=settings.kind,
+        temperature=settings.temperature,
+        W=settings.W,
+    )
     if not all(np.all(np.isfinite(a)) for a in (result.scores, result.weights, result.context)):
         right.error(_("These numbers overflow. Use smaller vectors or a larger temperature."))
         return

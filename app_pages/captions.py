@@ -65,8 +65,9 @@ models = load_captioners()
 
 st.session_state.setdefault("cap_seed", 0)
 with st.spinner(_("Captioning…")):
-    described = {name: describe_ui(name, image, settings, st.session_state["cap_seed"])
-                 for name in models}  # fmt: skip
+    described = {
+        name: describe_ui(name, image, settings, st.session_state["cap_seed"]) for name in models
+    }
 results = {name: result for name, result in described.items() if result is not None}
 
 picture, captions = st.columns([1, 2])
@@ -84,8 +85,10 @@ if not results:
 
 st.subheader(_("Attention per word"))
 for name, result in results.items():
-    plotly_chart(word_strip_figure(image, result.alphas, result.words,
-                                   title=_(MODEL_LABELS[name])), key=f"cap_strip_{name}")  # fmt: skip
+    plotly_chart(
+        word_strip_figure(image, result.alphas, result.words, title=_(MODEL_LABELS[name])),
+        key=f"cap_strip_{name}",
+    )
 
 st.subheader(_("One word at a time"))
 st.caption(
@@ -98,8 +101,9 @@ left, right = st.columns(2)
 for column, (name, result) in zip((left, right), results.items(), strict=False):
     with column:
         locations = result.locations if result.attention == "hard" else None
-        fig = attention_player_figure(image, result.alphas, result.words, locations=locations,
-                                      title=_(MODEL_LABELS[name]))  # fmt: skip
+        fig = attention_player_figure(
+            image, result.alphas, result.words, locations=locations, title=_(MODEL_LABELS[name])
+        )
         plotly_chart(fig, key=f"cap_player_{name}")
         if result.attention == "hard":
             if st.button(_("Re-sample"), key="cap_resample", icon=":material/casino:"):
@@ -118,7 +122,11 @@ with gates:
     plotly_chart(beta_figure(series, title=_("β per word")), key="cap_beta")
 
 st.download_button(
-    _("Download the attention maps (JSON)"), dumps(maps_document(source, results)),
-    file_name="attention-maps.json", mime="application/json", icon=":material/download:",
-    on_click="ignore", key="cap_download",
-)  # fmt: skip
+    _("Download the attention maps (JSON)"),
+    dumps(maps_document(source, results)),
+    file_name="attention-maps.json",
+    mime="application/json",
+    icon=":material/download:",
+    on_click="ignore",
+    key="cap_download",
+)

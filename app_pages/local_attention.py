@@ -67,13 +67,24 @@ def controls_ui() -> tuple[LocalSettings, Translator | None]:
     """Sentence, local model and window half-width D; returns them and the loaded model."""
     raw = sentence_ui("loc_", english_note=True)
     c1, c2 = st.columns([2, 3])
-    kind = c1.selectbox(_("Local model"), list(LOCAL_MODELS), key="loc_model",
-                        bind="query-params", help=" · ".join(map(model_label, LOCAL_MODELS)))  # fmt: skip
+    kind = c1.selectbox(
+        _("Local model"),
+        list(LOCAL_MODELS),
+        key="loc_model",
+        bind="query-params",
+        help=" · ".join(map(model_label, LOCAL_MODELS)),
+    )
     translator = load_translator(kind)
     trained = trained_window(translator) if translator is not None else 5
     check_number_param("loc_D", 1, MAX_D)
-    D = c2.slider(_("Window half-width D (at inference time)"), 1, MAX_D, trained, key="loc_D",
-                  bind="query-params")  # fmt: skip
+    D = c2.slider(
+        _("Window half-width D (at inference time)"),
+        1,
+        MAX_D,
+        trained,
+        key="loc_D",
+        bind="query-params",
+    )
     return LocalSettings(raw, kind, int(D), trained), translator
 
 
@@ -81,8 +92,11 @@ def window_note(settings: LocalSettings) -> None:
     """What D the model was trained with, and what changing it does."""
     D, trained = settings.D, settings.trained
     if D == trained:
-        st.caption(_("The model was trained with **D = {trained}**; that is the D in use now.")
-                   .format(trained=trained))  # fmt: skip
+        st.caption(
+            _("The model was trained with **D = {trained}**; that is the D in use now.").format(
+                trained=trained
+            )
+        )
         return
     text = _(WIDER) if D > trained else _(NARROWER)
     st.info(text.format(trained=trained, D=D), icon=":material/tune:")
@@ -92,16 +106,34 @@ def steps_ui(tr: Translation) -> None:
     """The step slider, the animated step figure with its play button, and the step's numbers."""
     st.subheader(_("Step by step"))
     step = step_slider(_("Target step"), "loc_step", len(tr.target_tokens))
-    fig = local_steps_figure(tr.raw_weights, tr.weights, tr.gaussian, tr.p_t, tr.window, tr.D,
-                             tr.source_tokens, tr.target_tokens, step=step)  # fmt: skip
+    fig = local_steps_figure(
+        tr.raw_weights,
+        tr.weights,
+        tr.gaussian,
+        tr.p_t,
+        tr.window,
+        tr.D,
+        tr.source_tokens,
+        tr.target_tokens,
+        step=step,
+    )
     plotly_chart(fig, key="loc_steps")
     lo, hi = tr.window[step]
-    st.caption(_("Press **▶ Play** under the chart to run through all {n} steps. Step {step}: "
-                 "p_t = {p:.2f}, window [{lo:.1f}, {hi:.1f}]. The final weights are raw x "
-                 "Gaussian, rescaled so the row sums to {total:.2f}: Luong et al. leave the "
-                 "product below 1, our models renormalise it (see the README).")
-               .format(n=len(tr.target_tokens), step=step, p=tr.p_t[step], lo=lo, hi=hi,
-                       total=tr.weights[step].sum()))  # fmt: skip
+    st.caption(
+        _(
+            "Press **▶ Play** under the chart to run through all {n} steps. Step {step}: "
+            "p_t = {p:.2f}, window [{lo:.1f}, {hi:.1f}]. The final weights are raw x "
+            "Gaussian, rescaled so the row sums to {total:.2f}: Luong et al. leave the "
+            "product below 1, our models renormalise it (see the README)."
+        ).format(
+            n=len(tr.target_tokens),
+            step=step,
+            p=tr.p_t[step],
+            lo=lo,
+            hi=hi,
+            total=tr.weights[step].sum(),
+        )
+    )
 
 
 def heatmaps_ui(result: Result, settings: LocalSettings, global_model: Translator | None) -> None:
@@ -110,14 +142,22 @@ def heatmaps_ui(result: Result, settings: LocalSettings, global_model: Translato
     tr = result.translation
     left, right = st.columns(2)
     with left:
-        fig = local_heatmap(tr.weights, tr.source_tokens, tr.target_tokens, tr.p_t, tr.window,
-                            title=_("{kind}, D = {D}: weights and p_t")
-                            .format(kind=settings.kind, D=tr.D))  # fmt: skip
+        fig = local_heatmap(
+            tr.weights,
+            tr.source_tokens,
+            tr.target_tokens,
+            tr.p_t,
+            tr.window,
+            title=_("{kind}, D = {D}: weights and p_t").format(kind=settings.kind, D=tr.D),
+        )
         plotly_chart(fig, key="loc_heatmap")
     with right:
         if global_model is None:
-            st.info(_("The global model ({kind}) is not available for comparison.")
-                    .format(kind=GLOBAL_KIND))  # fmt: skip
+            st.info(
+                _("The global model ({kind}) is not available for comparison.").format(
+                    kind=GLOBAL_KIND
+                )
+            )
             return
         if not tr.text.strip():
             st.info(_("The local model produced an empty translation: nothing to compare."))
@@ -125,22 +165,38 @@ def heatmaps_ui(result: Result, settings: LocalSettings, global_model: Translato
         glob = guarded_ui(lambda: decode(global_model, result.sentence.text, reference=tr.text))
         if glob is None:
             return
-        fig = alignment_heatmap(glob.weights, glob.source_tokens, glob.target_tokens,
-                                title=_("{kind} (global), same translation")
-                                .format(kind=GLOBAL_KIND))  # fmt: skip
+        fig = alignment_heatmap(
+            glob.weights,
+            glob.source_tokens,
+            glob.target_tokens,
+            title=_("{kind} (global), same translation").format(kind=GLOBAL_KIND),
+        )
         plotly_chart(fig, key="loc_global")
-        st.caption(_("The global model is forced through the local model's translation, so "
-                     "the two heatmaps have the same rows."))  # fmt: skip
+        st.caption(
+            _(
+                "The global model is forced through the local model's translation, so "
+                "the two heatmaps have the same rows."
+            )
+        )
 
 
 def result_downloads_ui(result: Result, settings: LocalSettings) -> None:
     """The local weights as CSV and the whole step-by-step result as JSON."""
     tr = result.translation
-    data = {"model": settings.kind, "D": tr.D, "trained_D": settings.trained,
-            "source": result.sentence.text, "translation": tr.text,
-            "source_tokens": tr.source_tokens, "target_tokens": tr.target_tokens,
-            "p_t": tr.p_t, "window": tr.window, "gaussian": tr.gaussian,
-            "raw_weights": tr.raw_weights, "weights": tr.weights}  # fmt: skip
+    data = {
+        "model": settings.kind,
+        "D": tr.D,
+        "trained_D": settings.trained,
+        "source": result.sentence.text,
+        "translation": tr.text,
+        "source_tokens": tr.source_tokens,
+        "target_tokens": tr.target_tokens,
+        "p_t": tr.p_t,
+        "window": tr.window,
+        "gaussian": tr.gaussian,
+        "raw_weights": tr.raw_weights,
+        "weights": tr.weights,
+    }
     csv_and_json(tr.weights, tr.target_tokens, tr.source_tokens, data, "local-attention", "loc")
 
 

@@ -5,8 +5,6 @@ special tokens, and the Transformer's cross attention next to the RNN's Bahdanau
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import streamlit as st
 
 from i18n import N_, _, ngettext
@@ -27,27 +25,31 @@ from ui.multi_head import (
     HeadsView,
     download_matrix_csv,
     download_view_json,
-    encode_ui,
     group_label,
     hide_groups,
     multi_choice_ui,
-    pretrained_view,
-    transformer_view,
-    translate_ui,
 )
-from ui.text import sanitize_text, user_text
+from ui.multi_head_settings import ModelSettings, clamp_choice, load_view, picked_in_overview
+from ui.text import sanitize_text
 from ui.translation_compute import decode
 from ui.url_state import check_choice_param, check_number_param
 from viz.heatmaps import attention_panels
-from viz.multi_head import head_grid, head_heatmap, head_lines, share_heatmaps
+from viz.multi_head import head_grid, head_heatmap, share_heatmaps
+from viz.multi_head_lines import head_lines
 
-SOURCES = {"transformer": N_("Our Transformer (EN → FR)"),
-           "pretrained": N_("Pretrained encoder (MiniLM)")}  # fmt: skip
-MODEL_HELP = N_("Our Transformer was trained here to translate English to French. The pretrained "
-                "encoder is all-MiniLM-L6-v2, a real BERT-style model; it reads Chinese too.")  # fmt: skip
-KIND_HELP = N_("encoder: the encoder's self-attention over the English pieces · decoder: the "
-               "decoder's masked self-attention over the French written so far · cross: cross "
-               "attention from each French piece to the English ones (decoder → encoder)")  # fmt: skip
+SOURCES = {
+    "transformer": N_("Our Transformer (EN → FR)"),
+    "pretrained": N_("Pretrained encoder (MiniLM)"),
+}
+MODEL_HELP = N_(
+    "Our Transformer was trained here to translate English to French. The pretrained "
+    "encoder is all-MiniLM-L6-v2, a real BERT-style model; it reads Chinese too."
+)
+KIND_HELP = N_(
+    "encoder: the encoder's self-attention over the English pieces · decoder: the "
+    "decoder's masked self-attention over the French written so far · cross: cross "
+    "attention from each French piece to the English ones (decoder → encoder)"
+)
 DEFAULT_TEXT = "A black dog is running on the green grass."
 ABOUT = N_(
     "A Transformer has no recurrence: every token looks at every other token at once, through "
@@ -69,29 +71,36 @@ HIDE_NOTE = N_(
 )
 
 
-@dataclass(frozen=True)
-class ModelSettings:
-    """Which model runs: ``source`` is a SOURCES key; for "transformer", the positional encoding
-    (POSITIONALS), the attention kind (KINDS) and the beam width; for "pretrained", the encoder's
-    name (``hf_name``)."""
-
-    source: str
-    positional: str = POSITIONALS[0]
-    kind: str = "encoder"
-    beam: int = 1
-    hf_name: str = ""
-
-
 def model_ui() -> ModelSettings:
     """Model family, and for it the checkpoint and attention kind or the encoder's name."""
-    source = choice_ui(st.segmented_control, _("Model"), SOURCES, key="mh_model",
-                       required=True, help=_(MODEL_HELP)) or "transformer"  # fmt: skip
+    source = (
+        choice_ui(
+            st.segmented_control,
+            _("Model"),
+            SOURCES,
+            key="mh_model",
+            required=True,
+            help=_(MODEL_HELP),
+        )
+        or "transformer"
+    )
     if source == "transformer":
         c1, c2, c3 = st.columns([2, 4, 2])
-        positional = choice_ui(c1.selectbox, _("Positional encoding"), POSITIONAL_LABELS,
-                               key="mh_pos") or POSITIONALS[0]  # fmt: skip
-        kind = choice_ui(c2.segmented_control, _("Attention"), KIND_NAMES, key="mh_kind",
-                         required=True, help=_(KIND_HELP)) or "encoder"  # fmt: skip
+        positional = (
+            choice_ui(c1.selectbox, _("Positional encoding"), POSITIONAL_LABELS, key="mh_pos")
+            or POSITIONALS[0]
+        )
+        kind = (
+            choice_ui(
+                c2.segmented_control,
+                _("Attention"),
+                KIND_NAMES,
+                key="mh_kind",
+                required=True,
+                help=_(KIND_HELP),
+            )
+            or "encoder"
+        )
         check_number_param("mh_beam", 1, 5)
         beam = c3.slider(_("Beam (1 = greedy)"), 1, 5, 1, key="mh_beam", bind="query-params")
         return ModelSettings(source, positional, kind, int(beam))
@@ -102,50 +111,40 @@ def encoder_ui() -> str:
     """The pretrained encoder, picked by name among those the server offers (never a path: a
     link naming anything else gets the default and a note listing what is offered)."""
     offered = offered_encoders()
-    check_choice_param("mh_hf", offered, _("This link asks for an encoder this server does not "
-                                           "offer, so the page uses {default}. Offered: {offered}.")
-                       .format(default=offered[0], offered=", ".join(offered)))  # fmt: skip
+    check_choice_param(
+        "mh_hf",
+        offered,
+        _(
+            "This link asks for an encoder this server does not "
+            "offer, so the page uses {default}. Offered: {offered}."
+        ).format(default=offered[0], offered=", ".join(offered)),
+    )
     return st.selectbox(
-        _("Pretrained encoder"), offered, key="mh_hf", bind="query-params",
-        help=_("all-MiniLM-L6-v2 ships in a pip package; whoever runs the server can offer more "
-               "(one folder each in ATLAS_ENCODERS_DIR)."),
-    )  # fmt: skip
+        _("Pretrained encoder"),
+        offered,
+        key="mh_hf",
+        bind="query-params",
+        help=_(
+            "all-MiniLM-L6-v2 ships in a pip package; whoever runs the server can offer more "
+            "(one folder each in ATLAS_ENCODERS_DIR)."
+        ),
+    )
 
 
 def sentence_ui() -> str:
     """The sentence box (Enter runs it; kept in the URL); returns the cleaned text."""
-    raw = st.text_input(_("Sentence"), value=DEFAULT_TEXT, key="mh_text", bind="query-params",
-                        placeholder=_("Type a sentence and press Enter"),
-                        help=_("Any text; cut at {n:,} characters.").format(n=MAX_CHARS))  # fmt: skip
+    raw = st.text_input(
+        _("Sentence"),
+        value=DEFAULT_TEXT,
+        key="mh_text",
+        bind="query-params",
+        placeholder=_("Type a sentence and press Enter"),
+        help=_("Any text; cut at {n:,} characters.").format(n=MAX_CHARS),
+    )
     text, notice = sanitize_text(raw, MAX_CHARS)
     if notice:
         st.info(notice, icon=":material/content_cut:")
     return text
-
-
-def load_view(settings: ModelSettings, text: str) -> tuple[HeadsView | None, object]:
-    """Run the chosen model on ``text``; (view, raw result) or (None, None) after a message."""
-    if settings.source == "transformer":
-        result = translate_ui(settings.positional, text, settings.beam)
-        if result is None:
-            return None, None
-        user_text(result.text, label=_("Translation:"))
-        view = transformer_view(result, settings.kind)
-        st.caption(_("Showing the {kind}.").format(kind=view.title))
-        return view, result
-    result = encode_ui(settings.hf_name, text)
-    return (None, None) if result is None else (pretrained_view(result), result)
-
-
-def clamp_choice(key: str, n: int) -> None:
-    """Keep a stored 1-based layer/head number inside 1..n (the model may have changed)."""
-    value = st.session_state.get(key, st.query_params.get(key))
-    try:
-        ok = 1 <= int(value) <= n
-    except (TypeError, ValueError):
-        ok = False
-    if not ok and key in st.session_state:
-        st.session_state[key] = 1
 
 
 def layer_head_ui(view: HeadsView) -> tuple[int, int]:
@@ -159,28 +158,20 @@ def layer_head_ui(view: HeadsView) -> tuple[int, int]:
     return int(layer or 1) - 1, int(head or 1) - 1
 
 
-def _picked_in_overview() -> None:
-    """Callback: a click on an overview panel chooses that layer and head (the pickers follow)."""
-    event = st.session_state.get("mh_grid") or {}
-    points = (event.get("selection") or {}).get("points") or []
-    data = points[0].get("customdata") if points else None
-    if isinstance(data, list | tuple) and len(data) == 2:
-        st.session_state["mh_layer"], st.session_state["mh_head"] = (
-            int(data[0]) + 1,
-            int(data[1]) + 1,
-        )
-
-
 def overview_ui(view: HeadsView, layer: int, head: int) -> None:
     """Every layer x head at once; the chosen one framed; a click on a panel chooses it."""
     st.subheader(_("Overview: every layer and head"))
     T = len(view.key_tokens)
-    title = ngettext("{kind}: rows are layers, columns heads · {n} token",
-                     "{kind}: rows are layers, columns heads · {n} tokens", T)  # fmt: skip
+    title = ngettext(
+        "{kind}: rows are layers, columns heads · {n} token",
+        "{kind}: rows are layers, columns heads · {n} tokens",
+        T,
+    )
     fig = head_grid(view.weights, title=title.format(kind=view.title, n=T), selected=(layer, head))
     n_layers = view.weights.shape[0]
-    plotly_chart(fig, key="mh_grid", height=max(320, 95 * n_layers + 110),
-                 on_select=_picked_in_overview)  # fmt: skip
+    plotly_chart(
+        fig, key="mh_grid", height=max(320, 95 * n_layers + 110), on_select=picked_in_overview
+    )
     st.caption(
         _("Click a panel's centre to show that head large below (or use the pickers above).")
     )
@@ -191,16 +182,25 @@ def one_head_ui(view: HeadsView, layer: int, head: int) -> None:
     st.subheader(_("Layer {layer}, head {head}").format(layer=layer + 1, head=head + 1))
     w = view.weights[layer, head]  # (T_q, T_k)
     title = _("{kind}, layer {layer}, head {head} · {rows} x {cols}").format(
-        kind=view.title, layer=layer + 1, head=head + 1, rows=len(view.query_tokens),
-        cols=len(view.key_tokens))  # fmt: skip
+        kind=view.title,
+        layer=layer + 1,
+        head=head + 1,
+        rows=len(view.query_tokens),
+        cols=len(view.key_tokens),
+    )
     fig = head_heatmap(w, view.key_tokens, view.query_tokens, title=title)
     plotly_chart(
         fig, key="mh_head_map", height=min(900, max(420, 14 * len(view.query_tokens) + 160))
     )
     c1, c2 = st.columns(2)
     with c1:
-        download_matrix_csv(w, view.query_tokens, view.key_tokens,
-                            f"attention-L{layer + 1}-H{head + 1}.csv", "mh_csv")  # fmt: skip
+        download_matrix_csv(
+            w,
+            view.query_tokens,
+            view.key_tokens,
+            f"attention-L{layer + 1}-H{head + 1}.csv",
+            "mh_csv",
+        )
     with c2:
         download_view_json(view, layer, f"attention-L{layer + 1}.json", "mh_json")
 
@@ -209,24 +209,43 @@ def head_view_ui(view: HeadsView, layer: int) -> None:
     """Token-to-token lines of one layer, a colour per head; heads and one token selectable."""
     st.subheader(_("Head view: layer {layer} as lines").format(layer=layer + 1))
     every = [str(h) for h in range(1, view.weights.shape[1] + 1)]
-    heads = multi_choice_ui(st.pills, _("Heads shown"), every, key="mh_heads", default=every,
-                            format_func=lambda h: _("head {n}").format(n=h),
-                            selection_mode="multi")  # fmt: skip
+    heads = multi_choice_ui(
+        st.pills,
+        _("Heads shown"),
+        every,
+        key="mh_heads",
+        default=every,
+        format_func=lambda h: _("head {n}").format(n=h),
+        selection_mode="multi",
+    )
     labels = [f"{i}: {t}" for i, t in enumerate(view.query_tokens)]
     c1, c2 = st.columns([3, 2])
-    picked = c1.selectbox(_("Only the lines of this token"), labels, index=None, key="mh_token",
-                          placeholder=_("all tokens"))  # fmt: skip
+    picked = c1.selectbox(
+        _("Only the lines of this token"),
+        labels,
+        index=None,
+        key="mh_token",
+        placeholder=_("all tokens"),
+    )
     check_number_param("mh_threshold", 0.0, 0.9, integer=False)
     threshold = c2.slider(
         _("Hide weights below"), 0.0, 0.9, 0.1, 0.05, key="mh_threshold", bind="query-params"
     )
     token = None if picked is None else labels.index(picked)
     if token is None and len(view.query_tokens) > 128:
-        st.info(_("Over 128 tokens: choose a token above to see its lines."), icon=":material/info:")
+        st.info(
+            _("Over 128 tokens: choose a token above to see its lines."), icon=":material/info:"
+        )
         return
-    fig = head_lines(view.weights[layer], view.key_tokens, view.query_tokens,
-                     heads=[int(h) - 1 for h in heads], token=token, threshold=threshold,
-                     title=_("left: queries, right: keys; opacity and width follow the weight"))  # fmt: skip
+    fig = head_lines(
+        view.weights[layer],
+        view.key_tokens,
+        view.query_tokens,
+        heads=[int(h) - 1 for h in heads],
+        token=token,
+        threshold=threshold,
+        title=_("left: queries, right: keys; opacity and width follow the weight"),
+    )
     plotly_chart(fig, key="mh_lines", height=fig.layout.height)
 
 
@@ -234,11 +253,14 @@ def aggregate_ui(view: HeadsView, layer: int) -> None:
     """Mean or max over the heads of one layer, or attention rollout up to it."""
     st.subheader(_("Over heads and layers"))
     mean, most, roll = AGGREGATES  # ids
-    options = {k: AGGREGATES[k] for k in ((mean, most, roll) if view.self_attention else (mean, most))}
+    options = {
+        k: AGGREGATES[k] for k in ((mean, most, roll) if view.self_attention else (mean, most))
+    }
     if st.session_state.get("mh_agg", mean) not in options:  # rollout, then cross attention
         del st.session_state["mh_agg"]
-    how = choice_ui(st.segmented_control, _("Summary"), options, key="mh_agg",
-                    required=True) or mean  # fmt: skip
+    how = (
+        choice_ui(st.segmented_control, _("Summary"), options, key="mh_agg", required=True) or mean
+    )
     if how == mean:
         matrix = head_mean(view.weights)[layer]
     elif how == most:
@@ -246,11 +268,17 @@ def aggregate_ui(view: HeadsView, layer: int) -> None:
     else:
         matrix = rollout(view.weights)[layer]
         st.caption(
-            _("Rollout (Abnar & Zuidema 2020): each layer's head average plus the identity for the "
-              "residual connection, rows re-normalised, multiplied from layer 1 up to this one.")
+            _(
+                "Rollout (Abnar & Zuidema 2020): each layer's head average plus the identity for the "
+                "residual connection, rows re-normalised, multiplied from layer 1 up to this one."
+            )
         )
-    fig = head_heatmap(matrix, view.key_tokens, view.query_tokens,
-                       title=_("{how}, layer {layer}").format(how=_(options[how]), layer=layer + 1))  # fmt: skip
+    fig = head_heatmap(
+        matrix,
+        view.key_tokens,
+        view.query_tokens,
+        title=_("{how}, layer {layer}").format(how=_(options[how]), layer=layer + 1),
+    )
     plotly_chart(
         fig, key="mh_agg_map", height=min(900, max(420, 14 * len(view.query_tokens) + 160))
     )
@@ -259,17 +287,26 @@ def aggregate_ui(view: HeadsView, layer: int) -> None:
 def special_ui(view: HeadsView) -> None:
     """The share of each head's weight on special tokens, punctuation and the first token."""
     st.subheader(_("How much attention goes to special tokens"))
-    shares = {group_label(name): group_share(view.weights, mask)
-              for name, mask in view.key_groups.items()}  # fmt: skip
-    plotly_chart(share_heatmaps(shares, title=_("share of each head's weight (mean over queries)")),
-                 key="mh_shares", height=max(300, 40 * view.weights.shape[0] + 160))  # fmt: skip
-    rows = [{_("layer"): layer + 1} | {name: round(float(s[layer].mean()), 3) for name, s in shares.items()}
-            for layer in range(view.weights.shape[0])]  # fmt: skip
+    shares = {
+        group_label(name): group_share(view.weights, mask) for name, mask in view.key_groups.items()
+    }
+    plotly_chart(
+        share_heatmaps(shares, title=_("share of each head's weight (mean over queries)")),
+        key="mh_shares",
+        height=max(300, 40 * view.weights.shape[0] + 160),
+    )
+    rows = [
+        {_("layer"): layer + 1}
+        | {name: round(float(s[layer].mean()), 3) for name, s in shares.items()}
+        for layer in range(view.weights.shape[0])
+    ]
     st.dataframe(rows, hide_index=True)
     st.caption(
-        _("[CLS] / <s>: the start marker; [SEP] / </s>: the separator or end marker (with any other "
-          "special token of the tokenizer); punctuation: pieces made only of punctuation; first "
-          "token: position 0. Groups can overlap ([CLS] is also the first token).")
+        _(
+            "[CLS] / <s>: the start marker; [SEP] / </s>: the separator or end marker (with any other "
+            "special token of the tokenizer); punctuation: pieces made only of punctuation; first "
+            "token: position 0. Groups can overlap ([CLS] is also the first token)."
+        )
     )
 
 
@@ -279,19 +316,30 @@ def compare_ui(text: str, result: TransformerAttention) -> None:
     st.subheader(_("Cross attention next to the RNN's Bahdanau alignment"))
     translator = load_translator("bahdanau", quiet=True)
     if translator is None or not result.text.strip():
-        st.info(_("The Bahdanau RNN model is not available, so there is nothing to compare with "
-                  "(python -m training.train_seq2seq --attention bahdanau)."), icon=":material/info:")  # fmt: skip
+        st.info(
+            _(
+                "The Bahdanau RNN model is not available, so there is nothing to compare with "
+                "(python -m training.train_seq2seq --attention bahdanau)."
+            ),
+            icon=":material/info:",
+        )
         return
     rnn = guarded_ui(lambda: decode(translator, text, reference=result.text))
     if rnn is None:
         return
     panels = [
-        (result.cross[-1].mean(0), result.source_tokens, result.target_tokens,
-         _("Transformer: last layer, mean over heads")),
+        (
+            result.cross[-1].mean(0),
+            result.source_tokens,
+            result.target_tokens,
+            _("Transformer: last layer, mean over heads"),
+        ),
         (rnn.weights, rnn.source_tokens, rnn.target_tokens, _("RNN + Bahdanau attention")),
-    ]  # fmt: skip
+    ]
     plotly_chart(attention_panels(panels, cols=2), key="mh_compare", height=520)
-    st.caption(_("Both are forced through the Transformer's French translation, so the rows match."))
+    st.caption(
+        _("Both are forced through the Transformer's French translation, so the rows match.")
+    )
 
 
 @fragment
@@ -300,7 +348,9 @@ def body() -> None:
     settings = model_ui()
     text = sentence_ui()
     if not text:
-        st.warning(_("The sentence is empty: type something and press Enter."), icon=":material/edit:")
+        st.warning(
+            _("The sentence is empty: type something and press Enter."), icon=":material/edit:"
+        )
         return
     view, result = load_view(settings, text)
     if view is None:
@@ -310,9 +360,16 @@ def body() -> None:
     if view.unknown_note:
         st.info(view.unknown_note, icon=":material/help:")
     full = view
-    hidden = multi_choice_ui(st.multiselect, _("Hide these tokens and re-normalise"), GROUPS,
-                             key="mh_hide", default=[], format_func=group_label,
-                             placeholder=_("none: every token shown"), help=_(HIDE_NOTE))  # fmt: skip
+    hidden = multi_choice_ui(
+        st.multiselect,
+        _("Hide these tokens and re-normalise"),
+        GROUPS,
+        key="mh_hide",
+        default=[],
+        format_func=group_label,
+        placeholder=_("none: every token shown"),
+        help=_(HIDE_NOTE),
+    )
     if hidden:
         st.warning(_(HIDE_NOTE), icon=":material/warning:")
         view = guarded_ui(lambda: hide_groups(full, hidden)) or full

@@ -57,23 +57,35 @@ def matrix_section() -> tuple[int, int]:
     n = c1.slider(_("Positions"), 1, 512, 64, key="pe_n", bind="query-params")
     d = c2.slider("d_model", 2, 512, 64, key="pe_d", bind="query-params")
     pe = sinusoidal_encoding(n, d).numpy()  # (n, d)
-    st.latex(r"PE_{(pos,\,2i)} = \sin\!\left(pos / 10000^{2i/d}\right),\quad "
-             r"PE_{(pos,\,2i+1)} = \cos\!\left(pos / 10000^{2i/d}\right)")  # fmt: skip
+    st.latex(
+        r"PE_{(pos,\,2i)} = \sin\!\left(pos / 10000^{2i/d}\right),\quad "
+        r"PE_{(pos,\,2i+1)} = \cos\!\left(pos / 10000^{2i/d}\right)"
+    )
     title = _("PE matrix ({n} positions × {d} dimensions)").format(n=n, d=d)
     plotly_chart(pe_heatmap(pe, title=title), key="pe_map")
-    download_csv(pe, [str(i) for i in range(n)], [str(j) for j in range(d)], "pe.csv",
-                 label=_("Download CSV"), key="pe_csv")  # fmt: skip
-    text = st.text_input(_("Dimensions to plot (comma-separated)"), "0, 1, 4, 5", key="pe_dims",
-                         bind="query-params")  # fmt: skip
+    download_csv(
+        pe,
+        [str(i) for i in range(n)],
+        [str(j) for j in range(d)],
+        "pe.csv",
+        label=_("Download CSV"),
+        key="pe_csv",
+    )
+    text = st.text_input(
+        _("Dimensions to plot (comma-separated)"), "0, 1, 4, 5", key="pe_dims", bind="query-params"
+    )
     dims, notice = parse_dims(text, d)
     if notice:
         st.warning(notice)
     if dims:
-        plotly_chart(pe_curves(pe, dims, title=_("Chosen dimensions over position")),
-                     key="pe_curves")  # fmt: skip
+        plotly_chart(
+            pe_curves(pe, dims, title=_("Chosen dimensions over position")), key="pe_curves"
+        )
         st.caption(
-            _("Low dimensions turn fast, high ones slowly: together they act like the hands of a "
-              "clock.")  # fmt: skip
+            _(
+                "Low dimensions turn fast, high ones slowly: together they act like the hands of a "
+                "clock."
+            )
         )
     return n, d
 
@@ -82,13 +94,22 @@ def similarity_section(n: int, d: int) -> None:
     """PE · PE^T and what it shows."""
     st.subheader(_("How similar are two positions?"))
     sim = position_similarity(n, d)  # (n, n)
-    fig = matrix_heatmap(sim, None, None, title="PE · PEᵀ", colorscale="Viridis",
-                         axis_names=(_("position"), _("position")), value_name="PE·PE")  # fmt: skip
+    fig = matrix_heatmap(
+        sim,
+        None,
+        None,
+        title="PE · PEᵀ",
+        colorscale="Viridis",
+        axis_names=(_("position"), _("position")),
+        value_name="PE·PE",
+    )
     plotly_chart(fig, key="pe_sim")
     st.markdown(
-        _("Each product is a sum of cosines of *(i − j)* times each frequency, so it depends only "
-          "on the distance between the positions: the bands run parallel to the diagonal, and the "
-          "diagonal (distance 0) is the largest value, d/2.")  # fmt: skip
+        _(
+            "Each product is a sum of cosines of *(i − j)* times each frequency, so it depends only "
+            "on the distance between the positions: the bands run parallel to the diagonal, and the "
+            "diagonal (distance 0) is the largest value, d/2."
+        )
     )
 
 
@@ -98,19 +119,35 @@ def demo_maps(plain: PermutationResult, with_pe: PermutationResult) -> None:
     panels = [
         (plain.weights, plain.tokens, plain.tokens, _("without PE · original order")),
         (with_pe.weights, with_pe.tokens, with_pe.tokens, _("with PE · original order")),
-        (plain.shuffled_weights, plain.shuffled_tokens, plain.shuffled_tokens,
-         _("without PE · shuffled order\nmax |difference| after un-shuffling: {diff:.2e}")
-         .format(diff=plain.max_diff)),
-        (with_pe.shuffled_weights, with_pe.shuffled_tokens, with_pe.shuffled_tokens,
-         _("with PE · shuffled order\nmax |difference| after un-shuffling: {diff:.2e}")
-         .format(diff=with_pe.max_diff)),
-    ]  # fmt: skip
+        (
+            plain.shuffled_weights,
+            plain.shuffled_tokens,
+            plain.shuffled_tokens,
+            _(
+                "without PE · shuffled order\nmax |difference| after un-shuffling: {diff:.2e}"
+            ).format(diff=plain.max_diff),
+        ),
+        (
+            with_pe.shuffled_weights,
+            with_pe.shuffled_tokens,
+            with_pe.shuffled_tokens,
+            _("with PE · shuffled order\nmax |difference| after un-shuffling: {diff:.2e}").format(
+                diff=with_pe.max_diff
+            ),
+        ),
+    ]
     side = min(700, 260 + 22 * len(plain.tokens))  # px per row of maps
     plotly_chart(attention_panels(panels), key="pe_perm_maps", height=2 * side)
     # the CSV's row names are data: English in every language
     labels = [f"without PE · {t}" for t in plain.tokens] + [f"with PE · {t}" for t in plain.tokens]
-    download_csv(np.vstack([plain.weights, with_pe.weights]), labels, plain.tokens,
-                 "permutation_weights.csv", label=_("Download both maps (CSV)"), key="pe_perm_csv")  # fmt: skip
+    download_csv(
+        np.vstack([plain.weights, with_pe.weights]),
+        labels,
+        plain.tokens,
+        "permutation_weights.csv",
+        label=_("Download both maps (CSV)"),
+        key="pe_perm_csv",
+    )
 
 
 @fragment
@@ -131,14 +168,20 @@ def permutation_section() -> None:
     if len(tokens) < 2:
         st.info(_("Type a sentence of at least two words to shuffle."))
         return
-    pair = guarded_ui(lambda: tuple(permutation_demo(tokens, with_pe=flag, shuffle_seed=int(seed))
-                                    for flag in (False, True)))  # fmt: skip
+    pair = guarded_ui(
+        lambda: tuple(
+            permutation_demo(tokens, with_pe=flag, shuffle_seed=int(seed)) for flag in (False, True)
+        )
+    )
     if pair is None:
         return
     plain, with_pe = pair
-    st.markdown(_("**Tokens:** {tokens}  \n**Shuffled:** {shuffled}").format(
-        tokens=escape_markdown(" ".join(tokens)),
-        shuffled=escape_markdown(" ".join(plain.shuffled_tokens))))  # fmt: skip
+    st.markdown(
+        _("**Tokens:** {tokens}  \n**Shuffled:** {shuffled}").format(
+            tokens=escape_markdown(" ".join(tokens)),
+            shuffled=escape_markdown(" ".join(plain.shuffled_tokens)),
+        )
+    )
     demo_maps(plain, with_pe)
     _verdict(plain, with_pe)
 
@@ -149,10 +192,11 @@ def _verdict(plain: PermutationResult, with_pe: PermutationResult) -> None:
         st.info(_("This seed leaves the words in place; try another seed."))
         return
     st.success(
-        _("Without PE the shuffled map is the original map with rows and columns moved: after "
-          "moving them back, the largest difference is {plain:.1e} (rounding). With PE the same "
-          "words at new places attend differently: the largest difference is {with_pe:.3f}.")
-        .format(plain=plain.max_diff, with_pe=with_pe.max_diff)  # fmt: skip
+        _(
+            "Without PE the shuffled map is the original map with rows and columns moved: after "
+            "moving them back, the largest difference is {plain:.1e} (rounding). With PE the same "
+            "words at new places attend differently: the largest difference is {with_pe:.3f}."
+        ).format(plain=plain.max_diff, with_pe=with_pe.max_diff)
     )
 
 
@@ -179,9 +223,14 @@ def _card_metrics(positional: str) -> None:
     long = card.long_sets.get("concat3", {}).get("bleu") if card else None
     c1, c2 = st.columns(2)
     c1.metric(_("Test BLEU (greedy)"), "–" if bleu is None else f"{bleu:.2f}")
-    c2.metric(_("BLEU, 3 sentences joined"), "–" if long is None else f"{long:.2f}",
-              help=_("The test sentences three at a time, so most inputs are longer than any "
-                     "training sentence."))  # fmt: skip
+    c2.metric(
+        _("BLEU, 3 sentences joined"),
+        "–" if long is None else f"{long:.2f}",
+        help=_(
+            "The test sentences three at a time, so most inputs are longer than any "
+            "training sentence."
+        ),
+    )
 
 
 @fragment
@@ -195,8 +244,9 @@ def trained_section() -> None:
         return
     longest = min(t.shape[0] for t in tables.values())
     check_number_param("pe_tn", 2, longest)
-    n = st.slider(_("Positions shown"), 2, longest, min(64, longest), key="pe_tn",
-                  bind="query-params")  # fmt: skip
+    n = st.slider(
+        _("Positions shown"), 2, longest, min(64, longest), key="pe_tn", bind="query-params"
+    )
     cols = st.columns(len(tables))
     for col, (name, table) in zip(cols, tables.items(), strict=True):
         label = _(POSITIONAL_LABELS[name])
@@ -208,14 +258,25 @@ def trained_section() -> None:
             title = _("{name}: {n} positions × {d} dims").format(name=label, n=n, d=shown.shape[1])
             plotly_chart(pe_heatmap(shown, title=title, zmax=zmax), key=f"pe_tr_map_{name}")
             sim = position_cosine(table[:n]).numpy()  # (n, n)
-            fig = matrix_heatmap(sim, None, None,
-                                 title=_("{name}: cosine similarity of positions").format(name=label),
-                                 colorscale="RdBu_r", zmin=-1.0, zmax=1.0, zmid=0.0,
-                                 axis_names=(_("position"), _("position")), value_name=_("cosine"))  # fmt: skip
+            fig = matrix_heatmap(
+                sim,
+                None,
+                None,
+                title=_("{name}: cosine similarity of positions").format(name=label),
+                colorscale="RdBu_r",
+                zmin=-1.0,
+                zmax=1.0,
+                zmid=0.0,
+                axis_names=(_("position"), _("position")),
+                value_name=_("cosine"),
+            )
             plotly_chart(fig, key=f"pe_tr_sim_{name}")
-    norms = {_(POSITIONAL_LABELS[name]): table.norm(dim=-1).numpy() for name, table in tables.items()}
-    plotly_chart(position_norms_figure(norms, title=_("Length of each position's vector")),
-                 key="pe_tr_norms")  # fmt: skip
+    norms = {
+        _(POSITIONAL_LABELS[name]): table.norm(dim=-1).numpy() for name, table in tables.items()
+    }
+    plotly_chart(
+        position_norms_figure(norms, title=_("Length of each position's vector")), key="pe_tr_norms"
+    )
     st.markdown(_(LOOK_FOR))
 
 
@@ -236,9 +297,13 @@ def main() -> None:
     st.markdown(_(ABOUT))
     encoding_sections()
     st.subheader(_("Shuffle the words"))
-    st.markdown(_("Each word gets a random but fixed embedding; one self-attention layer with "
-                  "fixed random projections reads the sentence in its order and in a shuffled "
-                  "order."))  # fmt: skip
+    st.markdown(
+        _(
+            "Each word gets a random but fixed embedding; one self-attention layer with "
+            "fixed random projections reads the sentence in its order and in a shuffled "
+            "order."
+        )
+    )
     permutation_section()
     trained_section()
 

@@ -93,8 +93,9 @@ def translations_ui(result: WhyResult, reference: str) -> None:
 def side_by_side_ui() -> str:
     """Sentence, reference and the two models' translations; returns the raw sentence."""
     raw = sentence_ui("why_", default=DEFAULT, with_ref=True)
-    reference = reference_ui("why_", label=_("French reference (optional, for BLEU)"),
-                             default=EXAMPLE_PAIRS[DEFAULT])  # fmt: skip
+    reference = reference_ui(
+        "why_", label=_("French reference (optional, for BLEU)"), default=EXAMPLE_PAIRS[DEFAULT]
+    )
     cols = st.columns(2)
     translators = {}
     for col, kind in zip(cols, SIDE_BY_SIDE, strict=True):
@@ -108,14 +109,23 @@ def side_by_side_ui() -> str:
 
 def _overall_rows(cards: dict[str, Card]) -> list[dict]:
     """One table row per model: overall BLEU on the test set and on the joined long sets."""
-    columns = (_("model"), _("test BLEU (greedy)"), _("test BLEU (beam 5)"),
-               _("2 sentences joined"), _("3 sentences joined"))  # fmt: skip
+    columns = (
+        _("model"),
+        _("test BLEU (greedy)"),
+        _("test BLEU (beam 5)"),
+        _("2 sentences joined"),
+        _("3 sentences joined"),
+    )
     rows = []
     for kind, card in cards.items():
         long_sets = card.long_sets
-        values = (kind, card.metrics.get("bleu_greedy"), card.metrics.get("bleu_beam5"),
-                  (long_sets.get("concat2") or {}).get("bleu"),
-                  (long_sets.get("concat3") or {}).get("bleu"))  # fmt: skip
+        values = (
+            kind,
+            card.metrics.get("bleu_greedy"),
+            card.metrics.get("bleu_beam5"),
+            (long_sets.get("concat2") or {}).get("bleu"),
+            (long_sets.get("concat3") or {}).get("bleu"),
+        )
         rows.append(dict(zip(columns, values, strict=True)))
     return rows
 
@@ -126,21 +136,36 @@ def bleu_by_length_ui() -> None:
     cards = model_cards()
     missing = [k for k in ALL_MODELS if k not in cards]
     if cards:
-        fig = bleu_by_length_chart({k: c.to_dict() for k, c in cards.items()},
-                                   title=_("BLEU by source sentence length (test set)"))  # fmt: skip
+        fig = bleu_by_length_chart(
+            {k: c.to_dict() for k, c in cards.items()},
+            title=_("BLEU by source sentence length (test set)"),
+        )
         plotly_chart(fig, key="why_bleu_length")
         st.markdown(_(EXPLANATION))
         st.dataframe(_overall_rows(cards), hide_index=True, width="stretch")
-        download_json({k: {"bleu_by_length": c.bleu_by_length,
-                           "long_sets": c.long_sets} for k, c in cards.items()},
-                      "bleu-by-length.json", key="why_bleu_json")  # fmt: skip
-        st.caption(_("Length buckets: {buckets} words; buckets with fewer than {n} sentences are "
-                     "left out.").format(buckets=", ".join(BUCKET_ORDER), n=MIN_SENTENCES))  # fmt: skip
+        download_json(
+            {
+                k: {"bleu_by_length": c.bleu_by_length, "long_sets": c.long_sets}
+                for k, c in cards.items()
+            },
+            "bleu-by-length.json",
+            key="why_bleu_json",
+        )
+        st.caption(
+            _(
+                "Length buckets: {buckets} words; buckets with fewer than {n} sentences are "
+                "left out."
+            ).format(buckets=", ".join(BUCKET_ORDER), n=MIN_SENTENCES)
+        )
     else:
         st.info(_("No model has a card yet, so there is no chart to draw."))
     if missing:
-        st.warning(_("Not measured yet (no `card.json`): {models}. Each card is written when its "
-                     "training finishes.").format(models=", ".join(missing)))  # fmt: skip
+        st.warning(
+            _(
+                "Not measured yet (no `card.json`): {models}. Each card is written when its "
+                "training finishes."
+            ).format(models=", ".join(missing))
+        )
         st.code("\n".join(rebuild_command(f"seq2seq-{k}") for k in missing), language="bash")
 
 
@@ -148,8 +173,13 @@ def gradients_ui(raw: str) -> None:
     """The chosen encoders' gradient norms over the positions of the user's sentence."""
     st.header(_("The vanishing gradient"))
     st.markdown(_(GRADIENT_TEXT))
-    kinds = st.multiselect(_("Encoders"), list(SIDE_BY_SIDE), default=["none"],
-                           key="why_encoders", help=_(ENCODERS_HELP))  # fmt: skip
+    kinds = st.multiselect(
+        _("Encoders"),
+        list(SIDE_BY_SIDE),
+        default=["none"],
+        key="why_encoders",
+        help=_(ENCODERS_HELP),
+    )
     curves: dict[tuple[str, ...], dict] = {}  # one chart per tokenization
     for kind in kinds:
         translator = load_translator(kind, quiet=True)
@@ -166,9 +196,12 @@ def gradients_ui(raw: str) -> None:
         fig = gradient_norm_plot(norms, list(tokens), title=_("||∂h_T / ∂x_j|| by position"))
         plotly_chart(fig, key=f"why_gradients_{i}")
         kind, first = next(iter(norms.items()))
-        st.caption(_("`{model}` encoder: the norm is {first:.2e} at the first piece and {last:.2e} "
-                     "at the last ({n} pieces).").format(model=kind, first=first[0],
-                                                         last=first[-1], n=len(tokens)))  # fmt: skip
+        st.caption(
+            _(
+                "`{model}` encoder: the norm is {first:.2e} at the first piece and {last:.2e} "
+                "at the last ({n} pieces)."
+            ).format(model=kind, first=first[0], last=first[-1], n=len(tokens))
+        )
 
 
 @fragment

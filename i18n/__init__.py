@@ -135,7 +135,18 @@ def N_(message: str) -> str:
 
 
 __all__ = [
-    "DEFAULT_LANGUAGE", "LANGUAGES", "LOCALE_DIR", "N_", "_", "clear_cache", "current_language",
-    "load_catalogue", "negotiate", "ngettext", "pgettext", "set_language", "set_language_resolver",
+    "DEFAULT_LANGUAGE",
+    "LANGUAGES",
+    "LOCALE_DIR",
+    "N_",
+    "_",
+    "clear_cache",
+    "current_language",
+    "load_catalogue",
+    "negotiate",
+    "ngettext",
+    "pgettext",
+    "set_language",
+    "set_language_resolver",
     "use_language",
-]  # fmt: skip
+]

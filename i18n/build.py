@@ -30,16 +30,28 @@ from babel.messages.pofile import read_po, write_po
 from i18n.extract import check_sources, extract_template, new_catalog
 
 ROOT = Path(__file__).resolve().parent.parent
-AREAS = ("common", "home", "sidebar", "anatomy", "why_attention", "alignment", "local_attention",
-         "captions", "multi_head", "positional_encoding", "lab", "viz")  # fmt: skip
+AREAS = (
+    "common",
+    "home",
+    "sidebar",
+    "anatomy",
+    "why_attention",
+    "alignment",
+    "local_attention",
+    "captions",
+    "multi_head",
+    "positional_encoding",
+    "lab",
+    "viz",
+)
 OUTPUTS = ("messages.pot", "en/LC_MESSAGES/messages.po", "zh/LC_MESSAGES/messages.po")
 HEADERS = {
     "en": "# English messages of the Attention atlas (msgstr = msgid).\n"
-          "# Built by `make i18n` from the code: do not edit by hand.\n#",
+    "# Built by `make i18n` from the code: do not edit by hand.\n#",
     "zh": "# Simplified Chinese messages of the Attention atlas.\n"
-          "# Built by `make i18n` from the code and locale/zh/fragments/*.po: edit the fragments,\n"
-          "# not this file. Terms: docs/glossary.md.\n#",
-}  # fmt: skip
+    "# Built by `make i18n` from the code and locale/zh/fragments/*.po: edit the fragments,\n"
+    "# not this file. Terms: docs/glossary.md.\n#",
+}
 _BRACES = re.compile(r"\{[^{}]*\}")
 
 Key = tuple[str, str | None]  # (msgid, msgctxt)
@@ -57,8 +69,12 @@ class Report:
 
     @property
     def errors(self) -> list[str]:
-        return [*self.conflicts, *self.placeholders, *self.sources,
-                *(f"missing Chinese: {m}" for m in self.missing)]  # fmt: skip
+        return [
+            *self.conflicts,
+            *self.placeholders,
+            *self.sources,
+            *(f"missing Chinese: {m}" for m in self.missing),
+        ]
 
     def lines(self, only: tuple[str, ...] = ()) -> list[str]:
         """The report as text; with ``only`` (paths or fragment names), just the items naming one."""
@@ -67,11 +83,13 @@ class Report:
             return [item for item in items if not only or any(path in item for path in only)]
 
         out = []
-        for title, items in (("message(s) without Chinese", self.missing),
-                             ("fragment entries no longer in the code", self.unused),
-                             ("conflicting translations", self.conflicts),
-                             ("placeholders differ", self.placeholders),
-                             ("source problems", self.sources)):  # fmt: skip
+        for title, items in (
+            ("message(s) without Chinese", self.missing),
+            ("fragment entries no longer in the code", self.unused),
+            ("conflicting translations", self.conflicts),
+            ("placeholders differ", self.placeholders),
+            ("source problems", self.sources),
+        ):
             if kept(items) or title.startswith("message"):
                 out += [f"{len(kept(items))} {title}:", *(f"  {item}" for item in kept(items))]
         return out
@@ -152,8 +170,14 @@ def merge_chinese(
 
 
 def _copy(catalog: Catalog, message: Message, string: str | tuple[str, ...]) -> None:
-    catalog.add(message.id, string, message.locations, flags=message.flags,
-                auto_comments=message.auto_comments, context=message.context)  # fmt: skip
+    catalog.add(
+        message.id,
+        string,
+        message.locations,
+        flags=message.flags,
+        auto_comments=message.auto_comments,
+        context=message.context,
+    )
 
 
 def english(template: Catalog) -> Catalog:
@@ -209,9 +233,12 @@ def stale_files(root: Path = ROOT) -> tuple[list[str], Report]:
     files, report = build_catalogues(root)
     with tempfile.TemporaryDirectory() as tmp:
         write_files(files, Path(tmp))
-        stale = [name for name in OUTPUTS
-                 if not (root / "locale" / name).is_file()
-                 or (root / "locale" / name).read_bytes() != (Path(tmp) / name).read_bytes()]  # fmt: skip
+        stale = [
+            name
+            for name in OUTPUTS
+            if not (root / "locale" / name).is_file()
+            or (root / "locale" / name).read_bytes() != (Path(tmp) / name).read_bytes()
+        ]
     return stale, report
 
 
@@ -242,8 +269,10 @@ def stub(root: Path, area: str, paths: list[str]) -> int:
 
 def empty_fragment(area: str) -> Catalog:
     """A new fragment for ``area``, its header saying what it is."""
-    header = (f"# Chinese for the {area} area of the Attention atlas: a fragment merged by `make i18n`\n"
-              "# into locale/zh/LC_MESSAGES/messages.po. Terms: docs/glossary.md.\n#")  # fmt: skip
+    header = (
+        f"# Chinese for the {area} area of the Attention atlas: a fragment merged by `make i18n`\n"
+        "# into locale/zh/LC_MESSAGES/messages.po. Terms: docs/glossary.md.\n#"
+    )
     return new_catalog("zh", header)
 
 
@@ -269,8 +298,13 @@ def main(argv: list[str] | None = None) -> int:
         metavar=("AREA", "FILE"),
         help="append the untranslated messages of FILEs to AREA's fragment",
     )
-    parser.add_argument("--only", nargs="+", default=(), metavar="FILE",
-                        help="report only the messages of these files (or fragments)")  # fmt: skip
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        default=(),
+        metavar="FILE",
+        help="report only the messages of these files (or fragments)",
+    )
     args = parser.parse_args(argv)
     only = tuple(args.only)
     if args.stub:

@@ -15,13 +15,23 @@ from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_file
 
 # Where user-visible text lives. training/ and bench/ print to a terminal and stay English.
-SOURCE_GLOBS = ("app.py", "app_pages/**/*.py", "ui/**/*.py", "viz/**/*.py", "models/**/*.py",
-                "media/**/*.py")  # fmt: skip
+SOURCE_GLOBS = (
+    "app.py",
+    "app_pages/**/*.py",
+    "ui/**/*.py",
+    "viz/**/*.py",
+    "models/**/*.py",
+    "media/**/*.py",
+)
 TOML_SOURCES = ("ui/pages.toml",)
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
 COMMENT_TAGS = ("i18n:",)  # `# i18n: note` on the line before a message reaches the translator
-TOML_KEYS = {"title": "page title (navigation, home map)", "description": "page line on the home map",
-             "name": "stage of the story (home map)", "blurb": "stage line on the home map"}  # fmt: skip
+TOML_KEYS = {
+    "title": "page title (navigation, home map)",
+    "description": "page line on the home map",
+    "name": "stage of the story (home map)",
+    "blurb": "stage line on the home map",
+}
 # Fixed header dates: the built files depend on their content only.
 STAMP = datetime(2025, 1, 1, tzinfo=UTC)
 PROJECT = "Attention atlas"
@@ -29,9 +39,17 @@ PROJECT = "Attention atlas"
 
 def new_catalog(locale: str | None, header: str) -> Catalog:
     """An empty catalogue with the project's fixed header."""
-    catalog = Catalog(locale=locale, project=PROJECT, version="1", header_comment=header,
-                      creation_date=STAMP, revision_date=STAMP, fuzzy=False,
-                      last_translator="Attention atlas team", language_team=locale or "LANGUAGE")  # fmt: skip
+    catalog = Catalog(
+        locale=locale,
+        project=PROJECT,
+        version="1",
+        header_comment=header,
+        creation_date=STAMP,
+        revision_date=STAMP,
+        fuzzy=False,
+        last_translator="Attention atlas team",
+        language_team=locale or "LANGUAGE",
+    )
     return catalog
 
 
@@ -67,8 +85,9 @@ def extract_template(root: Path) -> Catalog:
     """The template (.pot): every message marked in the code and the page registry."""
     catalog = new_catalog(None, "# Messages of the Attention atlas, extracted by `make i18n`.\n#")
     for path in source_files(root):
-        results = extract_from_file("python", path, keywords=KEYWORDS, comment_tags=COMMENT_TAGS,
-                                    strip_comment_tags=True)  # fmt: skip
+        results = extract_from_file(
+            "python", path, keywords=KEYWORDS, comment_tags=COMMENT_TAGS, strip_comment_tags=True
+        )
         _add(catalog, root, path, results)
     for name in TOML_SOURCES:
         path = root / name
@@ -99,8 +118,12 @@ def _bad_argument(node: ast.AST) -> str | None:
 
 
 def _imports_underscore(tree: ast.Module) -> bool:
-    return any(isinstance(node, ast.ImportFrom) and node.module == "i18n"
-               and any(alias.name == "_" for alias in node.names) for node in ast.walk(tree))  # fmt: skip
+    return any(
+        isinstance(node, ast.ImportFrom)
+        and node.module == "i18n"
+        and any(alias.name == "_" for alias in node.names)
+        for node in ast.walk(tree)
+    )
 
 
 def _rebinds_underscore(tree: ast.Module) -> list[int]:
@@ -121,12 +144,20 @@ def _toml_problems(root: Path) -> list[str]:
         if not path.is_file():
             continue
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-        texts = {str(table[key]) for tables in data.values() if isinstance(tables, list)
-                 for table in tables for key in TOML_KEYS if key in table}  # fmt: skip
+        texts = {
+            str(table[key])
+            for tables in data.values()
+            if isinstance(tables, list)
+            for table in tables
+            for key in TOML_KEYS
+            if key in table
+        }
         with path.open("rb") as handle:
             found = {message for _l, _f, message, _c in extract_pages_toml(handle, (), (), {})}
-        problems += [f"{name}: {text!r} is not extracted: write it as key = \"text\" on one line"
-                     for text in sorted(texts - found)]  # fmt: skip
+        problems += [
+            f'{name}: {text!r} is not extracted: write it as key = "text" on one line'
+            for text in sorted(texts - found)
+        ]
     return problems
 
 
@@ -144,6 +175,8 @@ def check_sources(root: Path) -> list[str]:
                         problems.append(f"{where}:{node.lineno}: {name}() of {reason}")
         if _imports_underscore(tree):
             for line in _rebinds_underscore(tree):
-                problems.append(f"{where}:{line}: `_` is rebound in a module that imports _()"
-                                " from i18n; use another throwaway name")  # fmt: skip
+                problems.append(
+                    f"{where}:{line}: `_` is rebound in a module that imports _()"
+                    " from i18n; use another throwaway name"
+                )
     return problems

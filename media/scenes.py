@@ -35,24 +35,67 @@ GAP = 4  # boxes keep at least this many pixels apart
 # name -> emoji code point (one word each; all with emoji presentation by default)
 CATALOGUE: dict[str, int] = {
     # animals
-    "dog": 0x1F415, "cat": 0x1F408, "mouse": 0x1F401, "rabbit": 0x1F407, "horse": 0x1F40E,
-    "cow": 0x1F404, "pig": 0x1F416, "sheep": 0x1F411, "chicken": 0x1F414, "elephant": 0x1F418,
-    "monkey": 0x1F412, "penguin": 0x1F427, "turtle": 0x1F422, "snake": 0x1F40D, "fish": 0x1F41F,
-    "whale": 0x1F40B, "octopus": 0x1F419, "snail": 0x1F40C, "butterfly": 0x1F98B, "bee": 0x1F41D,
-    "owl": 0x1F989, "duck": 0x1F986, "crab": 0x1F980, "camel": 0x1F42B,
+    "dog": 0x1F415,
+    "cat": 0x1F408,
+    "mouse": 0x1F401,
+    "rabbit": 0x1F407,
+    "horse": 0x1F40E,
+    "cow": 0x1F404,
+    "pig": 0x1F416,
+    "sheep": 0x1F411,
+    "chicken": 0x1F414,
+    "elephant": 0x1F418,
+    "monkey": 0x1F412,
+    "penguin": 0x1F427,
+    "turtle": 0x1F422,
+    "snake": 0x1F40D,
+    "fish": 0x1F41F,
+    "whale": 0x1F40B,
+    "octopus": 0x1F419,
+    "snail": 0x1F40C,
+    "butterfly": 0x1F98B,
+    "bee": 0x1F41D,
+    "owl": 0x1F989,
+    "duck": 0x1F986,
+    "crab": 0x1F980,
+    "camel": 0x1F42B,
     # fruit and vegetables
-    "apple": 0x1F34E, "banana": 0x1F34C, "grapes": 0x1F347, "lemon": 0x1F34B,
-    "strawberry": 0x1F353, "pineapple": 0x1F34D, "watermelon": 0x1F349, "pear": 0x1F350,
-    "carrot": 0x1F955, "mushroom": 0x1F344,
+    "apple": 0x1F34E,
+    "banana": 0x1F34C,
+    "grapes": 0x1F347,
+    "lemon": 0x1F34B,
+    "strawberry": 0x1F353,
+    "pineapple": 0x1F34D,
+    "watermelon": 0x1F349,
+    "pear": 0x1F350,
+    "carrot": 0x1F955,
+    "mushroom": 0x1F344,
     # vehicles
-    "car": 0x1F697, "bus": 0x1F68C, "bicycle": 0x1F6B2, "rocket": 0x1F680,
-    "helicopter": 0x1F681, "tractor": 0x1F69C, "truck": 0x1F69A, "sailboat": 0x26F5,
+    "car": 0x1F697,
+    "bus": 0x1F68C,
+    "bicycle": 0x1F6B2,
+    "rocket": 0x1F680,
+    "helicopter": 0x1F681,
+    "tractor": 0x1F69C,
+    "truck": 0x1F69A,
+    "sailboat": 0x26F5,
     # plants
-    "tree": 0x1F333, "cactus": 0x1F335, "sunflower": 0x1F33B, "tulip": 0x1F337,
+    "tree": 0x1F333,
+    "cactus": 0x1F335,
+    "sunflower": 0x1F33B,
+    "tulip": 0x1F337,
     # tools and things
-    "hammer": 0x1F528, "wrench": 0x1F527, "key": 0x1F511, "guitar": 0x1F3B8, "ball": 0x26BD,
-    "anchor": 0x2693, "axe": 0x1FA93, "magnet": 0x1F9F2, "house": 0x1F3E0, "crown": 0x1F451,
-}  # fmt: skip
+    "hammer": 0x1F528,
+    "wrench": 0x1F527,
+    "key": 0x1F511,
+    "guitar": 0x1F3B8,
+    "ball": 0x26BD,
+    "anchor": 0x2693,
+    "axe": 0x1FA93,
+    "magnet": 0x1F9F2,
+    "house": 0x1F3E0,
+    "crown": 0x1F451,
+}
 OBJECT_NAMES: tuple[str, ...] = tuple(CATALOGUE)
 RELATION_WORDS = ("to", "the", "left", "of", "above", "below")
 
@@ -202,7 +245,9 @@ def random_placements(
         for name in names:
             size = float(rng.integers(MIN_SIZE, MAX_SIZE + 1))
             lo, hi = size / 2 + 3, IMAGE_SIZE - size / 2 - 3
-            placements.append(Placement(name, float(rng.uniform(lo, hi)), float(rng.uniform(lo, hi)), size))  # fmt: skip
+            placements.append(
+                Placement(name, float(rng.uniform(lo, hi)), float(rng.uniform(lo, hi)), size)
+            )
         if layout_ok([placed_box(p, sprites[p.name]) for p in placements]):
             return placements
     raise RuntimeError(f"no valid layout for {n} objects after 10000 tries")

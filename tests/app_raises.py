@@ -39,8 +39,11 @@ def with_fragment() -> None:
     section()
 
 
-pages = [st.Page(failing, url_path="failing"), st.Page(other, url_path="other"),
-         st.Page(with_fragment, url_path="fragment")]  # fmt: skip
+pages = [
+    st.Page(failing, url_path="failing"),
+    st.Page(other, url_path="other"),
+    st.Page(with_fragment, url_path="fragment"),
+]
 if st.query_params.get("start") == "fragment":
     pages.reverse()  # the first page is the one a bare URL opens
 navigation = st.navigation(pages)

@@ -35,8 +35,18 @@ def tiny_tokenizers(folder: Path) -> tuple[SubwordTokenizer, SubwordTokenizer]:
 
 
 def tiny_config(attention: str, **kw) -> Seq2SeqConfig:
-    base = dict(attention=attention, src_vocab=300, tgt_vocab=300, hidden=16, emb_dim=16,
-                enc_hidden=16, attn_dim=16, window=2, max_src_len=30, max_tgt_len=40)  # fmt: skip
+    base = dict(
+        attention=attention,
+        src_vocab=300,
+        tgt_vocab=300,
+        hidden=16,
+        emb_dim=16,
+        enc_hidden=16,
+        attn_dim=16,
+        window=2,
+        max_src_len=30,
+        max_tgt_len=40,
+    )
     return Seq2SeqConfig(**(base | kw))
 
 

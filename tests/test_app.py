@@ -67,8 +67,13 @@ def test_home_map_and_sidebar():
     at = _app()
     assert at.title[0].value == "Attention atlas"
     text = " ".join(m.value for m in at.markdown)
-    for stage in ["RNN & the fixed-length bottleneck", "Bahdanau 2015", "Luong 2015",
-                  "Show, Attend and Tell 2015", "Transformer 2017"]:  # fmt: skip
+    for stage in [
+        "RNN & the fixed-length bottleneck",
+        "Bahdanau 2015",
+        "Luong 2015",
+        "Show, Attend and Tell 2015",
+        "Transformer 2017",
+    ]:
         assert stage in text
     assert "CPU" in at.info[0].value or "CUDA" in at.info[0].value
     assert at.sidebar.selectbox(key="device").value in {"cpu", "cuda"}
@@ -90,7 +95,7 @@ def test_home_lists_the_shipped_models():
 
 
 def test_registry_paths_are_file_stems():
-    from ui.registry import PAGES, check_registry  # noqa: PLC0415
+    from ui.registry import PAGES, check_registry
 
     check_registry(PAGES)
     assert len({entry.url_path for entry in PAGES}) == len(PAGES)
@@ -120,8 +125,12 @@ def test_anatomy_identical_keys_and_zero_vectors():
 
 
 def test_anatomy_url_reproduces_view():
-    params = {"anat_score": "general", "anat_W": "0,1;1,0", "anat_temp": "0.5",
-              "anat_items": "1,0,1,0;0,1,0,1;1,1,2,2"}  # fmt: skip
+    params = {
+        "anat_score": "general",
+        "anat_W": "0,1;1,0",
+        "anat_temp": "0.5",
+        "anat_items": "1,0,1,0;0,1,0,1;1,1,2,2",
+    }
     at = _app(params, ANATOMY)
     assert at.selectbox(key="anat_score").value == "general"
     assert at.number_input(key="anat_temp").value == 0.5
@@ -173,8 +182,8 @@ def test_positional_defaults_and_numbers():
 
 def test_positional_trained_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """The trained section reads both Transformers' position vectors and their cards."""
-    from models.checkpoints import CHECKPOINTS_ENV  # noqa: PLC0415
-    from tests.tiny_transformer import build_tiny_transformers  # noqa: PLC0415
+    from models.checkpoints import CHECKPOINTS_ENV
+    from tests.tiny_transformer import build_tiny_transformers
 
     monkeypatch.setenv(CHECKPOINTS_ENV, str(build_tiny_transformers(tmp_path)))
     at = _app({"pe_tn": "20"}, PE)
@@ -192,7 +201,7 @@ def test_positional_trained_models(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 def test_positional_without_trained_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """No Transformer checkpoints: a clear message; the rest of the page still works."""
-    from models.checkpoints import CHECKPOINTS_ENV  # noqa: PLC0415
+    from models.checkpoints import CHECKPOINTS_ENV
 
     monkeypatch.setenv(CHECKPOINTS_ENV, str(tmp_path))
     at = _app(page=PE)

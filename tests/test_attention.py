@@ -141,7 +141,7 @@ def test_sinusoidal_encoding_matches_formula(d_model):
 
 
 def test_position_table_and_cosine():
-    from models.transformer.positional import (  # noqa: PLC0415
+    from models.transformer.positional import (
         LearnedPositionalEmbedding,
         SinusoidalPositionalEncoding,
         position_cosine,

@@ -95,7 +95,9 @@ def test_anatomy_general_score_from_url(page, app_url):
     assert "Hard attention sampled item" in body
     page.get_by_role("button", name="Re-sample").click()
     page.get_by_text("(seed 1)").wait_for()
-    page.wait_for_url(re.compile(r"anat_W=1%2C0%3B0%2C1"))  # the editable W, written back to the URL
+    page.wait_for_url(
+        re.compile(r"anat_W=1%2C0%3B0%2C1")
+    )  # the editable W, written back to the URL
 
 
 def test_classroom_mode_survives_interaction(page, app_url):

@@ -38,17 +38,17 @@ def url(tmp_path_factory: pytest.TempPathFactory):
 
 
 @pytest.fixture
-def tab(browser, url):  # noqa: ANN001 - playwright objects
+def tab(browser, url):
     with open_tab(browser) as page:
         yield page
 
 
-def _overlays(page) -> int:  # noqa: ANN001
+def _overlays(page) -> int:
     """How many attention pictures (plotly image traces) are drawn."""
     return page.locator(f"{CHART} .imagelayer image, {CHART} image").count()
 
 
-def _codes(page) -> list[str]:  # noqa: ANN001
+def _codes(page) -> list[str]:
     return page.locator('[data-testid="stCode"] code').all_text_contents()
 
 

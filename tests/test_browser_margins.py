@@ -25,7 +25,8 @@ from viz import (
 )
 from viz.alignment import alignment_heatmap, local_heatmap, step_figure
 from viz.charts import vector_diagram, weights_bar
-from viz.multi_head import head_grid, head_heatmap, head_lines, share_heatmaps
+from viz.multi_head import head_grid, head_heatmap, share_heatmaps
+from viz.multi_head_lines import head_lines
 
 pytestmark = pytest.mark.browser
 

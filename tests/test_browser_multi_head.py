@@ -48,22 +48,22 @@ def url(checkpoints: Path, tmp_path_factory: pytest.TempPathFactory):
 
 
 @pytest.fixture
-def tab(browser, url):  # noqa: ANN001
+def tab(browser, url):
     with open_tab(browser) as page:
         yield page
 
 
-def _chart(page, title: str):  # noqa: ANN001, ANN202
+def _chart(page, title: str):
     """The plotly chart whose title starts with ``title``."""
     return page.locator(CHART).filter(has=page.locator(".gtitle", has_text=title)).first
 
 
-def _ticks(chart, axis: str = "x") -> list[str]:  # noqa: ANN001
+def _ticks(chart, axis: str = "x") -> list[str]:
     texts = chart.locator(f".{axis}tick text").all_text_contents()
     return [t.replace(ZWSP, "") for t in texts]
 
 
-def _wait_for_ticks(page, tokens: list[str]) -> None:  # noqa: ANN001
+def _wait_for_ticks(page, tokens: list[str]) -> None:
     """Some chart's x tick labels (zero-width spaces removed) are exactly ``tokens``."""
     page.wait_for_function(
         "(want) => [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')].some(c =>"
@@ -73,13 +73,13 @@ def _wait_for_ticks(page, tokens: list[str]) -> None:  # noqa: ANN001
     )
 
 
-def _type(page, text: str) -> None:  # noqa: ANN001
+def _type(page, text: str) -> None:
     box = page.get_by_role("textbox", name="Sentence")
     box.fill(text)
     box.press("Enter")
 
 
-def test_pretrained_head_ticks_toggle_and_screenshot(tab, url, screenshots):  # noqa: ANN001
+def test_pretrained_head_ticks_toggle_and_screenshot(tab, url, screenshots):
     tab.goto(f"{url}/multi_head?mh_model=pretrained")
     wait_settled(tab, 4)
     _type(tab, SENTENCE)
@@ -104,7 +104,7 @@ def test_pretrained_head_ticks_toggle_and_screenshot(tab, url, screenshots):  # 
     tab.screenshot(path=str(screenshots / "multi_head.png"))
 
 
-def test_transformer_cross_attention(tab, url, checkpoints):  # noqa: ANN001
+def test_transformer_cross_attention(tab, url, checkpoints):
     query = urllib.parse.urlencode({"mh_model": "transformer", "mh_kind": "cross"})
     tab.goto(f"{url}/multi_head?{query}")
     wait_settled(tab, 4)
@@ -119,7 +119,7 @@ def test_transformer_cross_attention(tab, url, checkpoints):  # noqa: ANN001
     assert _ticks(head, "y")[::-1] == expected.target_tokens
 
 
-def test_click_on_an_overview_panel_shows_that_head_large(tab, url):  # noqa: ANN001
+def test_click_on_an_overview_panel_shows_that_head_large(tab, url):
     """A click on the overview's layer 2, head 5 panel moves the pickers and the large head there."""
     tab.goto(f"{url}/multi_head?mh_model=pretrained")
     wait_settled(tab, 4)
@@ -136,7 +136,7 @@ def test_click_on_an_overview_panel_shows_that_head_large(tab, url):  # noqa: AN
     assert tab.get_by_role("heading", name="Layer 2, head 5").count() == 1
 
 
-def test_zero_width_only_sentence_is_a_message_not_an_exception(tab, url):  # noqa: ANN001
+def test_zero_width_only_sentence_is_a_message_not_an_exception(tab, url):
     """The deep link ?mh_model=transformer&mh_text=%E2%80%8B (a zero-width space alone), and then
     a typed sentence of a byte-order mark and a soft hyphen: each time the page says the sentence
     is empty, with no exception box and no chart."""

@@ -48,7 +48,7 @@ def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _shoot_if_real(page, path: Path, height: int, kinds: tuple[str, ...]) -> None:  # noqa: ANN001
+def _shoot_if_real(page, path: Path, height: int, kinds: tuple[str, ...]) -> None:
     """Save the README screenshot only when the page showed trained models."""
     if all(_is_real(k) for k in kinds):
         _shoot(page, path, height)
@@ -63,16 +63,16 @@ def url(checkpoints: Path, tmp_path_factory: pytest.TempPathFactory):
 
 
 @pytest.fixture
-def tab(browser, url):  # noqa: ANN001 - playwright objects
+def tab(browser, url):
     with open_tab(browser, 180_000) as page:  # the CI machine also trains
         yield page
 
 
-def _ticks(page, chart: int, axis: str = "x") -> list[str]:  # noqa: ANN001
+def _ticks(page, chart: int, axis: str = "x") -> list[str]:
     return page.locator(CHART).nth(chart).locator(f".{axis}tick text").all_text_contents()
 
 
-def _shoot(page, path: Path, height: int) -> None:  # noqa: ANN001
+def _shoot(page, path: Path, height: int) -> None:
     """Screenshot the whole app (grow the viewport: Streamlit scrolls inside its container)."""
     page.set_viewport_size({"width": 1400, "height": height})
     page.wait_for_timeout(1500)

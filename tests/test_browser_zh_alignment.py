@@ -172,24 +172,32 @@ def _labels_and_titles(at) -> list[str]:
     texts += [option for choice in at.main.get("button_group") for option in choice.options]
     texts += [c.value for c in at.caption] + [i.value for i in at.info]
     texts += [link.proto.label for link in at.main.get("page_link")]
-    return texts + [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+    return texts + [
+        json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")
+    ]
 
 
 @pytest.mark.parametrize(
     ("page", "params", "title", "headers"),
     [
-        (ALIGNMENT, {"aln_model": "luong-dot", "aln_beam": "2"}, "对齐",
-         ["单步查看", "束搜索的候选译文"]),
+        (
+            ALIGNMENT,
+            {"aln_model": "luong-dot", "aln_beam": "2"},
+            "对齐",
+            ["单步查看", "束搜索的候选译文"],
+        ),
         (LOCAL, {"loc_model": "local-m", "loc_D": "2"}, "局部注意力", ["逐步演示"]),
     ],
-)  # fmt: skip
+)
 def test_pages_have_chinese_headers(tiny, page, params, title, headers):
     at = _open(_app({"lang": "zh"}), page, params)
     assert at.title[0].value == title and [s.value for s in at.subheader] == headers
     assert [link.proto.label for link in at.main.get("page_link")] == ["多头注意力"]
     if page == ALIGNMENT:  # the choices show Chinese labels and keep their ids
-        assert [c.options for c in at.main.get("button_group")] == [["子词", "词"],
-                                                                 ["翻译", "参考译文", "比较"]]
+        assert [c.options for c in at.main.get("button_group")] == [
+            ["子词", "词"],
+            ["翻译", "参考译文", "比较"],
+        ]
         assert at.button_group(key="aln_mode").value == "translate"
     texts = [text for text in _labels_and_titles(at) if text]
     tokens = {word for kind in KINDS for word in _token_words(tiny, kind, EXAMPLES[0])}

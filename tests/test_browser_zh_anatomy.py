@@ -31,7 +31,7 @@ EDITOR = '[data-testid="stDataFrame"]'
 ROW_PX, HEADER_PX = 35, 35  # the data editor's row and header heights
 
 
-def _table(page):  # noqa: ANN202
+def _table(page):
     """The key/value table (the first data editor; the general score's W is the second), once
     its accessible grid (what the canvas shows, as a hidden table) is filled in."""
     table = page.locator(EDITOR).first

@@ -116,10 +116,33 @@ def _flat(value: object) -> list:
 
 def _page_texts(at: AppTest) -> list[str]:
     """The texts, labels and help the page shows (the sidebar is the home area's)."""
-    texts = [e.value for kind in ("title", "header", "subheader", "markdown", "caption", "info",
-                                  "warning", "error") for e in getattr(at.main, kind)]  # fmt: skip
-    for kind in ("text_input", "selectbox", "multiselect", "slider", "select_slider", "button",
-                 "button_group", "metric", "download_button", "file_uploader", "page_link"):  # fmt: skip
+    texts = [
+        e.value
+        for kind in (
+            "title",
+            "header",
+            "subheader",
+            "markdown",
+            "caption",
+            "info",
+            "warning",
+            "error",
+        )
+        for e in getattr(at.main, kind)
+    ]
+    for kind in (
+        "text_input",
+        "selectbox",
+        "multiselect",
+        "slider",
+        "select_slider",
+        "button",
+        "button_group",
+        "metric",
+        "download_button",
+        "file_uploader",
+        "page_link",
+    ):
         for widget in at.main.get(kind):
             proto = widget.proto
             texts += [getattr(proto, k, "") for k in ("label", "help", "placeholder", "caption")]
@@ -133,8 +156,11 @@ def _page_texts(at: AppTest) -> list[str]:
 def _outputs(at: AppTest) -> list[str]:
     """The two translations of the Why attention page: the text after each column's title."""
     values = [m.value for m in at.main.markdown]
-    return [values[i + 1] for i, v in enumerate(values[:-1]) if v.startswith("**无注意力") or
-            v.startswith("**有注意力")]  # fmt: skip
+    return [
+        values[i + 1]
+        for i, v in enumerate(values[:-1])
+        if v.startswith("**无注意力") or v.startswith("**有注意力")
+    ]
 
 
 def test_why_attention_in_chinese(tiny):
@@ -210,27 +236,29 @@ def url(tmp_path_factory: pytest.TempPathFactory):
 
 
 @pytest.fixture
-def tab(browser, url):  # noqa: ANN001 - playwright objects
+def tab(browser, url):
     with open_tab(browser, 180_000) as page:
         yield page
 
 
-def _check_chinese(page, kept: set[str]) -> None:  # noqa: ANN001
+def _check_chinese(page, kept: set[str]) -> None:
     """No English word other than ``kept`` and no missing-glyph box on the page or its charts."""
     texts = shown_texts(page) + chart_hover_texts(page)
     assert not english_left(texts, kept), english_left(texts, kept)
     assert not glyph_boxes(texts), glyph_boxes(texts)
 
 
-def _why_tokens(page) -> set[str]:  # noqa: ANN001
+def _why_tokens(page) -> set[str]:
     """The tokens on the Why attention page: the sentence's pieces on the gradient chart and the
     two translations (the text after each column's title)."""
     ticks = page.locator(CHART).last.locator(".xtick text").all_text_contents()
     outputs = [
         page.locator('[data-testid="stColumn"]', has_text=title)
-        .locator('[data-testid="stMarkdown"]').nth(1).inner_text()
+        .locator('[data-testid="stMarkdown"]')
+        .nth(1)
+        .inner_text()
         for title in ("无注意力", "有注意力")
-    ]  # fmt: skip
+    ]
     return english_left(ticks + outputs)
 
 

@@ -146,8 +146,13 @@ def test_multi_head_in_chinese(tab, url, checkpoints, screenshots):
     if checkpoints == SHIPPED_ROOT:  # trained models: the README's screenshot
         _shoot(tab, screenshots / "multi_head.zh.png", 3000)
     params = {"mh_model": "pretrained", "mh_text": CHINESE}
-    _keeps_state(tab, {"en": "Sentence", "zh": "句子"}, CHINESE, params,
-                 {"en": "Multi-head attention", "zh": "多头注意力"})  # fmt: skip
+    _keeps_state(
+        tab,
+        {"en": "Sentence", "zh": "句子"},
+        CHINESE,
+        params,
+        {"en": "Multi-head attention", "zh": "多头注意力"},
+    )
     head = _chart(tab, "all-MiniLM-L6-v2 自注意力，第 1 层，第 1 个头")
     assert _ticks(head, "x") == labels
 
@@ -169,8 +174,13 @@ def test_positional_encoding_in_chinese(tab, url, checkpoints, screenshots):
     _check_chinese(tab, PE_NAMES, PE_SYMBOLS)
     if checkpoints == SHIPPED_ROOT:
         _shoot(tab, screenshots / "positional_encoding.zh.png", 6600)
-    _keeps_state(tab, {"en": "Sentence", "zh": "句子"}, TYPED_PE, {"pe_sentence": TYPED_PE},
-                 {"en": "Positional encoding", "zh": "位置编码"})  # fmt: skip
+    _keeps_state(
+        tab,
+        {"en": "Sentence", "zh": "句子"},
+        TYPED_PE,
+        {"pe_sentence": TYPED_PE},
+        {"en": "Positional encoding", "zh": "位置编码"},
+    )
 
 
 # ---------------------------------------------------------------- AppTest
@@ -204,7 +214,9 @@ def _headers_and_titles(at) -> list[str]:
 
 
 def test_multi_head_has_chinese_headers_and_labels_chinese_pieces(tiny):
-    at = _open(_app({"lang": "zh"}), MH, {"lang": "zh", "mh_model": "pretrained", "mh_text": CHINESE})
+    at = _open(
+        _app({"lang": "zh"}), MH, {"lang": "zh", "mh_model": "pretrained", "mh_text": CHINESE}
+    )
     assert at.title[0].value == "多头注意力"
     assert [s.value for s in at.subheader][:2] == ["总览：每一层、每一个头", "第 1 层，第 1 个头"]
     assert not english_left(_headers_and_titles(at), MH_NAMES | SPECIAL)
@@ -220,8 +232,10 @@ def test_positional_encoding_has_chinese_headers(tiny):
     at = _open(_app({"lang": "zh"}), PE, {"lang": "zh", "pe_sentence": TYPED_PE})
     assert at.title[0].value == "位置编码"
     assert [s.value for s in at.subheader] == [
-        "两个位置有多相似？", "打乱词序", "在我们训练的 Transformer 里：正弦还是可学习？"
-    ]  # fmt: skip
+        "两个位置有多相似？",
+        "打乱词序",
+        "在我们训练的 Transformer 里：正弦还是可学习？",
+    ]
     assert not english_left(_without(_headers_and_titles(at), PE_SYMBOLS), PE_NAMES)
 
 
@@ -250,5 +264,11 @@ def test_switching_language_keeps_the_multi_head_view(tiny):
 def test_unknown_pieces_are_labelled_with_their_text():
     tokens = ["[CLS]", "[UNK]", "力", "[UNK]", "[SEP]"]
     spans = ["", "注", "力", "🐶🐶🐶🐶🐶🐶🐶🐶", ""]
-    assert unknown_labels(tokens, spans) == ["[CLS]", "[UNK:注]", "力", "[UNK:🐶🐶🐶🐶🐶🐶…]", "[SEP]"]
+    assert unknown_labels(tokens, spans) == [
+        "[CLS]",
+        "[UNK:注]",
+        "力",
+        "[UNK:🐶🐶🐶🐶🐶🐶…]",
+        "[SEP]",
+    ]
     assert unknown_labels(tokens, spans[:3]) == tokens  # offsets that do not line up: the tokens

@@ -110,8 +110,13 @@ def test_losses_are_finite_and_train(features):
         )
         targets = torch.tensor([vocab.encode(["a", "dog", END]), vocab.encode(["an", "owl", END])])
         f = features.expand(2, -1, -1)
-        loss = soft_loss(model, f, inputs, targets, 0.1) if attention == "soft" else \
-            hard_loss(model, f, inputs, targets, Baseline(), generator=torch.Generator().manual_seed(1))  # fmt: skip
+        loss = (
+            soft_loss(model, f, inputs, targets, 0.1)
+            if attention == "soft"
+            else hard_loss(
+                model, f, inputs, targets, Baseline(), generator=torch.Generator().manual_seed(1)
+            )
+        )
         loss.backward()
         assert torch.isfinite(loss)
         assert all(p.grad is None or torch.isfinite(p.grad).all() for p in model.parameters())
@@ -172,12 +177,26 @@ BAD = {
     "not an image": (b"%PDF-1.4 definitely not a picture", "not an image"),
     "truncated png": (_encode(Image.new("RGB", (300, 300), "red"))[:150], "damaged or truncated"),
     "bomb 20000x20000": (_png_header_only(20_000, 20_000), "too many pixels"),
-    "animated gif": (_encode(Image.new("RGB", (20, 20)), "GIF", save_all=True,
-                             append_images=[Image.new("RGB", (20, 20), "blue")]), "PNG, JPEG and WebP"),
-    "animated png": (_encode(Image.new("RGB", (20, 20)), "PNG", save_all=True,
-                             append_images=[Image.new("RGB", (20, 20), "blue")]), "Animated"),
+    "animated gif": (
+        _encode(
+            Image.new("RGB", (20, 20)),
+            "GIF",
+            save_all=True,
+            append_images=[Image.new("RGB", (20, 20), "blue")],
+        ),
+        "PNG, JPEG and WebP",
+    ),
+    "animated png": (
+        _encode(
+            Image.new("RGB", (20, 20)),
+            "PNG",
+            save_all=True,
+            append_images=[Image.new("RGB", (20, 20), "blue")],
+        ),
+        "Animated",
+    ),
     "too large": (b"\x89PNG" + b"\0" * (10 * 2**20 + 1), "limit is 10 MB"),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("name", BAD)
@@ -188,10 +207,16 @@ def test_bad_images_are_refused_with_a_message(name):
 
 
 @pytest.mark.parametrize(
-    "img", [Image.new("CMYK", (60, 40), (0, 255, 255, 0)), Image.new("RGBA", (40, 60), (0, 0, 255, 0)),
-            Image.new("L", (50, 50), 128), Image.new("P", (30, 30)), Image.new("I;16", (30, 30))],
+    "img",
+    [
+        Image.new("CMYK", (60, 40), (0, 255, 255, 0)),
+        Image.new("RGBA", (40, 60), (0, 0, 255, 0)),
+        Image.new("L", (50, 50), 128),
+        Image.new("P", (30, 30)),
+        Image.new("I;16", (30, 30)),
+    ],
     ids=["cmyk", "rgba", "grey", "palette", "16bit"],
-)  # fmt: skip
+)
 def test_odd_modes_become_rgb(img):
     fmt = "JPEG" if img.mode == "CMYK" else "PNG"
     arr = load_image(_encode(img, fmt))
@@ -218,8 +243,14 @@ def test_shipped_checkpoints_on_fresh_scenes(name):
     encoder, sprites = load_encoder(), load_sprites()
     scenes = [random_scene(31, i, sprites) for i in range(40)]
     feats = np.stack([encode(encoder, s.image)[0].numpy() for s in scenes])
-    metrics = evaluate(model, vocab, feats, [" ".join(s.caption) for s in scenes],
-                       [[list(o.box) for o in s.objects] for s in scenes], samples=5)  # fmt: skip
+    metrics = evaluate(
+        model,
+        vocab,
+        feats,
+        [" ".join(s.caption) for s in scenes],
+        [[list(o.box) for o in s.objects] for s in scenes],
+        samples=5,
+    )
     floor = {"caption-soft": (0.8, 0.7), "caption-hard": (0.7, 0.6)}[
         name
     ]  # a little below the 500-scene floors

@@ -111,7 +111,9 @@ def _png(img: Image.Image, fmt: str = "PNG") -> bytes:
 def test_good_upload_is_captioned(tiny):
     at = _run({"cap_src": "upload"})
     assert any("only the scene vocabulary" in i.value for i in at.info)
-    at.file_uploader(key="cap_upload").set_value(("scene.png", _png(Image.new("RGBA", (300, 200), (9, 9, 9, 90))), "image/png")).run()  # fmt: skip
+    at.file_uploader(key="cap_upload").set_value(
+        ("scene.png", _png(Image.new("RGBA", (300, 200), (9, 9, 9, 90))), "image/png")
+    ).run()
     assert not at.exception and len(_codes(at)) == 2
 
 

@@ -30,10 +30,18 @@ SHIPPED = sorted(p.name for p in SHIPPED_ROOT.iterdir() if (p / "card.json").is_
 
 
 def _card(**kw) -> Card:
-    base = dict(name="seq2seq-x", family="seq2seq", description="d", data={"task": "t"},
-                commands=("python -m a", "python -m b --init-from a"), evaluate_commands=("e",),
-                wall_time_s=1.5, metrics={"bleu_greedy": 30.0, "bleu_beam5": 31.5},
-                history=({"epoch": 1, "train_loss": 2.0},), notes=("n",))  # fmt: skip
+    base = dict(
+        name="seq2seq-x",
+        family="seq2seq",
+        description="d",
+        data={"task": "t"},
+        commands=("python -m a", "python -m b --init-from a"),
+        evaluate_commands=("e",),
+        wall_time_s=1.5,
+        metrics={"bleu_greedy": 30.0, "bleu_beam5": 31.5},
+        history=({"epoch": 1, "train_loss": 2.0},),
+        notes=("n",),
+    )
     return Card(**(base | kw))
 
 
@@ -125,8 +133,16 @@ def test_save_and_load_state_keep_tied_weights_once(tmp_path: Path) -> None:
 
 def test_caption_test_figures_land_in_the_card() -> None:
     card = _card(name="caption-soft", family="caption", metrics={"val_exact_match": 0.5})
-    run = {"n": 500, "seed": 7, "beam": 1, "seconds": 9.5, "exact_match": 0.9,
-           "localization": 0.8, "bleu4": 70.0, "localization_of": "argmax of alpha"}  # fmt: skip
+    run = {
+        "n": 500,
+        "seed": 7,
+        "beam": 1,
+        "seconds": 9.5,
+        "exact_match": 0.9,
+        "localization": 0.8,
+        "bleu4": 70.0,
+        "localization_of": "argmax of alpha",
+    }
     greedy = with_caption_test(card, run, "python -m training.evaluate_captions --json", ("d",))
     beam3 = with_caption_test(greedy, run | {"beam": 3}, "python -m eval --beam 3", ("d",))
     again = with_caption_test(beam3, run, "python -m training.evaluate_captions --n 500", ("d",))

@@ -30,9 +30,17 @@ def _english():
 
 @pytest.mark.parametrize(
     ("tag", "lang"),
-    [("zh-CN", "zh"), ("zh_Hans_CN", "zh"), ("ZH-tw", "zh"), ("zh", "zh"), ("en-GB", "en"),
-     ("fr-FR", "en"), ("", "en"), (None, "en")],
-)  # fmt: skip
+    [
+        ("zh-CN", "zh"),
+        ("zh_Hans_CN", "zh"),
+        ("ZH-tw", "zh"),
+        ("zh", "zh"),
+        ("en-GB", "en"),
+        ("fr-FR", "en"),
+        ("", "en"),
+        (None, "en"),
+    ],
+)
 def test_negotiate_browser_locales(tag, lang):
     assert negotiate(tag) == lang
 
@@ -108,24 +116,36 @@ TINY_TOML = """
 @pytest.fixture
 def tiny(tmp_path: Path) -> Path:
     _write(tmp_path, {"app_pages/page.py": TINY_CODE, "ui/pages.toml": TINY_TOML})
-    _write(tmp_path, {"locale/zh/fragments/page.po": _fragment(
-        'msgid "Scores"\nmsgstr "分数"\n\n'
-        'msgid "{n} head"\nmsgid_plural "{n} heads"\nmsgstr[0] "{n} 个头"\n\n'
-        'msgid "Hello {name}"\nmsgstr "你好"\n\n'  # the placeholder is lost
-        'msgid "Gone"\nmsgstr "已删除"\n\n'  # no longer in the code
-        '#, fuzzy\nmsgid "The core idea"\nmsgstr "核心"\n\n'  # to review: still missing
-    ), "locale/zh/fragments/other.po": _fragment(
-        'msgid "Scores"\nmsgstr "得分"\n\n'  # conflicts with page.po
-        'msgctxt "verb"\nmsgid "Open"\nmsgstr "打开"\n'
-    )})  # fmt: skip
+    _write(
+        tmp_path,
+        {
+            "locale/zh/fragments/page.po": _fragment(
+                'msgid "Scores"\nmsgstr "分数"\n\n'
+                'msgid "{n} head"\nmsgid_plural "{n} heads"\nmsgstr[0] "{n} 个头"\n\n'
+                'msgid "Hello {name}"\nmsgstr "你好"\n\n'  # the placeholder is lost
+                'msgid "Gone"\nmsgstr "已删除"\n\n'  # no longer in the code
+                '#, fuzzy\nmsgid "The core idea"\nmsgstr "核心"\n\n'  # to review: still missing
+            ),
+            "locale/zh/fragments/other.po": _fragment(
+                'msgid "Scores"\nmsgstr "得分"\n\n'  # conflicts with page.po
+                'msgctxt "verb"\nmsgid "Open"\nmsgstr "打开"\n'
+            ),
+        },
+    )
     return tmp_path
 
 
 def test_extraction_finds_every_marker_and_the_registry(tiny: Path):
     template = extract_template(tiny)
     ids = {(m.id if isinstance(m.id, str) else m.id[0], m.context) for m in template if m.id}
-    assert ids == {("Scores", None), ("{n} head", None), ("Hello {name}", None), ("Open", "verb"),
-                   ("The core idea", None), ("Soft addressing.", None)}  # fmt: skip
+    assert ids == {
+        ("Scores", None),
+        ("{n} head", None),
+        ("Hello {name}", None),
+        ("Open", "verb"),
+        ("The core idea", None),
+        ("Soft addressing.", None),
+    }
     plural = template.get(("{n} head", "{n} heads"))
     assert plural.auto_comments == ["the count of heads"]
     assert plural.locations[0][0] == "app_pages/page.py"
@@ -173,14 +193,19 @@ def test_stub_appends_untranslated_messages_of_the_files(tiny: Path):
 
 
 def test_source_checks_catch_what_extraction_would_skip(tmp_path: Path):
-    _write(tmp_path, {"ui/bad.py": '''
+    _write(
+        tmp_path,
+        {
+            "ui/bad.py": """
         from i18n import _
 
         def show(n, name):
             print(_(f"{n} tokens"), _("a" + name), _("{n} x".format(n=n)))
             for _ in range(3):
                 pass
-    '''})  # fmt: skip
+    """
+        },
+    )
     problems = check_sources(tmp_path)
     assert len(problems) == 4
     assert "f-string" in problems[0] and "ui/bad.py:5" in problems[0]

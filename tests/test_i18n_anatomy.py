@@ -63,11 +63,14 @@ def _english(texts: list[str]) -> set[str]:
 
 @pytest.mark.parametrize(
     "params",
-    [{}, {"anat_score": "general", "anat_hard": "true"},
-     {"anat_score": "additive", "anat_temp": "1000000"},
-     {"anat_items": "1,1,1,0;1,1,0,1;1,1,-1,0", "anat_qx": "0", "anat_qy": "0"},
-     {"anat_items": "1,0,1,0;0,1,0,1"}],
-)  # fmt: skip
+    [
+        {},
+        {"anat_score": "general", "anat_hard": "true"},
+        {"anat_score": "additive", "anat_temp": "1000000"},
+        {"anat_items": "1,1,1,0;1,1,0,1;1,1,-1,0", "anat_qx": "0", "anat_qy": "0"},
+        {"anat_items": "1,0,1,0;0,1,0,1"},
+    ],
+)
 def test_anatomy_in_chinese(params):
     at = _page(params)
     assert at.title[0].value == "注意力剖析"
@@ -75,7 +78,10 @@ def test_anatomy_in_chinese(params):
     assert not _english(texts), sorted(_english(texts))
     if "anat_score" in params or not params:
         assert [s.value for s in at.subheader] == [
-            "第一阶段 · 分数", "第二阶段 · softmax 权重", "第三阶段 · 加权求和"]  # fmt: skip
+            "第一阶段 · 分数",
+            "第二阶段 · softmax 权重",
+            "第三阶段 · 加权求和",
+        ]
     assert at.number_input(key="anat_qx").label == "查询 x"
 
 
@@ -85,7 +91,11 @@ def test_anatomy_charts_and_table_in_chinese():
     assert titles == ["分数 e_s", "权重 a_s (T = 1)", "查询、键、值与上下文向量"]
     columns = json.loads(at.dataframe[0].proto.columns)
     assert [columns[c]["label"] for c in ("key x", "key y", "value x", "value y")] == [
-        "键 x", "键 y", "值 x", "值 y"]  # fmt: skip
+        "键 x",
+        "键 y",
+        "值 x",
+        "值 y",
+    ]
     assert at.selectbox(key="anat_score").options == [
         "点积",
         "缩放点积",
@@ -106,8 +116,9 @@ def test_links_keep_their_ids_in_both_languages():
         at.selectbox(key="anat_preset").set_value("A tiny temperature").run()
     assert at.number_input(key="anat_temp").value == 1e-6  # the preset applied
     assert at.query_params["anat_preset"] == "A tiny temperature"
-    for shown, (lang, title) in zip(("zh", "en"), (("en", "Attention anatomy"), ("zh", "注意力剖析")),
-                                    strict=True):  # fmt: skip
+    for shown, (lang, title) in zip(
+        ("zh", "en"), (("en", "Attention anatomy"), ("zh", "注意力剖析")), strict=True
+    ):
         with use_language(shown):
             at.sidebar.selectbox(key="lang").set_value(lang).run()
         assert not at.exception, [e.value for e in at.exception]

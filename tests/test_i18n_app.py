@@ -16,9 +16,34 @@ from tests.tiny_seq2seq import build_tiny_checkpoints
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 ANATOMY, ALIGNMENT = "app_pages/anatomy.py", "app_pages/alignment.py"
 # Names and symbols that stay as they are in Chinese (docs/glossary.md).
-KEPT = {"Bahdanau", "Luong", "Show", "Attend", "and", "Tell", "Transformer", "RNN", "MiniLM",
-        "CPU", "CUDA", "GPU", "BLEU", "README", "card", "json", "checkpoints", "softmax", "local",
-        "torch", "pip", "all", "site", "packages", "gt", "minilm"}  # fmt: skip
+KEPT = {
+    "Bahdanau",
+    "Luong",
+    "Show",
+    "Attend",
+    "and",
+    "Tell",
+    "Transformer",
+    "RNN",
+    "MiniLM",
+    "CPU",
+    "CUDA",
+    "GPU",
+    "BLEU",
+    "README",
+    "card",
+    "json",
+    "checkpoints",
+    "softmax",
+    "local",
+    "torch",
+    "pip",
+    "all",
+    "site",
+    "packages",
+    "gt",
+    "minilm",
+}
 
 
 def english_words(text: str) -> set[str]:
@@ -107,8 +132,11 @@ def tiny_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_switching_language_keeps_the_alignment_sentence(tiny_root, monkeypatch):
     monkeypatch.setenv(CHECKPOINTS_ENV, str(tiny_root))
     sentence = "a black dog runs on the green grass ."
-    at = _open(_app({"lang": "zh"}), ALIGNMENT,
-               {"aln_text": sentence, "aln_model": "luong-dot", "aln_beam": "3"})  # fmt: skip
+    at = _open(
+        _app({"lang": "zh"}),
+        ALIGNMENT,
+        {"aln_text": sentence, "aln_model": "luong-dot", "aln_beam": "3"},
+    )
     assert at.query_params["lang"] == "zh"  # put back after navigating
     for lang in ("en", "zh"):
         at.sidebar.selectbox(key="lang").set_value(lang).run()

@@ -32,7 +32,7 @@ def translator(tmp_path_factory: pytest.TempPathFactory) -> Translator:
     return Translator.load(root / "seq2seq-luong-dot")
 
 
-def _refusal(run) -> str:  # noqa: ANN001
+def _refusal(run) -> str:
     value, message = guarded(run)
     assert value is None and message
     return message
@@ -62,9 +62,16 @@ def test_other_refusals_are_in_chinese():
 
 
 def test_checkpoint_errors_and_headline_in_chinese(tmp_path: Path):
-    card = Card(name="seq2seq-x", family="seq2seq", description="d", data={}, commands=("c",),
-                evaluate_commands=("e",), wall_time_s=1.0,
-                metrics={"bleu_greedy": 30.0, "bleu_beam5": 31.5})  # fmt: skip
+    card = Card(
+        name="seq2seq-x",
+        family="seq2seq",
+        description="d",
+        data={},
+        commands=("c",),
+        evaluate_commands=("e",),
+        wall_time_s=1.0,
+        metrics={"bleu_greedy": 30.0, "bleu_beam5": 31.5},
+    )
     with use_language("zh"):
         with pytest.raises(CheckpointError) as missing:
             read_card(tmp_path / "seq2seq-x")

@@ -14,7 +14,8 @@ from models.checkpoints import CHECKPOINTS_ENV
 from models.transformer.translator import TransformerTranslator
 from tests.tiny_transformer import build_tiny_transformers
 from ui.multi_head import hide_groups, transformer_view
-from viz.multi_head import ZWSP, head_grid, head_heatmap, head_lines, pool_blocks
+from viz.multi_head import ZWSP, head_grid, head_heatmap, pool_blocks
+from viz.multi_head_lines import head_lines
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "app_pages/multi_head.py"
@@ -60,7 +61,7 @@ def test_pretrained_encoder(tiny: Path) -> None:
     assert at.selectbox(key="mh_layer").value == 6
 
 
-def test_missing_transformer_names_the_command(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+def test_missing_transformer_names_the_command(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv(CHECKPOINTS_ENV, str(tmp_path))
     at = _run({"mh_model": "transformer", "mh_text": SENTENCE})
     assert "not available" in _texts(at)

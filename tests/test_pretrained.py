@@ -78,7 +78,7 @@ def test_unknown_model_name_is_a_clear_error() -> None:
         PretrainedEncoder.load("no-such-org/no-such-model-xyz")
 
 
-def test_folder_without_config(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+def test_folder_without_config(tmp_path, monkeypatch) -> None:
     (tmp_path / "no-config").mkdir()
     monkeypatch.setenv("ATLAS_ENCODERS_DIR", str(tmp_path))
     with pytest.raises(PretrainedModelError, match="offers these encoders"):  # not offered

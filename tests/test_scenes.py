@@ -71,8 +71,14 @@ def test_caption_matches_layout(sprites, index):
 def test_relations_from_explicit_layouts(sprites):
     side = compose([Placement("dog", 40, 112, 60), Placement("apple", 180, 110, 60)], sprites)
     assert " ".join(side.caption) == "a dog to the left of an apple"
-    stack = compose([Placement("tree", 100, 40, 60), Placement("car", 120, 180, 60),
-                     Placement("cat", 200, 60, 50)], sprites)  # fmt: skip
+    stack = compose(
+        [
+            Placement("tree", 100, 40, 60),
+            Placement("car", 120, 180, 60),
+            Placement("cat", 200, 60, 50),
+        ],
+        sprites,
+    )
     assert " ".join(stack.caption) == "a tree above a car below a cat"
     assert " ".join(caption_for([])) == ""
 

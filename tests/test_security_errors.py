@@ -17,8 +17,11 @@ RAISING_APP = str(ROOT / "tests" / "app_raises.py")
 
 def page_text(at: AppTest) -> str:
     """Every string the page shows: markdown, alerts, exception boxes (with their traces)."""
-    parts = [m.value for kind in ("markdown", "error", "warning", "info", "caption", "code")
-             for m in at.get(kind)]  # fmt: skip
+    parts = [
+        m.value
+        for kind in ("markdown", "error", "warning", "info", "caption", "code")
+        for m in at.get(kind)
+    ]
     for exc in at.exception:
         parts += [exc.value, exc.message, *exc.stack_trace]
     return "\n".join(str(p) for p in parts)
@@ -54,8 +57,11 @@ def test_control_flow_passes_through(how: str):
     at = run_raising_app(how)
     text = page_text(at)
     assert not at.exception and not at.error and "error id" not in text
-    expected = {"stop": "before the failure", "rerun": "finished after rerun",
-                "switch": "the other page"}[how]  # fmt: skip
+    expected = {
+        "stop": "before the failure",
+        "rerun": "finished after rerun",
+        "switch": "the other page",
+    }[how]
     assert expected in text
     if how == "stop":
         assert "finished" not in text
@@ -64,8 +70,8 @@ def test_control_flow_passes_through(how: str):
 def test_damaged_checkpoint_message_has_no_path_and_no_exception_text(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ):
-    from models.checkpoints import CHECKPOINTS_ENV  # noqa: PLC0415
-    from tests.tiny_seq2seq import build_tiny_checkpoints  # noqa: PLC0415
+    from models.checkpoints import CHECKPOINTS_ENV
+    from tests.tiny_seq2seq import build_tiny_checkpoints
 
     root = build_tiny_checkpoints(tmp_path, kinds=("bahdanau",))
     weights = root / "seq2seq-bahdanau" / "model.safetensors"

@@ -109,9 +109,12 @@ def test_bad_numbers_fall_back_with_a_notice(tiny, page, name, value, kind, defa
 
 @pytest.mark.parametrize(
     ("page", "name", "value"),
-    [("app_pages/anatomy.py", "anat_seed", "1e309"), ("app_pages/anatomy.py", "anat_items", "1,2,3,4;" * 100),
-     ("app_pages/captions.py", "cap_beam", "\u0663")],
-)  # fmt: skip
+    [
+        ("app_pages/anatomy.py", "anat_seed", "1e309"),
+        ("app_pages/anatomy.py", "anat_items", "1,2,3,4;" * 100),
+        ("app_pages/captions.py", "cap_beam", "\u0663"),
+    ],
+)
 def test_values_read_by_the_pages_fall_back_with_a_notice(tiny, page, name, value):
     at = open_link(page, {name: value})
     assert_clean(at)

@@ -28,7 +28,7 @@ def new_images(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
     sizes: list[tuple[int, int]] = []
     real_new = Image.new
 
-    def spy(mode, size, *args, **kwargs):  # noqa: ANN001, ANN202
+    def spy(mode, size, *args, **kwargs):
         sizes.append(tuple(size))
         return real_new(mode, size, *args, **kwargs)
 
@@ -150,8 +150,8 @@ def test_busy_server_says_so(monkeypatch: pytest.MonkeyPatch):
 # ---------------------------------------------------------------- the page
 
 
-def upload(name: str, data: bytes, mime: str):  # noqa: ANN201 - an AppTest
-    from streamlit.testing.v1 import AppTest  # noqa: PLC0415
+def upload(name: str, data: bytes, mime: str):
+    from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=120)
     at.run()
@@ -172,11 +172,26 @@ def test_uploader_takes_any_type_and_more_than_the_limit():
     ("name", "data", "mime", "words"),
     [
         ("cat.gif", encode(Image.new("RGB", (20, 20)), "GIF"), "image/gif", "This file is a GIF"),
-        ("cat.bmp", encode(Image.new("RGB", (20, 20)), "BMP"), "image/bmp", "This file is a BMP image"),
-        ("big.png", b"\x89PNG\r\n\x1a\n" + b"\0" * (11 * 2**20), "image/png", "11.0 MB; the limit is 10 MB"),
-        ("strip.png", encode(Image.new("RGB", (40_000, 1_000))), "image/png", "one side is 40 times"),
+        (
+            "cat.bmp",
+            encode(Image.new("RGB", (20, 20)), "BMP"),
+            "image/bmp",
+            "This file is a BMP image",
+        ),
+        (
+            "big.png",
+            b"\x89PNG\r\n\x1a\n" + b"\0" * (11 * 2**20),
+            "image/png",
+            "11.0 MB; the limit is 10 MB",
+        ),
+        (
+            "strip.png",
+            encode(Image.new("RGB", (40_000, 1_000))),
+            "image/png",
+            "one side is 40 times",
+        ),
     ],
-)  # fmt: skip
+)
 def test_refused_uploads_get_a_sentence(name: str, data: bytes, mime: str, words: str):
     at = upload(name, data, mime)
     assert not at.exception

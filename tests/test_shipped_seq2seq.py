@@ -118,9 +118,14 @@ def test_alignment_peaks_on_the_translated_word(attention, sentence, french, eng
     words = merge_subwords(result.weights, result.source_tokens, result.target_tokens)
     lowered = [w.lower() for w in words.target_words]
     if french not in lowered:  # the model chose another word: force the expected one instead
-        target = {"chien": "Un chien noir court sur l'herbe verte.", "noir": "Un chien noir court sur l'herbe verte.",
-                  "herbe": "Un chien noir court sur l'herbe verte.", "rouge": "Un homme en chemise rouge fait du vélo.",
-                  "homme": "Un homme en chemise rouge fait du vélo.", "filles": "Deux jeunes filles jouent dans l'eau."}[french]  # fmt: skip
+        target = {
+            "chien": "Un chien noir court sur l'herbe verte.",
+            "noir": "Un chien noir court sur l'herbe verte.",
+            "herbe": "Un chien noir court sur l'herbe verte.",
+            "rouge": "Un homme en chemise rouge fait du vélo.",
+            "homme": "Un homme en chemise rouge fait du vélo.",
+            "filles": "Deux jeunes filles jouent dans l'eau.",
+        }[french]
         result = tr.force(sentence, target)
         words = merge_subwords(result.weights, result.source_tokens, result.target_tokens)
         lowered = [w.lower() for w in words.target_words]

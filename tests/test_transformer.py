@@ -218,19 +218,39 @@ def test_shipped_checkpoint_quality(name: str) -> None:
 
 def test_evaluate_cli_dispatches_to_the_transformer(
     tiny_root: Path, tmp_path: Path, capsys
-) -> None:  # noqa: ANN001
+) -> None:
     """``python -m training.evaluate --model <transformer folder>`` works like for the RNNs."""
     from training.evaluate import main as evaluate_main
 
     (tmp_path / "src.en").write_text("a black dog runs .\ntwo men play music .\n")
     (tmp_path / "ref.fr").write_text("un chien noir court .\ndeux hommes jouent .\n")
     folder = str(tiny_root / "transformer-learned")
-    evaluate_main(["--model", folder, "--src", str(tmp_path / "src.en"),
-                   "--ref", str(tmp_path / "ref.fr"), "--json"])  # fmt: skip
+    evaluate_main(
+        [
+            "--model",
+            folder,
+            "--src",
+            str(tmp_path / "src.en"),
+            "--ref",
+            str(tmp_path / "ref.fr"),
+            "--json",
+        ]
+    )
     report = json.loads(capsys.readouterr().out)
     assert report["n"] == 2 and "bleu_by_length" in report
-    evaluate_main(["--model", folder, "--src", str(tmp_path / "src.en"),
-                   "--ref", str(tmp_path / "ref.fr"), "--beam", "3", "--json"])  # fmt: skip
+    evaluate_main(
+        [
+            "--model",
+            folder,
+            "--src",
+            str(tmp_path / "src.en"),
+            "--ref",
+            str(tmp_path / "ref.fr"),
+            "--beam",
+            "3",
+            "--json",
+        ]
+    )
     assert json.loads(capsys.readouterr().out)["beam"] == 3
 
 
@@ -241,11 +261,39 @@ def test_one_training_step_writes_a_resumable_checkpoint(tiny_root: Path, tmp_pa
 
     data = need_data()
     out, run = tmp_path / "transformer-learned", tmp_path / "run"
-    args = ["--positional", "learned", "--data", str(data), "--out", str(out), "--run-dir", str(run),
-            "--tokenizers", str(tiny_root / "transformer-learned"), "--train-limit", "64",
-            "--val-limit", "4", "--max-steps", "1", "--epochs", "1", "--d-model", "16",
-            "--n-heads", "4", "--d-ff", "32", "--enc-layers", "1", "--dec-layers", "1",
-            "--skip-test", "--device", "cpu"]  # fmt: skip
+    args = [
+        "--positional",
+        "learned",
+        "--data",
+        str(data),
+        "--out",
+        str(out),
+        "--run-dir",
+        str(run),
+        "--tokenizers",
+        str(tiny_root / "transformer-learned"),
+        "--train-limit",
+        "64",
+        "--val-limit",
+        "4",
+        "--max-steps",
+        "1",
+        "--epochs",
+        "1",
+        "--d-model",
+        "16",
+        "--n-heads",
+        "4",
+        "--d-ff",
+        "32",
+        "--enc-layers",
+        "1",
+        "--dec-layers",
+        "1",
+        "--skip-test",
+        "--device",
+        "cpu",
+    ]
     train_transformer.main(args)
     card = read_card(out)
     assert card.epochs_trained == 1 and card.history[0]["train_loss"] > 0

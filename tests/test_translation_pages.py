@@ -136,8 +136,10 @@ def test_alignment_long_text_is_truncated_with_a_notice(tiny: Path):
 
 
 def test_alignment_beam_hypotheses_and_step_from_url(tiny: Path):
-    at = _run(ALIGNMENT, {"aln_text": SENTENCE, "aln_beam": "4", "aln_step": "2",
-                          "aln_model": "luong-dot"})  # fmt: skip
+    at = _run(
+        ALIGNMENT,
+        {"aln_text": SENTENCE, "aln_beam": "4", "aln_step": "2", "aln_model": "luong-dot"},
+    )
     assert at.selectbox(key="aln_model").value == "luong-dot"
     assert at.slider(key="aln_step").value == 2 and _figure(at, "Step 2:")
     assert len(at.dataframe[0].value) == 4
@@ -278,8 +280,10 @@ def test_why_page_without_reference_has_no_bleu(tiny: Path):
 
 @pytest.fixture(scope="module")
 def tiny_translators(tiny_root: Path) -> dict[str, Translator]:
-    return {k: Translator.load(tiny_root / f"seq2seq-{k}")
-            for k in ("none", "bahdanau", "luong-general", "local-p")}  # fmt: skip
+    return {
+        k: Translator.load(tiny_root / f"seq2seq-{k}")
+        for k in ("none", "bahdanau", "luong-general", "local-p")
+    }
 
 
 def _draw_everything(t: dict[str, Translator], text: str) -> None:
@@ -296,8 +300,16 @@ def _draw_everything(t: dict[str, Translator], text: str) -> None:
     loc = compute_local(t["local-p"], text, window=4)
     if loc.ok:
         tr = loc.translation
-        local_steps_figure(tr.raw_weights, tr.weights, tr.gaussian, tr.p_t, tr.window, tr.D,
-                           tr.source_tokens, tr.target_tokens)  # fmt: skip
+        local_steps_figure(
+            tr.raw_weights,
+            tr.weights,
+            tr.gaussian,
+            tr.p_t,
+            tr.window,
+            tr.D,
+            tr.source_tokens,
+            tr.target_tokens,
+        )
         local_heatmap(tr.weights, tr.source_tokens, tr.target_tokens, tr.p_t, tr.window)
     compute_why({"none": t["none"], "bahdanau": t["bahdanau"]}, text, reference=text)
     compute_gradients(t["none"], text)
@@ -357,7 +369,7 @@ def test_real_checkpoints_why(real):
 
 
 def test_json_download_text_serialises_numpy():
-    from ui.downloads import json_text  # noqa: PLC0415
+    from ui.downloads import json_text
 
     text = json_text({"w": np.eye(2, dtype=np.float32), "p": np.float32(0.5), "tok": "▁chien"})
     assert json.loads(text) == {"w": [[1.0, 0.0], [0.0, 1.0]], "p": 0.5, "tok": "▁chien"}

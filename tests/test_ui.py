@@ -45,7 +45,9 @@ def test_sanitize_strips_controls_and_truncates():
     assert clean_text("日本語 ok") == "日本語 ok"
 
 
-@pytest.mark.parametrize("invisible", ["\u200b", "\ufeff", "\u00ad", " \u200b\t\ufeff\u00ad\u202e\n"])
+@pytest.mark.parametrize(
+    "invisible", ["\u200b", "\ufeff", "\u00ad", " \u200b\t\ufeff\u00ad\u202e\n"]
+)
 def test_a_text_of_invisible_characters_is_empty_for_pages_and_models(invisible):
     """One rule: the page's sentence and the tokenizer's input are both empty."""
     assert clean_text(invisible) == "" and sanitize_text(invisible, 100) == ("", None)
@@ -107,8 +109,8 @@ def test_apply_classroom_changes_fonts_and_scales():
 
 
 def test_apply_classroom_recolours_shared_colour_axes():
-    from viz import attention_panels  # noqa: PLC0415
-    from viz.multi_head import head_grid  # noqa: PLC0415
+    from viz import attention_panels
+    from viz.multi_head import head_grid
 
     cividis = [c for _, c in plotly.colors.get_colorscale("Cividis")]
     for fig in (
@@ -122,8 +124,9 @@ def test_apply_classroom_recolours_shared_colour_axes():
 def _run_fresh(code: str, env: dict[str, str] | None = None) -> str:
     """Run ``code`` in a fresh interpreter in the project folder; its stripped stdout."""
     root = Path(__file__).resolve().parent.parent
-    out = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True,
-                         text=True, check=True)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, check=True
+    )
     return out.stdout.strip()
 
 

@@ -123,9 +123,14 @@ def test_bucket_points_test_set_and_joined_sets():
 
 
 def test_bleu_by_length_chart_solid_test_and_dotted_joined_lines():
-    cards = {"none": _card({"1-10": {"bleu": 30, "n": 50}, "11-15": {"bleu": 20, "n": 50}},
-                           {"31-45": {"bleu": 10, "n": 50}}),
-             "bahdanau": _card({"1-10": {"bleu": 40, "n": 50}}), "empty": {}}  # fmt: skip
+    cards = {
+        "none": _card(
+            {"1-10": {"bleu": 30, "n": 50}, "11-15": {"bleu": 20, "n": 50}},
+            {"31-45": {"bleu": 10, "n": 50}},
+        ),
+        "bahdanau": _card({"1-10": {"bleu": 40, "n": 50}}),
+        "empty": {},
+    }
     fig = bleu_by_length_chart(cards)
     assert [t.name for t in fig.data] == ["none", "none (joined pairs)", "bahdanau"]
     assert list(fig.data[0].y) == [30, 20] and fig.data[0].line.dash == "solid"

@@ -33,18 +33,29 @@ def _sentences(words: list[str], n: int, seed: int) -> list[str]:
 def fake_card(kind: str) -> Card:
     """A card with made-up BLEU numbers (``none`` falls off with length)."""
     slope = 6.0 if kind == "none" else 1.5
-    buckets = {b: {"bleu": round(40 - slope * i, 2), "n": 50} for i, b in
-               enumerate(["1-10", "11-15", "16-20", "21-30"])}  # fmt: skip
-    long = {b: {"bleu": round(40 - slope * (i + 3), 2), "n": 40} for i, b in
-            enumerate(["21-30", "31-45"])}  # fmt: skip
+    buckets = {
+        b: {"bleu": round(40 - slope * i, 2), "n": 50}
+        for i, b in enumerate(["1-10", "11-15", "16-20", "21-30"])
+    }
+    long = {
+        b: {"bleu": round(40 - slope * (i + 3), 2), "n": 40}
+        for i, b in enumerate(["21-30", "31-45"])
+    }
     return Card(
-        name=f"seq2seq-{kind}", family="seq2seq", description="tiny random weights", data={},
-        commands=(f"python -m training.train_seq2seq --attention {kind}",), evaluate_commands=(),
-        wall_time_s=0.0, metrics={"bleu_greedy": 38.0, "bleu_beam5": 39.0},
+        name=f"seq2seq-{kind}",
+        family="seq2seq",
+        description="tiny random weights",
+        data={},
+        commands=(f"python -m training.train_seq2seq --attention {kind}",),
+        evaluate_commands=(),
+        wall_time_s=0.0,
+        metrics={"bleu_greedy": 38.0, "bleu_beam5": 39.0},
         bleu_by_length=buckets,
-        long_sets={"concat2": {"bleu": 30.0, "n": 500, "bleu_by_length": long},
-                   "concat3": {"bleu": 25.0, "n": 333, "bleu_by_length": long}},
-    )  # fmt: skip
+        long_sets={
+            "concat2": {"bleu": 30.0, "n": 500, "bleu_by_length": long},
+            "concat3": {"bleu": 25.0, "n": 333, "bleu_by_length": long},
+        },
+    )
 
 
 def build_tiny_checkpoints(
@@ -58,9 +69,17 @@ def build_tiny_checkpoints(
     for i, kind in enumerate(kinds):
         torch.manual_seed(i)
         cfg = Seq2SeqConfig(
-            attention=kind, src_vocab=src.vocab_size, tgt_vocab=tgt.vocab_size, hidden=16,
-            emb_dim=16, enc_hidden=16, attn_dim=16, window=window, max_src_len=100, max_tgt_len=12,
-        )  # fmt: skip
+            attention=kind,
+            src_vocab=src.vocab_size,
+            tgt_vocab=tgt.vocab_size,
+            hidden=16,
+            emb_dim=16,
+            enc_hidden=16,
+            attn_dim=16,
+            window=window,
+            max_src_len=100,
+            max_tgt_len=12,
+        )
         folder = root / f"seq2seq-{kind}"
         save_translator(Seq2Seq(cfg), folder)
         for side in ("src", "tgt"):

@@ -39,14 +39,14 @@ class SceneSet:
 def scene_sprites() -> dict[str, Image.Image]:
     """Font-rendered sprites when the font is installed (training), else the committed ones."""
     try:
-        from training.make_scenes import font_sprites  # noqa: PLC0415
+        from training.make_scenes import font_sprites
 
         return font_sprites()
     except SystemExit:
         return load_sprites()
 
 
-def encode_shard(seed: int, start: int, stop: int, encoder, sprites, device: str = "cpu") -> dict:  # noqa: ANN001
+def encode_shard(seed: int, start: int, stop: int, encoder, sprites, device: str = "cpu") -> dict:
     """Scenes start..stop-1 of set ``seed``, encoded one by one (fastest on a busy CPU)."""
     feats, captions, boxes = [], [], []
     for i in range(start, stop):

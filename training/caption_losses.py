@@ -31,7 +31,7 @@ def doubly_stochastic_penalty(alphas: torch.Tensor, targets: torch.Tensor) -> to
     return ((1.0 - total) ** 2).sum(1)
 
 
-def soft_loss(model: ShowAttendTell, features, inputs, targets, penalty: float) -> torch.Tensor:  # noqa: ANN001
+def soft_loss(model: ShowAttendTell, features, inputs, targets, penalty: float) -> torch.Tensor:
     """Mean over the batch of -log P(y|x) + lambda * the doubly stochastic penalty (eq. 14)."""
     fp = forced_pass(model, features, inputs)
     return (
@@ -59,7 +59,7 @@ def hard_loss(
     features,
     inputs,
     targets,
-    baseline: Baseline,  # noqa: ANN001
+    baseline: Baseline,
     reinforce: float = 1.0,
     entropy: float = 0.01,
     generator: torch.Generator | None = None,

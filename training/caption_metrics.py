@@ -29,7 +29,9 @@ def cell_in_box(location: int, box: list[int] | tuple[int, ...], grid: int) -> b
     return col * cell < x1 and (col + 1) * cell > x0 and row * cell < y1 and (row + 1) * cell > y0
 
 
-def localization_hits(words: list[str], locations: np.ndarray, names: list[str], boxes: list, grid: int) -> tuple[int, int]:  # fmt: skip
+def localization_hits(
+    words: list[str], locations: np.ndarray, names: list[str], boxes: list, grid: int
+) -> tuple[int, int]:
     """(hits, trials) for object words; locations (N, T) or (T,) flat cell indices."""
     locs = np.atleast_2d(locations)  # (N, T)
     hits = trials = 0
@@ -45,9 +47,17 @@ def localization_hits(words: list[str], locations: np.ndarray, names: list[str],
 
 @torch.inference_mode()
 def evaluate(
-    model: ShowAttendTell, vocab: Vocab, features: np.ndarray, captions: list[str],
-    boxes: list, *, device: str = "cpu", beam: int = 1, samples: int = 10, seed: int = 0,
-) -> dict:  # fmt: skip
+    model: ShowAttendTell,
+    vocab: Vocab,
+    features: np.ndarray,
+    captions: list[str],
+    boxes: list,
+    *,
+    device: str = "cpu",
+    beam: int = 1,
+    samples: int = 10,
+    seed: int = 0,
+) -> dict:
     """Exact match, localization (argmax for soft, N sampled locations for hard) and BLEU-4."""
     model.eval()
     hyps, exact, hits, trials = [], 0, 0, 0
@@ -65,10 +75,12 @@ def evaluate(
         hits, trials = hits + h, trials + n
     bleu = sacrebleu.corpus_bleu(hyps, [captions], tokenize="none").score
     return {
-        "n": len(captions), "exact_match": exact / max(1, len(captions)),
-        "localization": hits / max(1, trials), "bleu4": bleu,
+        "n": len(captions),
+        "exact_match": exact / max(1, len(captions)),
+        "localization": hits / max(1, trials),
+        "bleu4": bleu,
         "localization_of": "sampled locations" if hard else "argmax of alpha",
-    }  # fmt: skip
+    }
 
 
 def _names_in_order(caption: str) -> list[str]:

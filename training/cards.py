@@ -8,8 +8,12 @@ from pathlib import Path
 
 from models.checkpoints import Card, CheckpointError, read_card
 
-MULTI30K = {"task": "Multi30k task 1, English -> French", "train": "train", "val": "val",
-            "test": "test_2016_flickr"}  # fmt: skip
+MULTI30K = {
+    "task": "Multi30k task 1, English -> French",
+    "train": "train",
+    "val": "val",
+    "test": "test_2016_flickr",
+}
 BLEU_NOTE = "BLEU: sacreBLEU 13a, cased, detokenized output vs raw references"
 CAPTION_METRICS = ("exact_match", "localization", "bleu4")
 
@@ -33,10 +37,20 @@ def rebuild_commands(command: str, init_from: str | Path | None) -> tuple[str, .
 
 
 def translator_card(
-    out: Path, *, family: str, description: str, command: str, init_from: str | None,
-    wall: float, history: list[dict], test: dict, data: dict, needs: str | Path | None = None,
-    train_metrics: dict[str, float] | None = None, **fields: object,
-) -> Card:  # fmt: skip
+    out: Path,
+    *,
+    family: str,
+    description: str,
+    command: str,
+    init_from: str | None,
+    wall: float,
+    history: list[dict],
+    test: dict,
+    data: dict,
+    needs: str | Path | None = None,
+    train_metrics: dict[str, float] | None = None,
+    **fields: object,
+) -> Card:
     """The card of an RNN or Transformer translator; ``test`` as the trainers' test_metrics
     ("test_*" figures, "bleu_by_length", "long_sets"; empty with --skip-test). ``needs``: a
     checkpoint to build first when there is no warm start (the Transformer's tokenizers);
@@ -44,21 +58,39 @@ def translator_card(
     metrics = {k.removeprefix("test_"): float(v) for k, v in test.items() if k.startswith("test_")}
     metrics |= train_metrics or {}
     return Card(
-        name=out.name, family=family, description=description, data=MULTI30K | data,
+        name=out.name,
+        family=family,
+        description=description,
+        data=MULTI30K | data,
         commands=rebuild_commands(command, init_from or needs),
-        evaluate_commands=(f"python -m training.evaluate --model {out.name} [--beam 5] [--concat 3] --json",),
-        wall_time_s=round(wall, 1), metrics=metrics, init_from=init_from or "",
+        evaluate_commands=(
+            f"python -m training.evaluate --model {out.name} [--beam 5] [--concat 3] --json",
+        ),
+        wall_time_s=round(wall, 1),
+        metrics=metrics,
+        init_from=init_from or "",
         epochs_trained=len(history),
         best_epoch=max(history, key=lambda h: h["val_bleu"])["epoch"] if history else 0,
-        bleu_by_length=test.get("bleu_by_length", {}), long_sets=test.get("long_sets", {}),
-        history=tuple(history), notes=(BLEU_NOTE,), **fields,
-    )  # fmt: skip
+        bleu_by_length=test.get("bleu_by_length", {}),
+        long_sets=test.get("long_sets", {}),
+        history=tuple(history),
+        notes=(BLEU_NOTE,),
+        **fields,
+    )
 
 
 def caption_card(
-    out: Path, *, description: str, command: str, init_from: str | None, wall: float,
-    best: dict, history: list[dict], data: dict, **fields: object,
-) -> Card:  # fmt: skip
+    out: Path,
+    *,
+    description: str,
+    command: str,
+    init_from: str | None,
+    wall: float,
+    best: dict,
+    history: list[dict],
+    data: dict,
+    **fields: object,
+) -> Card:
     """The card of a captioner after training: validation figures of the ``best`` epoch; the test
     figures, evaluation commands and notes of the card already in ``out`` are kept."""
     try:
@@ -66,16 +98,22 @@ def caption_card(
     except CheckpointError:
         previous = Card(out.name, "caption", "", {}, (), (), 0.0, {})
     return Card(
-        name=out.name, family="caption", description=description,
+        name=out.name,
+        family="caption",
+        description=description,
         data=data | {k: v for k, v in previous.data.items() if k.startswith("test_")},
         commands=rebuild_commands(command, init_from),
-        evaluate_commands=previous.evaluate_commands, wall_time_s=round(wall, 1),
+        evaluate_commands=previous.evaluate_commands,
+        wall_time_s=round(wall, 1),
         metrics={k: v for k, v in previous.metrics.items() if not k.startswith("val_")}
         | {f"val_{k}": float(best[k]) for k in CAPTION_METRICS},
-        init_from=init_from or "", epochs_trained=len(history), best_epoch=best["epoch"],
-        history=tuple(history), notes=_caption_notes(best["localization_of"], previous.notes),
+        init_from=init_from or "",
+        epochs_trained=len(history),
+        best_epoch=best["epoch"],
+        history=tuple(history),
+        notes=_caption_notes(best["localization_of"], previous.notes),
         **fields,
-    )  # fmt: skip
+    )
 
 
 def _caption_notes(localization_of: str, notes: tuple[str, ...], departures=()) -> tuple[str, ...]:

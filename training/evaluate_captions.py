@@ -49,8 +49,17 @@ def main(argv: list[str] | None = None) -> dict:
     build_set(args.seed, args.n, args.device)
     scenes = load_set(args.seed, args.n)
     model, vocab = load_captioner(args.model, args.device)
-    metrics = evaluate(model, vocab, scenes.features, scenes.captions, scenes.boxes,
-                       device=args.device, beam=args.beam, samples=args.samples, seed=args.seed)  # fmt: skip
+    metrics = evaluate(
+        model,
+        vocab,
+        scenes.features,
+        scenes.captions,
+        scenes.boxes,
+        device=args.device,
+        beam=args.beam,
+        samples=args.samples,
+        seed=args.seed,
+    )
     metrics.update(seed=args.seed, beam=args.beam, seconds=round(time.time() - start, 1))
     if args.write_card:
         command = this_command("training.evaluate_captions", argv, drop=("--write-card",))

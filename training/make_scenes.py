@@ -93,8 +93,14 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--n", type=int, default=1000, help="number of scenes")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", type=Path, help="output folder for scenes")
-    p.add_argument("--export-sprites", type=Path, nargs="?", const=SPRITES_DIR, metavar="DIR",
-                   help=f"write the sprite set instead (default {SPRITES_DIR})")  # fmt: skip
+    p.add_argument(
+        "--export-sprites",
+        type=Path,
+        nargs="?",
+        const=SPRITES_DIR,
+        metavar="DIR",
+        help=f"write the sprite set instead (default {SPRITES_DIR})",
+    )
     args = p.parse_args(argv)
     if args.export_sprites:
         export_sprites(args.export_sprites)

@@ -97,7 +97,7 @@ def tensorise(captions: list[str], vocab: Vocab) -> tuple[torch.Tensor, torch.Te
     return inputs, targets
 
 
-def scene_tensors(scenes, vocab: Vocab) -> tuple[torch.Tensor, ...]:  # noqa: ANN001
+def scene_tensors(scenes, vocab: Vocab) -> tuple[torch.Tensor, ...]:
     """(features (N, L, D), inputs (N, T), targets (N, T), objects per scene (N,))."""
     n_objects = torch.tensor([len(b) for b in scenes.boxes])
     return (torch.from_numpy(scenes.features), *tensorise(scenes.captions, vocab), n_objects)
@@ -105,7 +105,7 @@ def scene_tensors(scenes, vocab: Vocab) -> tuple[torch.Tensor, ...]:  # noqa: AN
 
 def train_epoch(
     model, opt, data, cfg: TrainConfig, baseline: Baseline, device, gen, max_objects: int = 4
-) -> float:  # noqa: ANN001
+) -> float:
     """One pass over the shuffled training scenes; returns the mean loss."""
     model.train()
     features, inputs, targets, n_objects = data
@@ -134,7 +134,7 @@ def train_epoch(
 
 def warm_up_annotations(
     model: ShowAttendTell, data, vocab: Vocab, steps: int, batch: int, gen
-) -> None:  # noqa: ANN001
+) -> None:
     """Warm up the annotation projection (not part of the paper): a multi-label objective, which
     objects the caption names, read from max_i of a linear map of the a_i. Image-level labels only
     (no boxes); it gives the a_i object detectors early, so that soft attention has something to
@@ -162,7 +162,7 @@ def warm_up_annotations(
 
 def save_state(
     path: Path, model, opt, epoch: int, best: dict, baseline: Baseline, history: list
-) -> None:  # noqa: ANN001
+) -> None:
     """Everything needed to resume after ``epoch`` (plain tensors and numbers: weights_only loads)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     state = {
@@ -177,7 +177,7 @@ def save_state(
     path.with_suffix(".tmp").replace(path)
 
 
-def load_state(path: Path, model, opt, baseline: Baseline) -> tuple[int, dict, list]:  # noqa: ANN001
+def load_state(path: Path, model, opt, baseline: Baseline) -> tuple[int, dict, list]:
     """Restore what ``save_state`` wrote; -> (the next epoch, the best epoch's figures, history)."""
     state = torch.load(path, weights_only=True)
     model.load_state_dict(state["model"])
@@ -187,7 +187,7 @@ def load_state(path: Path, model, opt, baseline: Baseline) -> tuple[int, dict, l
     return state["epoch"] + 1, json.loads(state["best"]), json.loads(state["history"])
 
 
-def learning_rate(opt, cfg: TrainConfig, history: list, best: dict, epoch: int) -> float:  # noqa: ANN001
+def learning_rate(opt, cfg: TrainConfig, history: list, best: dict, epoch: int) -> float:
     """Reduce on plateau, after the curriculum: decay when val stalled for ``decay_after`` epochs
     (at most every other epoch); sets and returns the epoch's learning rate."""
     lr = opt.param_groups[0]["lr"]
@@ -304,17 +304,27 @@ def main(argv: list[str] | None = None) -> None:
 
 def card_of_run(
     out: Path, args, cfg: TrainConfig, best: dict, history: list, wall: float, n_train: int
-) -> Card:  # noqa: ANN001
+) -> Card:
     """Data, commands, wall time, validation metrics (evaluate_captions adds the test ones)."""
     return caption_card(
-        out, description=f"Show, Attend and Tell decoder with {args.attention} attention (Xu et al. "
+        out,
+        description=f"Show, Attend and Tell decoder with {args.attention} attention (Xu et al. "
         f"2015); encoder: {ENCODER_NAME} (ImageNet, frozen), MBConv block {FEATURE_BLOCK} output: 14x14x112",
-        data={"train_seed": cfg.train_seed, "train_scenes": n_train, "val_seed": cfg.val_seed,
-              "val_scenes": cfg.val_n, "generator": "python -m training.make_scenes / training.caption_data"},
-        command=this_command("training.train_captions"), init_from=args.init_from, wall=wall,
-        best=best, history=history, machine=f"CPU, torch threads = {args.threads}",
+        data={
+            "train_seed": cfg.train_seed,
+            "train_scenes": n_train,
+            "val_seed": cfg.val_seed,
+            "val_scenes": cfg.val_n,
+            "generator": "python -m training.make_scenes / training.caption_data",
+        },
+        command=this_command("training.train_captions"),
+        init_from=args.init_from,
+        wall=wall,
+        best=best,
+        history=history,
+        machine=f"CPU, torch threads = {args.threads}",
         train_config=asdict(cfg),
-    )  # fmt: skip
+    )
 
 
 if __name__ == "__main__":

@@ -125,11 +125,18 @@ def card_of_run(
     out: Path, args, history: list[dict], wall: float, n_params: int, test: dict
 ) -> Card:
     return translator_card(
-        out, family="seq2seq", description=f"RNN encoder-decoder (GRU) with {args.attention} attention",
-        command=this_command("training.train_seq2seq"), init_from=args.init_from, wall=wall,
-        history=history, test=test, data={"folder": str(args.data)}, parameters=n_params,
+        out,
+        family="seq2seq",
+        description=f"RNN encoder-decoder (GRU) with {args.attention} attention",
+        command=this_command("training.train_seq2seq"),
+        init_from=args.init_from,
+        wall=wall,
+        history=history,
+        test=test,
+        data={"folder": str(args.data)},
+        parameters=n_params,
         machine="2-core CPU, torch threads = " + str(torch.get_num_threads()),
-    )  # fmt: skip
+    )
 
 
 def test_metrics(out: Path, data: Path, device) -> dict:

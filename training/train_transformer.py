@@ -163,15 +163,21 @@ def card_of_run(
     tokenizers = f"copied from {args.tokenizers} (SentencePiece BPE, 5000 per language)"
     per_epoch = {"train_seconds_per_epoch": round(wall / max(1, len(history)), 1)}
     return translator_card(
-        out, family="transformer", command=this_command("training.train_transformer"),
+        out,
+        family="transformer",
+        command=this_command("training.train_transformer"),
         description="Transformer encoder-decoder (Vaswani et al. 2017), pre-LN",
-        init_from=None, needs=args.tokenizers, wall=wall, history=history,
-        test=test, train_metrics=per_epoch,
+        init_from=None,
+        needs=args.tokenizers,
+        wall=wall,
+        history=history,
+        test=test,
+        train_metrics=per_epoch,
         data={"folder": str(args.data), "tokenizers": tokenizers},
         machine=f"2-core CPU, torch threads = {torch.get_num_threads()}, bf16 autocast = {tc.amp}",
         parameters=model.n_parameters(),
         train_config={f.name: getattr(tc, f.name) for f in fields(TrainConfig)},
-    )  # fmt: skip
+    )
 
 
 def _amp_supported(device: torch.device) -> bool:

@@ -132,8 +132,9 @@ def describe_ui(
     """The captioner ``name`` on ``image`` (cached on its weights and the image's digest), or None
     after a message when it refused the input (the one guard, :func:`ui.guard.guarded_ui`)."""
     weights, digest = model_key(name, current_device()), image_digest(image)
-    return guarded_ui(lambda: describe_cached(weights, digest, image, settings.beam,
-                                              settings.samples, seed))  # fmt: skip
+    return guarded_ui(
+        lambda: describe_cached(weights, digest, image, settings.beam, settings.samples, seed)
+    )
 
 
 def source_ui() -> str:
@@ -146,8 +147,9 @@ def example_ui() -> int:
     """Which example scene (cap_ex in the URL)."""
     if "cap_ex" not in st.session_state:
         st.session_state["cap_ex"] = read_param("cap_ex", parse_int, 0, 0, N_EXAMPLES - 1)
-    index = st.select_slider(_("Example scene"), list(range(N_EXAMPLES)), key="cap_ex",
-                             format_func=lambda i: f"#{i + 1}")  # fmt: skip
+    index = st.select_slider(
+        _("Example scene"), list(range(N_EXAMPLES)), key="cap_ex", format_func=lambda i: f"#{i + 1}"
+    )
     write_params(cap_ex=index)
     return int(index)
 
@@ -168,8 +170,13 @@ def settings_ui() -> CaptionSettings:
             st.session_state[key] = read_param(key, parse_int, default, lo, hi)
     left, right = st.columns(2)
     beam = left.slider(_("Beam size"), 1, 5, key="cap_beam", help=_("1 = greedy decoding"))
-    samples = right.slider(_("Hard-attention samples N"), 1, 50, key="cap_n",
-                           help=_("How many times the hard model samples one location per word"))  # fmt: skip
+    samples = right.slider(
+        _("Hard-attention samples N"),
+        1,
+        50,
+        key="cap_n",
+        help=_("How many times the hard model samples one location per word"),
+    )
     write_params(cap_beam=beam, cap_n=samples)
     return CaptionSettings(int(beam), int(samples))
 
@@ -180,10 +187,14 @@ def maps_document(image_source: str, results: dict[str, CaptionResult]) -> dict:
     for name, r in results.items():
         doc["grid"] = int(r.alphas.shape[-1]) if r.alphas.size else doc["grid"]
         doc["models"][name] = {
-            "attention": r.attention, "words": r.words, "alphas": r.alphas, "betas": r.betas,
-            "alpha_sum": r.alpha_sum, "word_log_probs": r.word_log_probs,
+            "attention": r.attention,
+            "words": r.words,
+            "alphas": r.alphas,
+            "betas": r.betas,
+            "alpha_sum": r.alpha_sum,
+            "word_log_probs": r.word_log_probs,
             "sampled_locations": r.locations,
-        }  # fmt: skip
+        }
     return doc
 
 
@@ -193,11 +204,16 @@ def card_line(name: str) -> str:
     if card is None or "exact_match" not in card.metrics:
         return ""
     test, data = card.metrics, card.data
-    return _("Test ({scenes} fresh scenes, seed {seed}): exact match {exact:.1%}, localization "
-             "{localization:.1%}, BLEU-4 {bleu:.1f}").format(
-        scenes=data.get("test_scenes"), seed=data.get("test_seed"), exact=test["exact_match"],
-        localization=test.get("localization", 0), bleu=test.get("bleu4", 0),
-    )  # fmt: skip
+    return _(
+        "Test ({scenes} fresh scenes, seed {seed}): exact match {exact:.1%}, localization "
+        "{localization:.1%}, BLEU-4 {bleu:.1f}"
+    ).format(
+        scenes=data.get("test_scenes"),
+        seed=data.get("test_seed"),
+        exact=test["exact_match"],
+        localization=test.get("localization", 0),
+        bleu=test.get("bleu4", 0),
+    )
 
 
 def dumps(doc: dict) -> str:
@@ -254,9 +270,12 @@ def upload_ui() -> tuple[np.ndarray | None, str | None]:
     # Any file type, and up to server.maxUploadSize (25 MB): the page checks type and size itself
     # and says in words why a file is refused (the browser's filter showed only a red icon).
     file = st.file_uploader(
-        _("PNG, JPEG or WebP, up to 10 MB"), key="cap_upload",
-        help=_("The models were trained only on emoji scenes: they know only the scene vocabulary."),
-    )  # fmt: skip
+        _("PNG, JPEG or WebP, up to 10 MB"),
+        key="cap_upload",
+        help=_(
+            "The models were trained only on emoji scenes: they know only the scene vocabulary."
+        ),
+    )
     if file is None:
         return None, None
     if file.size > MAX_BYTES:

@@ -47,5 +47,6 @@ def plotly_chart(
         st.plotly_chart(fig, key=key, config=PLOTLY_CONFIG, theme=None)
         return
     fig.update_layout(clickmode="event+select", dragmode=False)
-    st.plotly_chart(fig, key=key, config=PLOTLY_CONFIG, theme=None, on_select=on_select,
-                    selection_mode="points")  # fmt: skip
+    st.plotly_chart(
+        fig, key=key, config=PLOTLY_CONFIG, theme=None, on_select=on_select, selection_mode="points"
+    )

@@ -44,9 +44,14 @@ def download_csv(
     arr, rows, cols = np.array(matrix, dtype=float), list(row_labels), list(col_labels)
     _check_shape(arr, rows, cols)  # now, not at the click
     st.download_button(
-        label, lambda: matrix_csv(arr, rows, cols), file_name=filename,
-        mime="text/csv", key=key, icon=":material/download:", on_click="ignore",
-    )  # fmt: skip
+        label,
+        lambda: matrix_csv(arr, rows, cols),
+        file_name=filename,
+        mime="text/csv",
+        key=key,
+        icon=":material/download:",
+        on_click="ignore",
+    )
 
 
 def _jsonable(obj: object) -> object:
@@ -65,9 +70,14 @@ def download_json(
     button is clicked. ``label``: translated text (default 'Download JSON')."""
     label = _("Download JSON") if label is None else label
     st.download_button(
-        label, lambda: json_text(data), file_name=filename, mime="application/json", key=key,
-        icon=":material/download:", on_click="ignore",
-    )  # fmt: skip
+        label,
+        lambda: json_text(data),
+        file_name=filename,
+        mime="application/json",
+        key=key,
+        icon=":material/download:",
+        on_click="ignore",
+    )
 
 
 def json_text(data: object) -> str:

@@ -80,7 +80,7 @@ def reported(func: Callable[P, R]) -> Callable[P, R | None]:
     return guarded
 
 
-def fragment(func: Callable[P, R] | None = None, /, **options: object):  # noqa: ANN201
+def fragment(func: Callable[P, R] | None = None, /, **options: object):
     """``@st.fragment`` (or ``@fragment(run_every=...)``) for a page section whose unexpected
     errors are reported with an id: the fragment's own reruns do not pass through ``app.py``'s
     :func:`run_page`."""

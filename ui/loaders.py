@@ -98,8 +98,10 @@ def missing_model_ui(error: CheckpointError, note: str = "") -> None:
     off = _("The **{name}** model is not available yet, so this part of the page is off.").format(
         name=error.name
     )
-    st.error(" ".join(part for part in (off, error.reason, note) if part),
-             icon=":material/model_training:")  # fmt: skip
+    st.error(
+        " ".join(part for part in (off, error.reason, note) if part),
+        icon=":material/model_training:",
+    )
     st.code(error.command, language="bash", wrap_lines=True)
 
 

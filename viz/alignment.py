@@ -37,9 +37,16 @@ def alignment_heatmap(
     z = as_matrix(weights)
     zmax = max(1e-12, float(z.max())) if z.size else 1.0
     fig = matrix_heatmap(
-        z, source_tokens, target_tokens, title=title, show_values=show_values, zmin=0.0,
-        zmax=zmax, axis_names=(_("target"), _("source")), value_name=_("weight"),
-    )  # fmt: skip
+        z,
+        source_tokens,
+        target_tokens,
+        title=title,
+        show_values=show_values,
+        zmin=0.0,
+        zmax=zmax,
+        axis_names=(_("target"), _("source")),
+        value_name=_("weight"),
+    )
     fig.update_layout(height=max(360, 26 * z.shape[0] + 160))
     return fig
 
@@ -77,6 +84,31 @@ def alignment_lines(
     span = max(n_src, n_tgt, 2) - 1
     y_src = [j * span / max(n_src - 1, 1) for j in range(n_src)]
     y_tgt = [i * span / max(n_tgt - 1, 1) for i in range(n_tgt)]
+    traces = [
+        *_lines(z, (xs, ys), (y_src, y_tgt), threshold),
+        _token_column(0.0, y_src, xs, "left", "source"),
+        _token_column(1.0, y_tgt, ys, "right", "target"),
+    ]
+    layout = {
+        "title": {"text": title},
+        "margin": _MARGIN,
+        "height": max(320, 22 * span + 100),
+        "xaxis": {"visible": False, "range": [-1.0, 2.0]},
+        "yaxis": {"visible": False, "autorange": "reversed"},
+    }
+    return go.Figure({"data": traces, "layout": layout})  # validated once
+
+
+def _lines(
+    z: np.ndarray,
+    labels: tuple[list[str], list[str]],
+    heights: tuple[list[float], list[float]],
+    threshold: float,
+) -> list[dict]:
+    """The lines of ``alignment_lines``: one trace per weight class (LINE_BINS), then invisible
+    markers at the lines' midpoints that carry the hover text. ``labels`` and ``heights`` are
+    (source, target) token labels and their y positions."""
+    (xs, ys), (y_src, y_tgt) = labels, heights
     traces: list[dict] = []
     mids: tuple[list[float], list[float], list[str]] = ([], [], [])
     hover = _("source: {source}<br>target: {target}<br>weight: {weight:.3f}")
@@ -91,25 +123,37 @@ def alignment_lines(
             mids[0].append(0.5)
             mids[1].append((y_src[j] + y_tgt[i]) / 2)
             mids[2].append(hover.format(source=xs[j], target=ys[i], weight=w))
-        level = (b + 1) / LINE_BINS
-        traces.append({
-            "type": "scatter", "x": lx, "y": ly, "mode": "lines", "hoverinfo": "skip",
-            "showlegend": False, "line": {"color": INK, "width": 0.5 + 6 * level},
-            "opacity": 0.15 + 0.85 * level,
-        })  # fmt: skip
-    traces += [
-        {"type": "scatter", "x": mids[0], "y": mids[1], "mode": "markers", "showlegend": False,
-         "marker": {"size": 6, "opacity": 0}, "customdata": mids[2], "name": "weights",
-         "hovertemplate": "%{customdata}<extra></extra>"},
-        _token_column(0.0, y_src, xs, "left", "source"),
-        _token_column(1.0, y_tgt, ys, "right", "target"),
-    ]  # fmt: skip
-    layout = {
-        "title": {"text": title}, "margin": _MARGIN, "height": max(320, 22 * span + 100),
-        "xaxis": {"visible": False, "range": [-1.0, 2.0]},
-        "yaxis": {"visible": False, "autorange": "reversed"},
-    }  # fmt: skip
-    return go.Figure({"data": traces, "layout": layout})  # validated once
+        traces.append(_bin_trace(lx, ly, (b + 1) / LINE_BINS))
+    return [*traces, _midpoints(*mids)]
+
+
+def _bin_trace(lx: list[float | None], ly: list[float | None], level: float) -> dict:
+    """The lines of one weight class; ``level`` in (0, 1] sets their width and opacity."""
+    return {
+        "type": "scatter",
+        "x": lx,
+        "y": ly,
+        "mode": "lines",
+        "hoverinfo": "skip",
+        "showlegend": False,
+        "line": {"color": INK, "width": 0.5 + 6 * level},
+        "opacity": 0.15 + 0.85 * level,
+    }
+
+
+def _midpoints(x: list[float], y: list[float], hover: list[str]) -> dict:
+    """Invisible markers at the lines' midpoints, with each line's hover text."""
+    return {
+        "type": "scatter",
+        "x": x,
+        "y": y,
+        "mode": "markers",
+        "showlegend": False,
+        "marker": {"size": 6, "opacity": 0},
+        "customdata": hover,
+        "name": "weights",
+        "hovertemplate": "%{customdata}<extra></extra>",
+    }
 
 
 def _token_column(x: float, ys: list[float], labels: list[str], side: str, name: str) -> dict:
@@ -117,11 +161,17 @@ def _token_column(x: float, ys: list[float], labels: list[str], side: str, name:
     beside them."""
     hover = _("source: %{text}") if name == "source" else _("target: %{text}")
     return {
-        "type": "scatter", "x": [x] * len(ys), "y": ys, "mode": "markers+text", "text": labels,
-        "textposition": f"middle {side}", "name": name, "showlegend": False,
+        "type": "scatter",
+        "x": [x] * len(ys),
+        "y": ys,
+        "mode": "markers+text",
+        "text": labels,
+        "textposition": f"middle {side}",
+        "name": name,
+        "showlegend": False,
         "marker": {"size": 7, "color": ACCENT if name == "target" else INK},
         "hovertemplate": hover + "<extra></extra>",
-    }  # fmt: skip
+    }
 
 
 def row_entropy(weights: object) -> np.ndarray:
@@ -145,12 +195,19 @@ def entropy_bars(
         if h.size != len(ticks):
             raise ValueError(f"{name}: {h.size} rows but {len(ticks)} target tokens")
         fig.add_bar(
-            x=list(range(h.size)), y=h, name=name, customdata=ticks,
+            x=list(range(h.size)),
+            y=h,
+            name=name,
+            customdata=ticks,
             hovertemplate=_("%{customdata}: %{y:.2f} bits") + f"<extra>{escape([name])[0]}</extra>",
-        )  # fmt: skip
+        )
     if n_src:
-        fig.add_hline(y=float(np.log2(max(n_src))), line_dash="dash", line_color="#555",
-                      annotation_text=_("flat (log2 T_src)"))  # fmt: skip
+        fig.add_hline(
+            y=float(np.log2(max(n_src))),
+            line_dash="dash",
+            line_color="#555",
+            annotation_text=_("flat (log2 T_src)"),
+        )
     fig.update_xaxes(tickmode="array", tickvals=list(range(len(ticks))), ticktext=ticks)
     fig.update_layout(title={"text": title}, yaxis_title=_("entropy (bits)"), barmode="group")
     fig.update_layout(margin=_MARGIN)
@@ -166,13 +223,21 @@ def token_prob_bars(
     colours = [ACCENT if v < low else INK for v in p]
     fig = go.Figure(
         go.Bar(
-            x=list(range(p.size)), y=p, marker_color=colours, customdata=ticks,
-            text=[f"{v:.2f}" for v in p], textposition="auto",
+            x=list(range(p.size)),
+            y=p,
+            marker_color=colours,
+            customdata=ticks,
+            text=[f"{v:.2f}" for v in p],
+            textposition="auto",
             hovertemplate="%{customdata}: p = %{y:.3f}<extra></extra>",
         )
-    )  # fmt: skip
-    fig.add_hline(y=low, line_dash="dash", line_color=ACCENT,
-                  annotation_text=_("low (< {low:g})").format(low=low))  # fmt: skip
+    )
+    fig.add_hline(
+        y=low,
+        line_dash="dash",
+        line_color=ACCENT,
+        annotation_text=_("low (< {low:g})").format(low=low),
+    )
     fig.update_xaxes(tickmode="array", tickvals=list(range(p.size)), ticktext=ticks)
     fig.update_yaxes(range=[0, 1.05], title={"text": _("probability")})
     fig.update_layout(title={"text": title}, margin=_MARGIN)
@@ -198,12 +263,22 @@ def local_heatmap(
     fig = alignment_heatmap(z, source_tokens, target_tokens, title=title)
     rows = list(range(z.shape[0]))
     for k, name in ((0, "p_t - D"), (1, "p_t + D")):
-        fig.add_scatter(x=bounds[:, k], y=rows, mode="lines", name=name,
-                        line={"color": "#555", "dash": "dot", "width": 1})  # fmt: skip
+        fig.add_scatter(
+            x=bounds[:, k],
+            y=rows,
+            mode="lines",
+            name=name,
+            line={"color": "#555", "dash": "dot", "width": 1},
+        )
     fig.add_scatter(
-        x=centres, y=rows, mode="lines+markers", name="p_t", line={"color": ACCENT, "width": 3},
-        marker={"size": 7}, hovertemplate=_("step %{y}: p_t = %{x:.2f}") + "<extra></extra>",
-    )  # fmt: skip
+        x=centres,
+        y=rows,
+        mode="lines+markers",
+        name="p_t",
+        line={"color": ACCENT, "width": 3},
+        marker={"size": 7},
+        hovertemplate=_("step %{y}: p_t = %{x:.2f}") + "<extra></extra>",
+    )
     # the legend in its own row at the bottom of the figure, under the axis title
     fig.update_layout(**legend_below(fig.layout.margin.to_plotly_json()))
     return fig
@@ -225,25 +300,58 @@ def step_figure(
     cand = escape([str(tok) for tok, __ in candidates])
     probs = [float(p) for __, p in candidates]
     weights = go.Bar(
-        x=list(range(w.size)), y=w, marker_color=INK, customdata=ticks, name="weights",
+        x=list(range(w.size)),
+        y=w,
+        marker_color=INK,
+        customdata=ticks,
+        name="weights",
         hovertemplate="%{customdata}: %{y:.3f}<extra>" + _("weight") + "</extra>",
-    )  # fmt: skip
+    )
     top = go.Bar(
-        x=probs, y=list(range(len(probs))), orientation="h", marker_color=ACCENT, name="top-k",
-        customdata=cand, text=[f"{p:.3f}" for p in probs], textposition="inside",
+        x=probs,
+        y=list(range(len(probs))),
+        orientation="h",
+        marker_color=ACCENT,
+        name="top-k",
+        customdata=cand,
+        text=[f"{p:.3f}" for p in probs],
+        textposition="inside",
         hovertemplate="%{customdata}: %{x:.3f}<extra>" + _("probability") + "</extra>",
-        xaxis="x2", yaxis="y2",
-    )  # fmt: skip
+        xaxis="x2",
+        yaxis="y2",
+    )
+    return go.Figure([weights, top], _step_layout(shown, ticks, cand, title))
+
+
+def _step_layout(shown: list[str], ticks: list[str], cand: list[str], title: str) -> dict:
+    """The two axes of ``step_figure`` side by side: weights over the source tokens (``shown``,
+    escaped as ``ticks``) on the left, the candidates ``cand`` on the right."""
     margin, angle = fitted_margin(shown, ["0.8"], right=20)
-    layout = {
-        "title": {"text": title}, "margin": margin, "showlegend": False, "height": 400,
-        "xaxis": {"domain": [0, 0.6], "tickmode": "array", "tickvals": list(range(w.size)),
-                  "ticktext": ticks, "title": {"text": _("source (attention weights)")},
-                  "tickangle": angle},
+    return {
+        "title": {"text": title},
+        "margin": margin,
+        "showlegend": False,
+        "height": 400,
+        "xaxis": {
+            "domain": [0, 0.6],
+            "tickmode": "array",
+            "tickvals": list(range(len(ticks))),
+            "ticktext": ticks,
+            "title": {"text": _("source (attention weights)")},
+            "tickangle": angle,
+        },
         "yaxis": {"range": [0, 1.05], "title": {"text": _("weight")}},
-        "xaxis2": {"domain": [0.72, 1], "anchor": "y2", "range": [0, 1.05],
-                   "title": {"text": _("next-token probability")}},
-        "yaxis2": {"anchor": "x2", "tickmode": "array", "tickvals": list(range(len(cand))),
-                   "ticktext": cand, "autorange": "reversed"},
-    }  # fmt: skip
-    return go.Figure([weights, top], layout)
+        "xaxis2": {
+            "domain": [0.72, 1],
+            "anchor": "y2",
+            "range": [0, 1.05],
+            "title": {"text": _("next-token probability")},
+        },
+        "yaxis2": {
+            "anchor": "x2",
+            "tickmode": "array",
+            "tickvals": list(range(len(cand))),
+            "ticktext": cand,
+            "autorange": "reversed",
+        },
+    }

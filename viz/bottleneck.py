@@ -45,8 +45,10 @@ def bucket_points(
     if which == "test":
         sets = [("test", card.get("bleu_by_length") or {})]
     else:
-        sets = [(name, (entry or {}).get("bleu_by_length") or {})
-                for name, entry in sorted((card.get("long_sets") or {}).items())]  # fmt: skip
+        sets = [
+            (name, (entry or {}).get("bleu_by_length") or {})
+            for name, entry in sorted((card.get("long_sets") or {}).items())
+        ]
     points: dict[int, tuple[int, float, int, str]] = {}
     for set_name, buckets in sets:
         for bucket, row in buckets.items():
@@ -65,15 +67,20 @@ def _series(fig: go.Figure, name: str, pts: list, joined: bool) -> None:
     colour, marker = MODEL_STYLE.get(name, ("#555555", "circle"))
     label = escape([name])[0]
     fig.add_scatter(
-        x=[p[0] for p in pts], y=[p[1] for p in pts], mode="lines+markers",
+        x=[p[0] for p in pts],
+        y=[p[1] for p in pts],
+        mode="lines+markers",
         name=_("{model} (joined pairs)").format(model=label) if joined else label,
-        legendgroup=label, showlegend=not joined,
+        legendgroup=label,
+        showlegend=not joined,
         line={"color": colour, "dash": "dot" if joined else "solid", "width": 2 if joined else 2.5},
         marker={"symbol": f"{marker}-open" if joined and marker != "x" else marker, "size": 9},
         customdata=[[p[2], _(SET_LABELS[p[3]]) if p[3] in SET_LABELS else p[3]] for p in pts],
-        hovertemplate=_("{model}<br>BLEU %{{y:.1f}}<br>n = %{{customdata[0]}} sentences "
-                        "(%{{customdata[1]}})<extra></extra>").format(model=label),
-    )  # fmt: skip
+        hovertemplate=_(
+            "{model}<br>BLEU %{{y:.1f}}<br>n = %{{customdata[0]}} sentences "
+            "(%{{customdata[1]}})<extra></extra>"
+        ).format(model=label),
+    )
 
 
 def bleu_by_length_chart(cards: Mapping[str, Mapping], *, title: str = "") -> go.Figure:
@@ -86,16 +93,21 @@ def bleu_by_length_chart(cards: Mapping[str, Mapping], *, title: str = "") -> go
             if pts:
                 _series(fig, name, pts, joined)
     fig.update_xaxes(
-        tickmode="array", tickvals=list(range(len(BUCKET_ORDER))),
+        tickmode="array",
+        tickvals=list(range(len(BUCKET_ORDER))),
         ticktext=[_("{bucket} words").format(bucket=b) for b in BUCKET_ORDER],
         title={"text": _("Source sentence length")},
-        range=[-0.3, len(BUCKET_ORDER) - 0.7], showgrid=True,
-    )  # fmt: skip
+        range=[-0.3, len(BUCKET_ORDER) - 0.7],
+        showgrid=True,
+    )
     fig.update_yaxes(title={"text": _("BLEU score")}, rangemode="tozero", showgrid=True)
     fig.update_layout(
-        title={"text": title}, margin={"l": 10, "r": 10, "t": 50, "b": 10}, plot_bgcolor="white",
-        legend={"title": {"text": _("model (dotted: joined pairs)")}}, height=460,
-    )  # fmt: skip
+        title={"text": title},
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        plot_bgcolor="white",
+        legend={"title": {"text": _("model (dotted: joined pairs)")}},
+        height=460,
+    )
     fig.update_xaxes(gridcolor="#ddd", linecolor="#333", mirror=True)
     fig.update_yaxes(gridcolor="#ddd", linecolor="#333", mirror=True)
     return fig
@@ -114,12 +126,21 @@ def gradient_norm_plot(
             raise ValueError(f"{name}: {y.size} norms but {n} source tokens")
         colour, marker = MODEL_STYLE.get(name, ("#0072B2", "circle"))
         fig.add_scatter(
-            x=list(range(n)), y=np.maximum(y, 1e-12), mode="lines+markers", name=escape([name])[0],
-            line={"color": colour}, marker={"symbol": marker}, customdata=ticks,
+            x=list(range(n)),
+            y=np.maximum(y, 1e-12),
+            mode="lines+markers",
+            name=escape([name])[0],
+            line={"color": colour},
+            marker={"symbol": marker},
+            customdata=ticks,
             hovertemplate="%{customdata}: %{y:.2e}<extra>" + escape([name])[0] + "</extra>",
-        )  # fmt: skip
-    fig.update_xaxes(tickmode="array", tickvals=list(range(n)), ticktext=ticks,
-                     title={"text": _("source position j (h_T is read after the last one)")})  # fmt: skip
+        )
+    fig.update_xaxes(
+        tickmode="array",
+        tickvals=list(range(n)),
+        ticktext=ticks,
+        title={"text": _("source position j (h_T is read after the last one)")},
+    )
     fig.update_yaxes(type="log", title={"text": "||d h_T / d x_j||"})
     fig.update_layout(title={"text": title}, margin={"l": 10, "r": 10, "t": 50, "b": 10})
     return fig

@@ -66,17 +66,30 @@ def _hover_heatmap(alpha: np.ndarray, word: str, x0: float, cell: float) -> go.H
         for r in range(g)
     ]
     return go.Heatmap(
-        z=alpha, x=x0 + (np.arange(g) + 0.5) * cell, y=(np.arange(g) + 0.5) * cell, text=text,
-        hoverinfo="text", opacity=0.0, showscale=False, name=word,
-    )  # fmt: skip
+        z=alpha,
+        x=x0 + (np.arange(g) + 0.5) * cell,
+        y=(np.arange(g) + 0.5) * cell,
+        text=text,
+        hoverinfo="text",
+        opacity=0.0,
+        showscale=False,
+        name=word,
+    )
 
 
 def _image_axes(fig: go.Figure, width: float, height: float) -> None:
     fig.update_xaxes(range=[0, width], showgrid=False, zeroline=False, constrain="domain")
-    fig.update_yaxes(range=[height, 0], showgrid=False, zeroline=False, showticklabels=False,
-                     scaleanchor="x", constrain="domain")  # fmt: skip
-    fig.update_layout(margin={"l": 10, "r": 10, "t": 40, "b": 40}, plot_bgcolor="white",
-                      paper_bgcolor="white")  # fmt: skip
+    fig.update_yaxes(
+        range=[height, 0],
+        showgrid=False,
+        zeroline=False,
+        showticklabels=False,
+        scaleanchor="x",
+        constrain="domain",
+    )
+    fig.update_layout(
+        margin={"l": 10, "r": 10, "t": 40, "b": 40}, plot_bgcolor="white", paper_bgcolor="white"
+    )
 
 
 def word_strip_figure(
@@ -113,19 +126,32 @@ def _markers(locations: np.ndarray | None, t: int, grid: int, cell: float) -> go
     )
     n = locations.shape[0] if locations is not None else 0
     return go.Scatter(
-        x=[(c + 0.5) * cell for __, c, __ in rows], y=[(r + 0.5) * cell for r, __, __ in rows],
-        mode="markers", name=_("sampled locations"),
-        marker={"size": [10 + 30 * (k / max(1, n)) ** 0.5 for __, __, k in rows],
-                "color": "rgba(0,0,0,0)", "line": {"color": MARKER_COLOUR, "width": 3}},
-        text=[_("cell ({row}, {col}): {k} of {n} samples").format(row=r, col=c, k=k, n=n)
-              for r, c, k in rows], hoverinfo="text",
-    )  # fmt: skip
+        x=[(c + 0.5) * cell for __, c, __ in rows],
+        y=[(r + 0.5) * cell for r, __, __ in rows],
+        mode="markers",
+        name=_("sampled locations"),
+        marker={
+            "size": [10 + 30 * (k / max(1, n)) ** 0.5 for __, __, k in rows],
+            "color": "rgba(0,0,0,0)",
+            "line": {"color": MARKER_COLOUR, "width": 3},
+        },
+        text=[
+            _("cell ({row}, {col}): {k} of {n} samples").format(row=r, col=c, k=k, n=n)
+            for r, c, k in rows
+        ],
+        hoverinfo="text",
+    )
 
 
 def attention_player_figure(
-    image: np.ndarray, alphas: np.ndarray, words: list[str], *,
-    locations: np.ndarray | None = None, size: int = 280, title: str = "",
-) -> go.Figure:  # fmt: skip
+    image: np.ndarray,
+    alphas: np.ndarray,
+    words: list[str],
+    *,
+    locations: np.ndarray | None = None,
+    size: int = 280,
+    title: str = "",
+) -> go.Figure:
     """One large panel with a word slider and a play button (plotly frames); with ``locations``
     (N, T) the hard model's sampled cells for the shown word are drawn as markers."""
     arr = _check(alphas, words)
@@ -145,18 +171,42 @@ def attention_player_figure(
     fig.frames = [go.Frame(data=traces(t), name=str(t)) for t in range(len(words))]
     _image_axes(fig, size, size)
     fig.update_xaxes(showticklabels=False)
-    steps = [{"label": w, "method": "animate",
-              "args": [[str(t)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True}}]}
-             for t, w in enumerate(words)]  # fmt: skip
-    play = {"label": _("▶ play"), "method": "animate",
-            "args": [None, {"frame": {"duration": 700, "redraw": True}, "fromcurrent": True}]}  # fmt: skip
-    fig.update_layout(
-        title=title, height=size + 170, showlegend=False,
-        sliders=[{"steps": steps, "active": 0, "currentvalue": {"prefix": _("word: ")}, "pad": {"t": 10}}],
-        updatemenus=[{"type": "buttons", "buttons": [play], "x": 0, "y": -0.02, "xanchor": "left",
-                      "yanchor": "top", "direction": "left", "showactive": False}],
-    )  # fmt: skip
+    fig.update_layout(title=title, height=size + 170, showlegend=False, **_player_controls(words))
     return fig
+
+
+def _player_controls(words: list[str]) -> dict:
+    """Layout entries for the word slider and the play button that drive the player's frames."""
+    steps = [
+        {
+            "label": w,
+            "method": "animate",
+            "args": [[str(t)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True}}],
+        }
+        for t, w in enumerate(words)
+    ]
+    play = {
+        "label": _("▶ play"),
+        "method": "animate",
+        "args": [None, {"frame": {"duration": 700, "redraw": True}, "fromcurrent": True}],
+    }
+    return {
+        "sliders": [
+            {"steps": steps, "active": 0, "currentvalue": {"prefix": _("word: ")}, "pad": {"t": 10}}
+        ],
+        "updatemenus": [
+            {
+                "type": "buttons",
+                "buttons": [play],
+                "x": 0,
+                "y": -0.02,
+                "xanchor": "left",
+                "yanchor": "top",
+                "direction": "left",
+                "showactive": False,
+            }
+        ],
+    }
 
 
 def alpha_sum_figure(alpha_sum: np.ndarray, *, title: str = "") -> go.Figure:
@@ -165,10 +215,20 @@ def alpha_sum_figure(alpha_sum: np.ndarray, *, title: str = "") -> go.Figure:
     if arr.ndim != 2:
         raise ValueError(f"sum of alphas must be 2-D, got shape {arr.shape}")
     line = _("cell ({row}, {col})<br>Σ_t α = {value:.3f}")
-    text = [[line.format(row=r, col=c, value=arr[r, c]) for c in range(arr.shape[1])]
-            for r in range(arr.shape[0])]  # fmt: skip
-    fig = go.Figure(go.Heatmap(z=arr, text=text, hoverinfo="text", colorscale="Viridis", zmin=0,
-                               colorbar={"title": "Σ_t α"}))  # fmt: skip
+    text = [
+        [line.format(row=r, col=c, value=arr[r, c]) for c in range(arr.shape[1])]
+        for r in range(arr.shape[0])
+    ]
+    fig = go.Figure(
+        go.Heatmap(
+            z=arr,
+            text=text,
+            hoverinfo="text",
+            colorscale="Viridis",
+            zmin=0,
+            colorbar={"title": "Σ_t α"},
+        )
+    )
     fig.update_yaxes(autorange="reversed", scaleanchor="x")
     fig.update_layout(title=title, height=360, margin={"l": 10, "r": 10, "t": 40, "b": 10})
     return fig
@@ -182,8 +242,19 @@ def beta_figure(series: dict[str, tuple[list[str], np.ndarray]], *, title: str =
         if b.shape != (len(words),):
             raise ValueError(f"{name}: {b.shape[0] if b.ndim else 0} betas for {len(words)} words")
         labels = [f"{t + 1}. {w}" for t, w in enumerate(words)]
-        fig.add_trace(go.Bar(x=labels, y=b, name=name,
-                             hovertemplate="%{x}<br>β = %{y:.3f}<extra>" + name + "</extra>"))  # fmt: skip
-    fig.update_layout(title=title, barmode="group", height=320, yaxis={"range": [0, 1], "title": "β"},
-                      margin={"l": 10, "r": 10, "t": 40, "b": 10})  # fmt: skip
+        fig.add_trace(
+            go.Bar(
+                x=labels,
+                y=b,
+                name=name,
+                hovertemplate="%{x}<br>β = %{y:.3f}<extra>" + name + "</extra>",
+            )
+        )
+    fig.update_layout(
+        title=title,
+        barmode="group",
+        height=320,
+        yaxis={"range": [0, 1], "title": "β"},
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+    )
     return fig

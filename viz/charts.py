@@ -14,8 +14,12 @@ from viz.heatmaps import WEIGHT, label_separator
 
 COLOURS = {"query": "#D55E00", "keys": "#0072B2", "values": "#009E73", "context": "#000000"}
 # The vector diagram's groups: id (its colour) -> its name in the legend, translated when shown.
-GROUPS = {"keys": N_("keys"), "values": N_("values"), "query": N_("query"),
-          "context": N_("context")}  # fmt: skip
+GROUPS = {
+    "keys": N_("keys"),
+    "values": N_("values"),
+    "query": N_("query"),
+    "context": N_("context"),
+}
 
 
 def weights_bar(
@@ -42,21 +46,38 @@ def weights_bar(
     shown = check_labels(labels, n, f"labels vs {n} values")
     ticks = escape(shown)
     bars = [
-        {"type": "bar", "x": list(range(n)), "y": arr, "name": name,
-         "text": [f"{v:.3f}" for v in arr], "textposition": "auto", "customdata": ticks,
-         "hovertemplate": "%{customdata}" + sep + "%{y:.3f}<extra>" + name + "</extra>"}
+        {
+            "type": "bar",
+            "x": list(range(n)),
+            "y": arr,
+            "name": name,
+            "text": [f"{v:.3f}" for v in arr],
+            "textposition": "auto",
+            "customdata": ticks,
+            "hovertemplate": "%{customdata}" + sep + "%{y:.3f}<extra>" + name + "</extra>",
+        }
         for name, arr in arrays.items()
-    ]  # fmt: skip
+    ]
     margin, angle = fitted_margin(
-        shown, number_labels(arrays.values()), x_title=False,
-        right=20 if len(arrays) == 1 else LEGEND_PX + widest_px(list(arrays)),  # room for the legend
-    )  # fmt: skip
+        shown,
+        number_labels(arrays.values()),
+        x_title=False,
+        right=20
+        if len(arrays) == 1
+        else LEGEND_PX + widest_px(list(arrays)),  # room for the legend
+    )
     layout = {
-        "title": {"text": title}, "barmode": "group", "margin": margin,
-        "xaxis": {"tickmode": "array", "tickvals": list(range(n)), "ticktext": ticks,
-                  "tickangle": angle},
+        "title": {"text": title},
+        "barmode": "group",
+        "margin": margin,
+        "xaxis": {
+            "tickmode": "array",
+            "tickvals": list(range(n)),
+            "ticktext": ticks,
+            "tickangle": angle,
+        },
         "yaxis": {"title": {"text": y_title}},
-    }  # fmt: skip
+    }
     # built as plain dicts and validated once: the anatomy page redraws this on every edit
     return go.Figure({"data": bars, "layout": layout})
 
@@ -76,16 +97,38 @@ def _arrows(
         ys += [0.0, float(y), None]
     colour = COLOURS.get(group, "#555555")
     return [
-        {"type": "scatter", "x": xs, "y": ys, "mode": "lines+markers", "name": label,
-         "line": {"color": colour, "dash": dash}, "hoverinfo": "skip",
-         "marker": {"symbol": "arrow", "angleref": "previous", "size": [0, 13, 0] * len(points),
-                    "color": colour}},
-        {"type": "scatter", "x": points[:, 0], "y": points[:, 1], "mode": "text",
-         "text": escape(names), "textposition": "top center", "textfont": {"color": colour},
-         "name": f"{group} tips", "showlegend": False,
-         "hovertemplate": "%{text}" + label_separator() + "(%{x:.3f}, %{y:.3f})<extra>" + label
-                          + "</extra>"},
-    ]  # fmt: skip
+        {
+            "type": "scatter",
+            "x": xs,
+            "y": ys,
+            "mode": "lines+markers",
+            "name": label,
+            "line": {"color": colour, "dash": dash},
+            "hoverinfo": "skip",
+            "marker": {
+                "symbol": "arrow",
+                "angleref": "previous",
+                "size": [0, 13, 0] * len(points),
+                "color": colour,
+            },
+        },
+        {
+            "type": "scatter",
+            "x": points[:, 0],
+            "y": points[:, 1],
+            "mode": "text",
+            "text": escape(names),
+            "textposition": "top center",
+            "textfont": {"color": colour},
+            "name": f"{group} tips",
+            "showlegend": False,
+            "hovertemplate": "%{text}"
+            + label_separator()
+            + "(%{x:.3f}, %{y:.3f})<extra>"
+            + label
+            + "</extra>",
+        },
+    ]
 
 
 def _as_points(arr: object, name: str) -> np.ndarray:
@@ -119,11 +162,17 @@ def vector_diagram(
     traces = [
         *_arrows(k, [f"k:{n}" for n in names], "keys", "dot", shown["keys"]),
         *_arrows(v, [f"v:{n}" for n in names], "values", "solid", shown["values"]),
-        *_arrows(_as_points(query, "query")[:1], [shown["query"]], "query", "solid",
-                 shown["query"]),
-        *_arrows(_as_points(context, "context")[:1], [shown["context"]], "context", "solid",
-                 shown["context"]),
-    ]  # fmt: skip
+        *_arrows(
+            _as_points(query, "query")[:1], [shown["query"]], "query", "solid", shown["query"]
+        ),
+        *_arrows(
+            _as_points(context, "context")[:1],
+            [shown["context"]],
+            "context",
+            "solid",
+            shown["context"],
+        ),
+    ]
     for name, vec in (extra or {}).items():
         traces += _arrows(_as_points(vec, name)[:1], [name], name, "dash")
     legend = [*shown.values(), *(extra or {})]

@@ -76,34 +76,60 @@ def matrix_heatmap(
     ys = check_labels(y_labels, n_rows, f"y labels ({axis_names[0]}) vs {n_rows} rows")
     xs = check_labels(x_labels, n_cols, f"x labels ({axis_names[1]}) vs {n_cols} columns")
     trace = {
-        "type": "heatmap", "z": z, "x": np.arange(n_cols), "y": np.arange(n_rows),
-        "colorscale": colorscale, "zmin": zmin, "zmax": zmax, "zmid": zmid,
+        "type": "heatmap",
+        "z": z,
+        "x": np.arange(n_cols),
+        "y": np.arange(n_rows),
+        "colorscale": colorscale,
+        "zmin": zmin,
+        "zmax": zmax,
+        "zmid": zmid,
         "colorbar": {"title": {"text": value_name}},
-    }  # fmt: skip
-    if z.size <= HOVER_CELL_LIMIT:
-        trace["customdata"] = _hover_text(ys, xs, z, axis_names, value_name)
-        trace["hovertemplate"] = "%{customdata}<extra></extra>"
-    else:
-        sep = label_separator()
-        trace["hovertemplate"] = (
-            f"{axis_names[0]} #%{{y}}<br>{axis_names[1]} #%{{x}}<br>"
-            f"{value_name}{sep}%{{z:.3f}}<extra></extra>"
-        )
+    } | _hover(ys, xs, z, axis_names, value_name)
     if show_values is None:
         show_values = z.size <= SMALL_MATRIX_CELLS
     if show_values:
         trace["texttemplate"] = "%{z:.2f}"
-    (xaxis, shown_x), (yaxis, shown_y) = (
-        _token_axis(xs, axis_names[1], plain=x_labels is None),
-        _token_axis(ys, axis_names[0], plain=y_labels is None),
-    )
-    margin, angle = fitted_margin(shown_x, shown_y, colorbar_title=value_name)
-    layout = {
-        "title": {"text": title}, "margin": margin,
-        "xaxis": xaxis | {"tickangle": angle}, "yaxis": yaxis | {"autorange": "reversed"},
-    }  # fmt: skip
+    plain = (x_labels is None, y_labels is None)
+    layout = {"title": {"text": title}} | _matrix_layout(xs, ys, plain, axis_names, value_name)
     # built as plain dicts and validated once: pages redraw heatmaps on every edit
     return go.Figure({"data": [trace], "layout": layout})
+
+
+def _hover(ys: list[str], xs: list[str], z: np.ndarray, names: tuple[str, str], value: str) -> dict:
+    """The hover entries of a heatmap trace: a string per cell up to HOVER_CELL_LIMIT cells,
+    else a template that names the row and column by position."""
+    if z.size <= HOVER_CELL_LIMIT:
+        return {
+            "customdata": _hover_text(ys, xs, z, names, value),
+            "hovertemplate": "%{customdata}<extra></extra>",
+        }
+    sep = label_separator()
+    return {
+        "hovertemplate": f"{names[0]} #%{{y}}<br>{names[1]} #%{{x}}<br>"
+        f"{value}{sep}%{{z:.3f}}<extra></extra>"
+    }
+
+
+def _matrix_layout(
+    xs: list[str],
+    ys: list[str],
+    plain: tuple[bool, bool],
+    axis_names: tuple[str, str],
+    value_name: str,
+) -> dict:
+    """The axes and margins of ``matrix_heatmap`` (``plain``: (x, y) axes without labels show
+    positions); rows read top to bottom."""
+    (xaxis, shown_x), (yaxis, shown_y) = (
+        _token_axis(xs, axis_names[1], plain=plain[0]),
+        _token_axis(ys, axis_names[0], plain=plain[1]),
+    )
+    margin, angle = fitted_margin(shown_x, shown_y, colorbar_title=value_name)
+    return {
+        "margin": margin,
+        "xaxis": xaxis | {"tickangle": angle},
+        "yaxis": yaxis | {"autorange": "reversed"},
+    }
 
 
 def _token_axis(labels: list[str], name: str, *, plain: bool) -> tuple[dict, list[str]]:
@@ -112,8 +138,12 @@ def _token_axis(labels: list[str], name: str, *, plain: bool) -> tuple[dict, lis
     if plain:  # plotly picks a few round positions
         return {"title": {"text": name}}, (["-0.5", str(len(labels) - 1)] if labels else [])
     step = max(1, len(labels) // 64)
-    axis = {"title": {"text": name}, "tickmode": "array",
-            "tickvals": list(range(0, len(labels), step)), "ticktext": escape(labels[::step])}  # fmt: skip
+    axis = {
+        "title": {"text": name},
+        "tickmode": "array",
+        "tickvals": list(range(0, len(labels), step)),
+        "ticktext": escape(labels[::step]),
+    }
     return axis, labels[::step]
 
 
@@ -130,9 +160,17 @@ def diff_heatmap(
     z = as_matrix(difference, "difference")
     bound = max(1e-12, float(np.abs(z).max())) if z.size else 1.0
     return matrix_heatmap(
-        z, x_labels, y_labels, title=title, show_values=show_values, colorscale=colorscale,
-        zmin=-bound, zmax=bound, zmid=0.0, value_name=_(DIFFERENCE),
-    )  # fmt: skip
+        z,
+        x_labels,
+        y_labels,
+        title=title,
+        show_values=show_values,
+        colorscale=colorscale,
+        zmin=-bound,
+        zmax=bound,
+        zmid=0.0,
+        value_name=_(DIFFERENCE),
+    )
 
 
 def _panel_domains(index: int, rows: int, cols: int, gap: float = 0.12) -> tuple[list, list]:
@@ -169,22 +207,45 @@ def _panel(
     xs = check_labels(x_labels, z.shape[1], f"panel {index + 1}: x labels vs {z.shape[1]} columns")
     suffix = "" if index == 0 else str(index + 1)
     trace = {
-        "type": "heatmap", "z": z, "x": list(range(z.shape[1])), "y": list(range(z.shape[0])),
-        "xaxis": f"x{suffix}", "yaxis": f"y{suffix}", "coloraxis": "coloraxis",
+        "type": "heatmap",
+        "z": z,
+        "x": list(range(z.shape[1])),
+        "y": list(range(z.shape[0])),
+        "xaxis": f"x{suffix}",
+        "yaxis": f"y{suffix}",
+        "coloraxis": "coloraxis",
         "customdata": _hover_text(ys, xs, z, (_(QUERY), _(KEY)), _(WEIGHT)),
         "hovertemplate": "%{customdata}<extra></extra>",
         "texttemplate": "%{z:.2f}" if z.size <= SMALL_MATRIX_CELLS else None,
-    }  # fmt: skip
+    }
     x_domain, y_domain = _panel_domains(index, *grid)
-    xaxis = {"domain": x_domain, "anchor": f"y{suffix}", "tickmode": "array",
-             "tickvals": list(range(len(xs))), "ticktext": escape(xs),
-             "tickangle": x_tick_angle(xs)}  # fmt: skip
-    yaxis = {"domain": y_domain, "anchor": f"x{suffix}", "tickmode": "array",
-             "tickvals": list(range(len(ys))), "ticktext": escape(ys),
-             "autorange": "reversed"}  # fmt: skip
+    xaxis = {
+        "domain": x_domain,
+        "anchor": f"y{suffix}",
+        "tickmode": "array",
+        "tickvals": list(range(len(xs))),
+        "ticktext": escape(xs),
+        "tickangle": x_tick_angle(xs),
+    }
+    yaxis = {
+        "domain": y_domain,
+        "anchor": f"x{suffix}",
+        "tickmode": "array",
+        "tickvals": list(range(len(ys))),
+        "ticktext": escape(ys),
+        "autorange": "reversed",
+    }
     text = escape([panel_title])[0].replace("\n", "<br>")  # a newline starts a second line
-    title = {"text": text, "x": sum(x_domain) / 2, "y": y_domain[1], "xref": "paper",
-             "yref": "paper", "showarrow": False, "xanchor": "center", "yanchor": "bottom"}  # fmt: skip
+    title = {
+        "text": text,
+        "x": sum(x_domain) / 2,
+        "y": y_domain[1],
+        "xref": "paper",
+        "yref": "paper",
+        "showarrow": False,
+        "xanchor": "center",
+        "yanchor": "bottom",
+    }
     return _Panel(trace, xaxis, yaxis, title, xs, ys)
 
 
@@ -217,11 +278,22 @@ def attention_panels(
         if index // cols == rows - 1:
             bottom = x_ticks_height(p.x_labels, p.xaxis["tickangle"])
     numbers = all(trace["texttemplate"] for trace in traces)
-    margin = {"l": left, "b": bottom, "t": MARGIN["t"],
-              "r": 20 if numbers else colorbar_px(_(WEIGHT))}  # fmt: skip
+    margin = {
+        "l": left,
+        "b": bottom,
+        "t": MARGIN["t"],
+        "r": 20 if numbers else colorbar_px(_(WEIGHT)),
+    }
     layout.update(
-        annotations=titles, title={"text": title}, margin=margin,
-        coloraxis={"colorscale": colorscale, "cmin": 0.0, "cmax": 1.0, "showscale": not numbers,
-                   "colorbar": {"title": {"text": _(WEIGHT)}}},
-    )  # fmt: skip
+        annotations=titles,
+        title={"text": title},
+        margin=margin,
+        coloraxis={
+            "colorscale": colorscale,
+            "cmin": 0.0,
+            "cmax": 1.0,
+            "showscale": not numbers,
+            "colorbar": {"title": {"text": _(WEIGHT)}},
+        },
+    )
     return go.Figure({"data": traces, "layout": layout})

@@ -24,31 +24,75 @@ FRAME_MS = 900
 CURVE_POINTS = 96  # samples of the Gaussian curve (drawn as a spline)
 
 
+def _gaussian_traces(p: float, D: float, s: np.ndarray, factor: np.ndarray) -> list[dict]:
+    """The top panel at one step: the Gaussian curve around ``p`` (p_t, sigma = D/2), the p_t
+    marker, and the Gaussian ``factor`` at each source position ``s``."""
+    dense = np.linspace(-0.5, len(s) - 0.5, CURVE_POINTS)
+    sigma = D / 2
+    curve = np.exp(-((dense - p) ** 2) / (2 * sigma**2))
+    return [
+        {
+            "type": "scatter",
+            "x": dense,
+            "y": curve,
+            "mode": "lines",
+            "name": _("Gaussian, sigma = D/2"),
+            "line": {"color": GAUSS, "shape": "spline"},
+            "hoverinfo": "skip",
+        },
+        {
+            "type": "scatter",
+            "x": [p, p],
+            "y": [0, 1.08],
+            "mode": "lines+markers",
+            "name": "p_t",
+            "line": {"color": GAUSS, "dash": "dash"},
+            "marker": {"symbol": "triangle-down", "size": 11},
+            "hovertemplate": f"p_t = {p:.2f}<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "x": s,
+            "y": factor,
+            "mode": "markers",
+            "name": _("Gaussian factor at s"),
+            "marker": {"color": GAUSS, "size": 7},
+            "hovertemplate": "s=%{x}: %{y:.3f}<extra></extra>",
+        },
+    ]
+
+
+def _weight_bars(s: np.ndarray, raw: np.ndarray, final: np.ndarray) -> list[dict]:
+    """The raw and the final weights of one step over the source positions ``s``, as bars."""
+    # i18n: the extra of a hover label: which weights the bar shows
+    raw_name, final_name = _("raw"), _("final")
+    return [
+        {
+            "type": "bar",
+            "x": s,
+            "y": raw,
+            "name": _("raw weights"),
+            "marker": {"color": RAW},
+            "hovertemplate": f"s=%{{x}}: %{{y:.3f}}<extra>{raw_name}</extra>",
+        },
+        {
+            "type": "bar",
+            "x": s,
+            "y": final,
+            "name": _(FINAL_TITLE),
+            "marker": {"color": FINAL},
+            "hovertemplate": f"s=%{{x}}: %{{y:.3f}}<extra>{final_name}</extra>",
+        },
+    ]
+
+
 def _step_traces(
     t: int, p_t: np.ndarray, D: float, raw: np.ndarray, final: np.ndarray, factor: np.ndarray
 ) -> list[dict]:
     """The five traces of step t (plain dicts, validated once with the figure): Gaussian curve,
     p_t marker, factor dots, raw bars, final bars, each on its panel's y axis."""
-    n = raw.shape[1]
-    s = np.arange(n)
-    dense = np.linspace(-0.5, n - 0.5, CURVE_POINTS)
-    sigma = D / 2
-    curve = np.exp(-((dense - p_t[t]) ** 2) / (2 * sigma**2))
-    # i18n: the extra of a hover label: which weights the bar shows
-    raw_name, final_name = _("raw"), _("final")
-    traces = [
-        {"type": "scatter", "x": dense, "y": curve, "mode": "lines", "name": _("Gaussian, sigma = D/2"),
-         "line": {"color": GAUSS, "shape": "spline"}, "hoverinfo": "skip"},
-        {"type": "scatter", "x": [p_t[t], p_t[t]], "y": [0, 1.08], "mode": "lines+markers", "name": "p_t",
-         "line": {"color": GAUSS, "dash": "dash"}, "marker": {"symbol": "triangle-down", "size": 11},
-         "hovertemplate": f"p_t = {p_t[t]:.2f}<extra></extra>"},
-        {"type": "scatter", "x": s, "y": factor[t], "mode": "markers", "name": _("Gaussian factor at s"),
-         "marker": {"color": GAUSS, "size": 7}, "hovertemplate": "s=%{x}: %{y:.3f}<extra></extra>"},
-        {"type": "bar", "x": s, "y": raw[t], "name": _("raw weights"), "marker": {"color": RAW},
-         "hovertemplate": f"s=%{{x}}: %{{y:.3f}}<extra>{raw_name}</extra>"},
-        {"type": "bar", "x": s, "y": final[t], "name": _(FINAL_TITLE),
-         "marker": {"color": FINAL}, "hovertemplate": f"s=%{{x}}: %{{y:.3f}}<extra>{final_name}</extra>"},
-    ]  # fmt: skip
+    s = np.arange(raw.shape[1])
+    traces = [*_gaussian_traces(p_t[t], D, s, factor[t]), *_weight_bars(s, raw[t], final[t])]
     for trace, axis in zip(traces, PANEL_OF_TRACE, strict=True):
         trace |= {"xaxis": "x", "yaxis": axis}
     return traces
@@ -71,21 +115,40 @@ def _panel_layout() -> dict:
         name = "yaxis" + axis[1:]
         top = 1.12 if axis == "y3" else 1.02
         layout[name] = {"domain": domain, "anchor": "x", "range": [0, top]}
-        layout["annotations"].append({
-            "text": _(PANEL_TITLES[axis]), "xref": "paper", "yref": "paper", "x": 0.5,
-            "y": domain[1], "yanchor": "bottom", "showarrow": False, "font": {"size": 13},
-        })  # fmt: skip
+        layout["annotations"].append(
+            {
+                "text": _(PANEL_TITLES[axis]),
+                "xref": "paper",
+                "yref": "paper",
+                "x": 0.5,
+                "y": domain[1],
+                "yanchor": "bottom",
+                "showarrow": False,
+                "font": {"size": 13},
+            }
+        )
     return layout
 
 
 def _window_shapes(lo: float, hi: float) -> list[dict]:
     """The shaded window [lo, hi] in each of the three panels."""
     return [
-        {"type": "rect", "xref": "x", "yref": f"{axis} domain", "x0": lo - 0.5, "x1": hi + 0.5,
-         "y0": 0, "y1": 1, "fillcolor": WINDOW_FILL, "opacity": 0.3, "line": {"width": 0},
-         "layer": "below", "name": "window"}
+        {
+            "type": "rect",
+            "xref": "x",
+            "yref": f"{axis} domain",
+            "x0": lo - 0.5,
+            "x1": hi + 0.5,
+            "y0": 0,
+            "y1": 1,
+            "fillcolor": WINDOW_FILL,
+            "opacity": 0.3,
+            "line": {"width": 0},
+            "layer": "below",
+            "name": "window",
+        }
         for axis in PANELS
-    ]  # fmt: skip
+    ]
 
 
 def _step_title(t: int, tokens: list[str], p_t: np.ndarray, lo: float, hi: float) -> str:
@@ -138,39 +201,94 @@ def local_steps_figure(
         raise ValueError(f"D must be positive, got {D}")
     step = int(np.clip(step, 0, raw.shape[0] - 1))
     frames = [
-        {"data": _step_traces(t, p, D, raw, final, factor), "traces": [0, 1, 2, 3, 4], "name": str(t),
-         "layout": {"shapes": _window_shapes(*w[t]), "title": {"text": _step_title(t, tgt, p, *w[t])}}}
+        {
+            "data": _step_traces(t, p, D, raw, final, factor),
+            "traces": [0, 1, 2, 3, 4],
+            "name": str(t),
+            "layout": _frame_layout(t, tgt, p, w),
+        }
         for t in range(raw.shape[0])
-    ]  # fmt: skip
-    layout = _panel_layout() | {
-        "shapes": _window_shapes(*w[step]), "title": {"text": _step_title(step, tgt, p, *w[step])},
-        # the title in the upper half of the top margin, the legend in a row of its own under it
-        "margin": {"l": 10, "r": 10, "t": 130, "b": 110}, "height": 720,
-        "legend": {"orientation": "h", "y": 1.05, "yanchor": "bottom", "x": 0},
-    } | _animation_controls(tgt, step)  # fmt: skip
-    layout["xaxis"] |= {"tickmode": "array", "tickvals": list(range(len(src))), "ticktext": src,
-                        "range": [-0.6, len(src) - 0.4], "title": {"text": _("source position s")}}  # fmt: skip
+    ]
+    layout = _figure_layout(src, tgt, _frame_layout(step, tgt, p, w), step)
     # one validation of the whole figure (building graph objects trace by trace was 4x slower)
     return go.Figure({"data": frames[step]["data"], "layout": layout, "frames": frames})
 
 
+def _frame_layout(t: int, tgt: list[str], p_t: np.ndarray, window: np.ndarray) -> dict:
+    """What changes in the layout at step t: the shaded window and the title."""
+    return {
+        "shapes": _window_shapes(*window[t]),
+        "title": {"text": _step_title(t, tgt, p_t, *window[t])},
+    }
+
+
+def _figure_layout(src: list[str], tgt: list[str], first: dict, step: int) -> dict:
+    """The figure's layout: the three panels, the ``first`` frame's window and title, the
+    legend, the animation controls, and the source tokens on the shared x axis."""
+    layout = (
+        _panel_layout()
+        | first
+        | {
+            # the title in the upper half of the top margin, the legend in a row of its own under it
+            "margin": {"l": 10, "r": 10, "t": 130, "b": 110},
+            "height": 720,
+            "legend": {"orientation": "h", "y": 1.05, "yanchor": "bottom", "x": 0},
+        }
+        | _animation_controls(tgt, step)
+    )
+    layout["xaxis"] |= {
+        "tickmode": "array",
+        "tickvals": list(range(len(src))),
+        "ticktext": src,
+        "range": [-0.6, len(src) - 0.4],
+        "title": {"text": _("source position s")},
+    }
+    return layout
+
+
 def _animation_controls(target_labels: list[str], step: int) -> dict:
     """Layout entries for the play/pause buttons and the step slider that drive the frames."""
-    play = {"frame": {"duration": FRAME_MS, "redraw": True}, "fromcurrent": True,
-            "transition": {"duration": 0}}  # fmt: skip
+    play = {
+        "frame": {"duration": FRAME_MS, "redraw": True},
+        "fromcurrent": True,
+        "transition": {"duration": 0},
+    }
     pause = {"frame": {"duration": 0, "redraw": False}, "mode": "immediate"}
     return {
-        "updatemenus": [{
-            "type": "buttons", "direction": "left", "x": 0, "y": -0.06, "xanchor": "left",
-            "yanchor": "top", "showactive": False,
-            "buttons": [{"label": _("▶ Play"), "method": "animate", "args": [None, play]},
-                        {"label": _("❚❚ Pause"), "method": "animate", "args": [[None], pause]}],
-        }],
-        "sliders": [{
-            "active": step, "x": 0.18, "len": 0.82, "y": -0.02, "yanchor": "top",
-            "currentvalue": {"prefix": _("step: ")},
-            "steps": [{"label": f"{t}:{tok}", "method": "animate",
-                       "args": [[str(t)], {"frame": {"duration": 0, "redraw": True}, "mode": "immediate"}]}
-                      for t, tok in enumerate(target_labels)],
-        }],
-    }  # fmt: skip
+        "updatemenus": [
+            {
+                "type": "buttons",
+                "direction": "left",
+                "x": 0,
+                "y": -0.06,
+                "xanchor": "left",
+                "yanchor": "top",
+                "showactive": False,
+                "buttons": [
+                    {"label": _("▶ Play"), "method": "animate", "args": [None, play]},
+                    {"label": _("❚❚ Pause"), "method": "animate", "args": [[None], pause]},
+                ],
+            }
+        ],
+        "sliders": [
+            {
+                "active": step,
+                "x": 0.18,
+                "len": 0.82,
+                "y": -0.02,
+                "yanchor": "top",
+                "currentvalue": {"prefix": _("step: ")},
+                "steps": [
+                    {
+                        "label": f"{t}:{tok}",
+                        "method": "animate",
+                        "args": [
+                            [str(t)],
+                            {"frame": {"duration": 0, "redraw": True}, "mode": "immediate"},
+                        ],
+                    }
+                    for t, tok in enumerate(target_labels)
+                ],
+            }
+        ],
+    }

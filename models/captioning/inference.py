@@ -80,7 +80,7 @@ class Captioner:
     @torch.inference_mode()
     def features(self, image: np.ndarray) -> torch.Tensor:
         """(224, 224, 3) uint8 -> annotations (1, L, D) on the device."""
-        from models.captioning.image_encoder import encode  # noqa: PLC0415
+        from models.captioning.image_encoder import encode
 
         return encode(self.encoder, image, self.device)
 

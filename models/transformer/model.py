@@ -97,7 +97,7 @@ class Residual(nn.Module):
             norm_first,
         )
 
-    def forward(self, x: torch.Tensor, sublayer) -> tuple[torch.Tensor, torch.Tensor | None]:  # noqa: ANN001
+    def forward(self, x: torch.Tensor, sublayer) -> tuple[torch.Tensor, torch.Tensor | None]:
         """sublayer(h) -> (out, weights or None); returns (new x (B, T, d), weights)."""
         out, weights = sublayer(self.norm(x) if self.norm_first else x)
         x = x + self.dropout(out)

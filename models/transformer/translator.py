@@ -133,7 +133,7 @@ def decode_step(model: Transformer, y_prev: torch.Tensor, cache: DecoderCache) -
     y = emb + pos  # (B, 1, d)
     for i, layer in enumerate(model.decoder):
 
-        def self_attn(h: torch.Tensor, i: int = i, layer=layer):  # noqa: ANN001
+        def self_attn(h: torch.Tensor, i: int = i, layer=layer):
             cache.self_k[i] = torch.cat([cache.self_k[i], layer.self_attn._split(h, 1)], 2)
             cache.self_v[i] = torch.cat([cache.self_v[i], layer.self_attn._split(h, 2)], 2)
             return _attend(layer.self_attn, h, cache.self_k[i], cache.self_v[i], None)
@@ -215,7 +215,7 @@ class TransformerTranslator(TranslatorBase):
     def load(
         cls, name_or_folder: str | Path, device: str | torch.device = "cpu"
     ) -> TransformerTranslator:
-        from models.transformer.checkpoint import load_transformer  # noqa: PLC0415 - no cycle
+        from models.transformer.checkpoint import load_transformer
 
         model, src_tok, tgt_tok = load_transformer(name_or_folder, device)
         return cls(model, src_tok, tgt_tok, Path(name_or_folder).name)

@@ -1,0 +1,143 @@
+"""The head view of the Multi-head attention page: one layer's heads as lines from each query
+token to the key tokens, BertViz-style (pure plotly; no streamlit, no torch). Built as plain
+dicts and validated once; legend and hover text in the session's language (:mod:`i18n`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from i18n import _
+from viz._checks import MARGIN, check_labels, escape
+from viz.multi_head import checked_weights
+
+HEAD_COLOURS = [
+    "#0072B2",
+    "#D55E00",
+    "#009E73",
+    "#CC79A7",
+    "#E69F00",
+    "#56B4E9",
+    "#F0E442",
+    "#000000",
+    "#882255",
+    "#44AA99",
+    "#999933",
+    "#AA4499",
+    "#661100",
+    "#6699CC",
+    "#888888",
+    "#117733",
+]  # Okabe-Ito, then Tol's muted: distinguishable for the common colour deficiencies
+
+
+def _colour(head: int) -> str:
+    return HEAD_COLOURS[head % len(HEAD_COLOURS)]
+
+
+def _line_traces(w: np.ndarray, head: int, rows: Sequence[int], threshold: float) -> list[dict]:
+    """One head's lines from query i (left, x=0) to key j (right, x=1), four opacity levels."""
+    traces = []
+    for lo, hi, opacity in (
+        (threshold, 0.25, 0.25),
+        (0.25, 0.5, 0.5),
+        (0.5, 0.75, 0.75),
+        (0.75, 1.01, 1.0),
+    ):
+        xs, ys = [], []
+        for i in rows:
+            for j in np.nonzero((w[i] >= max(lo, threshold)) & (w[i] < hi))[0].tolist():
+                xs += [0, 1, None]
+                ys += [i, j, None]
+        if xs:
+            traces.append(
+                {
+                    "type": "scatter",
+                    "mode": "lines",
+                    "x": xs,
+                    "y": ys,
+                    "opacity": opacity,
+                    "line": {"color": _colour(head), "width": 1 + 3 * opacity},
+                    "name": _("head {n}").format(n=head + 1),
+                    "legendgroup": f"h{head}",
+                    "showlegend": False,
+                    "hoverinfo": "skip",
+                }
+            )
+    return traces
+
+
+def _legend_entry(head: int) -> dict:
+    """An empty trace that puts the head's colour in the legend (and toggles its lines)."""
+    return {
+        "type": "scatter",
+        "x": [None],
+        "y": [None],
+        "mode": "lines",
+        "name": _("head {n}").format(n=head + 1),
+        "legendgroup": f"h{head}",
+        "line": {"color": _colour(head), "width": 4},
+    }
+
+
+def _token_column(side: int, labels: list[str], anchor: str, bold: int | None) -> dict:
+    """The tokens written down one side (x = ``side``), token ``bold`` (an index) in bold."""
+    text = [f"<b>{t}</b>" if i == bold else t for i, t in enumerate(escape(labels))]
+    return {
+        "type": "scatter",
+        "mode": "text",
+        "x": [side] * len(labels),
+        "y": list(range(len(labels))),
+        "text": text,
+        "textposition": f"middle {anchor}",
+        "showlegend": False,
+        "hoverinfo": "skip",
+    }
+
+
+def _lines_layout(n_tokens: int, title: str) -> dict:
+    """Layout for ``n_tokens`` rows (the longer side): the title, then the legend, above."""
+    return {
+        "title": {"text": title, "y": 0.995, "yanchor": "top"},
+        "height": max(360, 26 * n_tokens + 160),
+        "margin": MARGIN | {"t": 130},  # the title and two rows of legend (taller in Chinese)
+        "xaxis": {"range": [-0.6, 1.6], "visible": False},
+        "yaxis": {"range": [n_tokens, -1], "visible": False},
+        "legend": {
+            "orientation": "h",
+            "y": 1.0,
+            "yanchor": "bottom",
+            "x": 0.5,
+            "xanchor": "center",
+        },
+    }
+
+
+def head_lines(
+    weights: object,
+    x_labels: Sequence[str],
+    y_labels: Sequence[str],
+    *,
+    heads: Sequence[int],
+    token: int | None = None,
+    threshold: float = 0.1,
+    title: str = "",
+) -> go.Figure:
+    """BertViz-style head view of one layer: weights (H, T_q, T_k) as lines from each query token
+    (left) to the key tokens (right), one colour per head in ``heads`` (0-based), opacity and width
+    by weight, weights below ``threshold`` left out; ``token`` (a query index) keeps only its lines."""
+    w = checked_weights(weights, 3, "weights")
+    ys = check_labels(y_labels, w.shape[1], f"query labels vs {w.shape[1]} rows")
+    xs = check_labels(x_labels, w.shape[2], f"key labels vs {w.shape[2]} columns")
+    if token is not None and not 0 <= token < w.shape[1]:
+        raise ValueError(f"token {token} is outside the {w.shape[1]} query tokens")
+    rows = range(w.shape[1]) if token is None else [token]
+    traces = []
+    for head in heads:
+        traces += [*_line_traces(w[head], head, rows, threshold), _legend_entry(head)]
+    traces += [_token_column(0, ys, "left", token), _token_column(1, xs, "right", None)]
+    layout = _lines_layout(max(len(xs), len(ys)), title)
+    return go.Figure({"data": traces, "layout": layout})
