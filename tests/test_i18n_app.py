@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from i18n import use_language
 from models.checkpoints import CHECKPOINTS_ENV
 from tests.tiny_seq2seq import build_tiny_checkpoints
 
@@ -164,11 +165,13 @@ def test_choice_ui_keeps_ids_in_the_url_in_every_language():
     at.query_params["lang"], at.query_params["pg"] = "zh", "alignment"
     at.run()
     box = at.selectbox(key="pg")
-    assert box.value == "alignment" and box.options == ["对齐", "首页", "Training lab"]
+    assert box.value == "alignment" and box.options == ["对齐", "首页", "训练实验室"]
     assert at.query_params["pg"] == "alignment"  # the id, not the label
-    box.set_value("lab").run()
-    assert at.query_params["pg"] == "lab" and at.session_state["picked"] == "lab"
-    at.sidebar.selectbox(key="lang").set_value("en").run()
+    # AppTest formats every shown option in this thread: in the language the page was drawn in.
+    with use_language("zh"):
+        box.set_value("lab").run()
+        assert at.query_params["pg"] == "lab" and at.session_state["picked"] == "lab"
+        at.sidebar.selectbox(key="lang").set_value("en").run()
     assert at.selectbox(key="pg").value == "lab" and at.query_params["pg"] == "lab"
     assert at.selectbox(key="pg").options == ["Alignment", "Home", "Training lab"]
     at.selectbox(key="pg").set_value("home").run()
