@@ -18,16 +18,16 @@ TIMELINE = "Timeline: scrub through training"
 ZWSP = "\u200b"
 
 
-def _chart(page, title: str):  # noqa: ANN001, ANN202
+def _chart(page, title: str):
     """The plotly chart whose title contains ``title``."""
     return page.locator(CHART).filter(has=page.locator(".gtitle", has_text=title)).first
 
 
-def _ticks(chart, axis: str) -> list[str]:  # noqa: ANN001
+def _ticks(chart, axis: str) -> list[str]:
     return [t.replace(ZWSP, "") for t in chart.locator(f".{axis}tick text").all_text_contents()]
 
 
-def test_train_scrub_and_screenshot(page, app_url, screenshots):  # noqa: ANN001
+def test_train_scrub_and_screenshot(page, app_url, screenshots):
     page.goto(f"{app_url}/lab?{SMALL}&lab_seed=21")
     page.get_by_role("button", name="Train", exact=True).click()
     page.get_by_text(TIMELINE).wait_for()  # the run has ended: the results are drawn
@@ -52,7 +52,7 @@ def test_train_scrub_and_screenshot(page, app_url, screenshots):  # noqa: ANN001
     page.screenshot(path=str(screenshots / "lab.png"))
 
 
-def test_cancel_a_run(page, app_url):  # noqa: ANN001
+def test_cancel_a_run(page, app_url):
     page.goto(f"{app_url}/lab?{TINY}&lab_steps=3000&lab_seed=22")
     page.get_by_role("button", name="Train", exact=True).click()
     page.get_by_text("Run 1 of 2").wait_for()  # the progress bar: training has started

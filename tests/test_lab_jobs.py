@@ -24,7 +24,7 @@ TINY = LabConfig(max_len=5, hidden=32, steps=20, batch=8)
 LONG = LabConfig(max_len=5, hidden=32, steps=5000, batch=8)  # cancelled long before its end
 
 
-def _wait(server: LabServer, job_id: str, until, watcher: str | None = "w", limit: float = 60):  # noqa: ANN001, ANN202
+def _wait(server: LabServer, job_id: str, until, watcher: str | None = "w", limit: float = 60):
     """Poll (renewing ``watcher``'s heartbeat) until ``until(view)``; returns the view."""
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:

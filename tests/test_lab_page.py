@@ -45,7 +45,7 @@ def _texts(at: AppTest) -> str:
     return " ".join(e.value for e in [*at.info, *at.warning, *at.error, *at.markdown, *at.caption])
 
 
-def _poll(at: AppTest, until, limit: float = 90) -> AppTest:  # noqa: ANN001
+def _poll(at: AppTest, until, limit: float = 90) -> AppTest:
     """Rerun (as the page's fragment would every second) until ``until(at)``."""
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:

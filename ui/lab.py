@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 import streamlit as st
@@ -63,11 +63,11 @@ def watcher_id() -> str:
     return st.session_state[WATCHER_KEY]
 
 
-def _int_in(lo: int, hi: int):  # noqa: ANN202 - a validator for url_notices
+def _int_in(lo: int, hi: int) -> Callable[[str], bool]:
     return lambda raw: parse_int(raw, lo - 1, lo, hi) >= lo
 
 
-def _one_of(choices: object):  # noqa: ANN202 - a validator for url_notices
+def _one_of(choices: Iterable[object]) -> Callable[[str], bool]:
     return lambda raw: parse_choice(raw, "", [str(c) for c in choices]) != ""
 
 

@@ -3,7 +3,8 @@ cache of finished runs. No streamlit here (``ui.lab`` holds the one server per p
 
 - A job trains one configuration and seed, and optionally its twin with attention swapped
   (:meth:`models.lab.train.LabConfig.twin`), in one worker process of its own, forked from a
-  ``forkserver`` that has torch imported (a new worker starts in ~30 ms instead of ~2 s). A
+  ``forkserver`` that has torch imported: a worker starts in ~0.3 s (re-importing only the
+  server's main module, streamlit's command line) instead of ~2 s with ``spawn``. A
   process, not a thread: ``torch.set_num_threads(1)`` in the worker is process-wide there and
   cannot touch the server's threads, and the worker runs at a higher niceness so the server's own
   threads come first. Measured here with two jobs training and a page's Python work (a 40 x 40
@@ -294,7 +295,7 @@ class LabServer:
             if not cancelled:
                 process.start()
                 self._read(job, process, out)
-        except Exception as exc:  # noqa: BLE001 - any failure becomes the job's message
+        except Exception as exc:  # any failure becomes the job's message
             with self._lock:
                 if not job.message:
                     job.message, job.detail = START_TEXT, f"{type(exc).__name__}: {exc}"

@@ -43,7 +43,7 @@ class LabConfig:
     bidirectional: bool = True  # BiRNN encoder
     attention: str = "bahdanau"  # one of LAB_ATTENTIONS
     max_len: int = 12  # sources have 1..max_len tokens (dates: what fits)
-    hidden: int = 64  # embedding, hidden and attention sizes
+    hidden: int = 32  # embedding, hidden and attention sizes (the one vector without attention)
     steps: int = 800  # optimiser steps
     batch: int = 64  # sequences per step
     lr: float = 0.005  # Adam's learning rate
