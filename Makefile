@@ -58,6 +58,7 @@ screenshots: $(STAMP_DEV)
 bench: $(STAMP_DEV)
 	$(BIN)/python -m bench.run
 	$(BIN)/python -m bench.upload_memory
+	OMP_NUM_THREADS=1 $(BIN)/python -m bench.lab_speed
 
 lint: $(STAMP_DEV)
 	$(BIN)/ruff check .

@@ -17,7 +17,7 @@ from models.lab.tasks import MIN_DATE_LEN, TASK_NAMES, TASKS
 from models.lab.train import HIDDEN_SIZES, LAB_ATTENTIONS, MAX_LEN, LabConfig, LabRun
 from ui.choices import choice_ui
 from ui.lab_jobs import JobSpec, JobView, LabServer, max_jobs_setting
-from ui.url_state import parse_choice, parse_int
+from ui.url_state import parse_choice, parse_int, seed_number, write_params
 
 WATCHER_KEY = "lab_watcher"  # session state: this tab's id for the job server
 JOB_KEY = "lab_job"  # session state: the id of this tab's latest job
@@ -170,15 +170,15 @@ def _training_ui() -> tuple[int, int, bool]:
         key="lab_steps",
         bind="query-params",
     )
+    seed_number("lab_seed", 0, 0, MAX_SEED)  # not bound: Streamlit raises on ?lab_seed=inf
     seed = c2.number_input(
         _("Seed"),
         0,
         MAX_SEED,
-        0,
         key="lab_seed",
-        bind="query-params",
         help=_("The same settings and seed give the same run."),
     )
+    write_params(lab_seed=seed)
     compare = c3.toggle(
         _("Also train the twin with attention swapped"),
         value=True,
