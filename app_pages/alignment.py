@@ -12,11 +12,11 @@ import streamlit as st
 from i18n import N_, _, ngettext
 from models.rnn.translator import Translation, Translator
 from ui.charts import plotly_chart
-from ui.choices import choice_ui
+from ui.choices import segmented_ui
 from ui.downloads import csv_and_json
 from ui.errors import fragment
 from ui.loaders import load_translator
-from ui.text import user_text
+from ui.text import page_intro, user_text
 from ui.translation import (
     GLOBAL_MODELS,
     model_label,
@@ -95,13 +95,9 @@ def controls_ui() -> AlignmentSettings:
     )
     check_number_param("aln_beam", 1, 10)
     beam = c2.slider(_("Beam width (1 = greedy)"), 1, 10, 1, key="aln_beam", bind="query-params")
-    level = choice_ui(
-        c3.segmented_control, _("View"), LEVELS, key="aln_view", required=True, help=_(LEVEL_HELP)
-    )
-    mode = choice_ui(
-        c4.segmented_control, _("Mode"), MODES, key="aln_mode", required=True, help=_(MODE_HELP)
-    )
-    return AlignmentSettings(raw, kind, int(beam), level or "subword", mode or "translate")
+    level = segmented_ui(c3, _("View"), LEVELS, key="aln_view", help=_(LEVEL_HELP))
+    mode = segmented_ui(c4, _("Mode"), MODES, key="aln_mode", help=_(MODE_HELP))
+    return AlignmentSettings(raw, kind, int(beam), level, mode)
 
 
 def alignment_ui(view: AlignmentView, title: str, key: str) -> None:
@@ -337,11 +333,5 @@ def body() -> None:
         translate_ui(translator, settings)
 
 
-def main() -> None:
-    """The page."""
-    st.title(_("Alignment"))
-    st.markdown(_(ABOUT))
-    body()
-
-
-main()
+page_intro(_("Alignment"), _(ABOUT))
+body()

@@ -26,6 +26,7 @@ from ui.lab import (
     watcher_id,
 )
 from ui.lab_jobs import CANCELLED, DONE, QUEUED, STARTING, JobSpec, JobView
+from ui.text import page_intro
 from viz.alignment import alignment_heatmap
 from viz.lab import Curves, length_accuracy_chart, training_curves
 
@@ -304,8 +305,7 @@ def job_ui(spec: JobSpec) -> None:
 
 def main() -> None:
     """The page."""
-    st.title(_("Training lab"))
-    st.markdown(_(ABOUT))
+    page_intro(_("Training lab"), _(ABOUT))
     notices = url_notices(st.query_params.to_dict())  # before the controls drop bad values
     settings = controls_ui()
     for notice in [*notices, *settings.notes]:

@@ -14,9 +14,10 @@ from ui.downloads import csv_and_json
 from ui.errors import fragment
 from ui.guard import guarded_ui
 from ui.loaders import load_translator
-from ui.text import user_text
+from ui.text import page_intro, user_text
 from ui.translation import (
     LOCAL_MODELS,
+    local_steps,
     model_label,
     sentence_ui,
     show_notices,
@@ -26,7 +27,6 @@ from ui.translation import (
 from ui.translation_compute import Result, compute_local, decode
 from ui.url_state import check_number_param
 from viz.alignment import alignment_heatmap, local_heatmap
-from viz.local_steps import local_steps_figure
 
 GLOBAL_KIND = "luong-general"
 MAX_D = 15
@@ -106,18 +106,7 @@ def steps_ui(tr: Translation) -> None:
     """The step slider, the animated step figure with its play button, and the step's numbers."""
     st.subheader(_("Step by step"))
     step = step_slider(_("Target step"), "loc_step", len(tr.target_tokens))
-    fig = local_steps_figure(
-        tr.raw_weights,
-        tr.weights,
-        tr.gaussian,
-        tr.p_t,
-        tr.window,
-        tr.D,
-        tr.source_tokens,
-        tr.target_tokens,
-        step=step,
-    )
-    plotly_chart(fig, key="loc_steps")
+    plotly_chart(local_steps(tr, step=step), key="loc_steps")
     lo, hi = tr.window[step]
     st.caption(
         _(
@@ -217,11 +206,5 @@ def body() -> None:
     result_downloads_ui(result, settings)
 
 
-def main() -> None:
-    """The page."""
-    st.title(_("Local attention"))
-    st.markdown(_(ABOUT))
-    body()
-
-
-main()
+page_intro(_("Local attention"), _(ABOUT))
+body()

@@ -12,7 +12,8 @@ from models.analysis.aggregate import GROUPS, group_share, head_max, head_mean, 
 from models.transformer.pretrained import offered_encoders
 from models.transformer.translator import TransformerAttention
 from ui.charts import plotly_chart
-from ui.choices import choice_ui
+from ui.choices import choice_ui, segmented_ui
+from ui.downloads import download_csv
 from ui.errors import fragment
 from ui.guard import guarded_ui
 from ui.loaders import load_translator
@@ -23,14 +24,13 @@ from ui.multi_head import (
     POSITIONAL_LABELS,
     POSITIONALS,
     HeadsView,
-    download_matrix_csv,
     download_view_json,
     group_label,
     hide_groups,
     multi_choice_ui,
 )
 from ui.multi_head_settings import ModelSettings, clamp_choice, load_view, picked_in_overview
-from ui.text import sanitize_text
+from ui.text import page_intro, sanitize_text
 from ui.translation_compute import decode
 from ui.url_state import check_choice_param, check_number_param
 from viz.heatmaps import attention_panels
@@ -73,34 +73,14 @@ HIDE_NOTE = N_(
 
 def model_ui() -> ModelSettings:
     """Model family, and for it the checkpoint and attention kind or the encoder's name."""
-    source = (
-        choice_ui(
-            st.segmented_control,
-            _("Model"),
-            SOURCES,
-            key="mh_model",
-            required=True,
-            help=_(MODEL_HELP),
-        )
-        or "transformer"
-    )
+    source = segmented_ui(st, _("Model"), SOURCES, key="mh_model", help=_(MODEL_HELP))
     if source == "transformer":
         c1, c2, c3 = st.columns([2, 4, 2])
         positional = (
             choice_ui(c1.selectbox, _("Positional encoding"), POSITIONAL_LABELS, key="mh_pos")
             or POSITIONALS[0]
         )
-        kind = (
-            choice_ui(
-                c2.segmented_control,
-                _("Attention"),
-                KIND_NAMES,
-                key="mh_kind",
-                required=True,
-                help=_(KIND_HELP),
-            )
-            or "encoder"
-        )
+        kind = segmented_ui(c2, _("Attention"), KIND_NAMES, key="mh_kind", help=_(KIND_HELP))
         check_number_param("mh_beam", 1, 5)
         beam = c3.slider(_("Beam (1 = greedy)"), 1, 5, 1, key="mh_beam", bind="query-params")
         return ModelSettings(source, positional, kind, int(beam))
@@ -194,12 +174,12 @@ def one_head_ui(view: HeadsView, layer: int, head: int) -> None:
     )
     c1, c2 = st.columns(2)
     with c1:
-        download_matrix_csv(
+        download_csv(
             w,
             view.query_tokens,
             view.key_tokens,
             f"attention-L{layer + 1}-H{head + 1}.csv",
-            "mh_csv",
+            key="mh_csv",
         )
     with c2:
         download_view_json(view, layer, f"attention-L{layer + 1}.json", "mh_json")
@@ -258,9 +238,7 @@ def aggregate_ui(view: HeadsView, layer: int) -> None:
     }
     if st.session_state.get("mh_agg", mean) not in options:  # rollout, then cross attention
         del st.session_state["mh_agg"]
-    how = (
-        choice_ui(st.segmented_control, _("Summary"), options, key="mh_agg", required=True) or mean
-    )
+    how = segmented_ui(st, _("Summary"), options, key="mh_agg")
     if how == mean:
         matrix = head_mean(view.weights)[layer]
     elif how == most:
@@ -383,6 +361,5 @@ def body() -> None:
         compare_ui(text, result)
 
 
-st.title(_("Multi-head attention"))
-st.markdown(_(ABOUT))
+page_intro(_("Multi-head attention"), _(ABOUT))
 body()

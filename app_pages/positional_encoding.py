@@ -15,7 +15,7 @@ from ui.errors import fragment
 from ui.guard import guarded_ui
 from ui.loaders import card_of, load_transformer
 from ui.multi_head import POSITIONAL_LABELS, POSITIONALS
-from ui.text import escape_markdown, sanitize_text, tokenize
+from ui.text import escape_markdown, page_intro, sanitize_text, tokenize
 from ui.url_state import check_number_param, seed_number, write_params
 from viz import attention_panels, matrix_heatmap, pe_curves, pe_heatmap, position_norms_figure
 
@@ -293,8 +293,7 @@ LOOK_FOR = N_(
 
 def main() -> None:
     """The page; each section is a fragment, so its inputs rerun only that section."""
-    st.title(_("Positional encoding"))
-    st.markdown(_(ABOUT))
+    page_intro(_("Positional encoding"), _(ABOUT))
     encoding_sections()
     st.subheader(_("Shuffle the words"))
     st.markdown(

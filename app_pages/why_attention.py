@@ -13,7 +13,7 @@ from ui.downloads import download_json
 from ui.errors import fragment
 from ui.loaders import load_translator, model_cards
 from ui.registry import PAGES
-from ui.text import user_text
+from ui.text import page_intro, user_text
 from ui.translation import (
     ALL_MODELS,
     EXAMPLE_PAIRS,
@@ -214,8 +214,7 @@ def body() -> None:
 
 def main() -> None:
     """The page."""
-    st.title(_("Why attention"))
-    st.markdown(_(ABOUT))
+    page_intro(_("Why attention"), _(ABOUT))
     language_note()
     body()
 

@@ -22,6 +22,7 @@ from models.checkpoints import CHECKPOINTS_ENV, SHIPPED_ROOT
 from models.rnn.translator import Translator
 from tests.requirements_env import need
 from tests.tiny_seq2seq import build_tiny_checkpoints
+from ui.translation import local_steps
 from ui.translation_compute import (
     compute_alignment,
     compute_compare,
@@ -30,7 +31,6 @@ from ui.translation_compute import (
     compute_why,
 )
 from viz.alignment import alignment_heatmap, alignment_lines, local_heatmap, token_prob_bars
-from viz.local_steps import local_steps_figure
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 ALIGNMENT, LOCAL, WHY = (
@@ -300,16 +300,7 @@ def _draw_everything(t: dict[str, Translator], text: str) -> None:
     loc = compute_local(t["local-p"], text, window=4)
     if loc.ok:
         tr = loc.translation
-        local_steps_figure(
-            tr.raw_weights,
-            tr.weights,
-            tr.gaussian,
-            tr.p_t,
-            tr.window,
-            tr.D,
-            tr.source_tokens,
-            tr.target_tokens,
-        )
+        local_steps(tr)
         local_heatmap(tr.weights, tr.source_tokens, tr.target_tokens, tr.p_t, tr.window)
     compute_why({"none": t["none"], "bahdanau": t["bahdanau"]}, text, reference=text)
     compute_gradients(t["none"], text)

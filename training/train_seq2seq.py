@@ -158,12 +158,10 @@ def tokenizers(args: argparse.Namespace, run: Path, vocab_size: int) -> tuple:
 
 
 def model_config(args: argparse.Namespace, src_vocab: int, tgt_vocab: int) -> Seq2SeqConfig:
-    return Seq2SeqConfig(
+    return Seq2SeqConfig.of_width(
+        args.hidden,
         attention=args.attention,
         rnn=args.rnn,
-        hidden=args.hidden,
-        emb_dim=args.hidden,
-        enc_hidden=args.hidden,
         enc_layers=args.enc_layers,
         bidirectional=not args.no_bidirectional,
         window=args.window,

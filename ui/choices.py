@@ -8,7 +8,8 @@ keeps the id in the URL instead (``?aln_mode=reference`` in both languages), lik
 selector does with ``?lang=``.
 
     MODES = {"translate": N_("translate"), "reference": N_("reference")}  # id -> label
-    mode = choice_ui(c4.segmented_control, _("Mode"), MODES, key="aln_mode", required=True)
+    score = choice_ui(st.selectbox, _("Score function"), SCORE_LABELS, key="anat_score")
+    mode = segmented_ui(c4, _("Mode"), MODES, key="aln_mode")  # required: always an id
 
 Use it for a selectbox, radio or segmented_control (single choice) whose labels are translated;
 a choice whose labels are names (models, tokens, numbers) keeps ``bind="query-params"``.
@@ -60,3 +61,13 @@ def choice_ui(
     elif st.query_params.get(key) != value:
         st.query_params[key] = value
     return value
+
+
+def segmented_ui(
+    where: Any, label: str, options: Mapping[str, str], *, key: str, **kwargs: Any
+) -> str:
+    """A segmented control in ``where`` (``st`` or a column) that always holds one of ``options``:
+    :func:`choice_ui` with ``required=True``. Returns the chosen id, the first one (the default)
+    while the control is empty."""
+    value = choice_ui(where.segmented_control, label, options, key=key, required=True, **kwargs)
+    return value or next(iter(options))

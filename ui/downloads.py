@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -43,11 +43,19 @@ def download_csv(
     label = _("Download CSV") if label is None else label
     arr, rows, cols = np.array(matrix, dtype=float), list(row_labels), list(col_labels)
     _check_shape(arr, rows, cols)  # now, not at the click
+    download_text(label, lambda: matrix_csv(arr, rows, cols), filename, "text/csv", key=key)
+
+
+def download_text(
+    label: str, build: Callable[[], str], filename: str, mime: str, *, key: str | None = None
+) -> None:
+    """The one download button: ``build()`` writes the file's text when the button is clicked
+    (a rerun only registers it), and the click does not rerun the page."""
     st.download_button(
         label,
-        lambda: matrix_csv(arr, rows, cols),
+        build,
         file_name=filename,
-        mime="text/csv",
+        mime=mime,
         key=key,
         icon=":material/download:",
         on_click="ignore",
@@ -69,15 +77,7 @@ def download_json(
     """A download button for a JSON document (numpy arrays become nested lists), written when the
     button is clicked. ``label``: translated text (default 'Download JSON')."""
     label = _("Download JSON") if label is None else label
-    st.download_button(
-        label,
-        lambda: json_text(data),
-        file_name=filename,
-        mime="application/json",
-        key=key,
-        icon=":material/download:",
-        on_click="ignore",
-    )
+    download_text(label, lambda: json_text(data), filename, "application/json", key=key)
 
 
 def json_text(data: object) -> str:

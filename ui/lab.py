@@ -9,6 +9,7 @@ import math
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import streamlit as st
 
@@ -36,6 +37,20 @@ ATTENTION_HELP = {
     "luong-general": N_("a learned bilinear score"),
     "luong-concat": N_("additive, from the current decoder state"),
     "local-p": N_("a learned window, with a Gaussian around its predicted centre"),
+}
+HELP = {  # widget key -> its help text
+    "lab_bi": N_("A second RNN reads the source backwards; each position is described by both."),
+    "lab_len": N_(
+        "Sources have 1 to this many tokens (dates: characters, as the format makes them)."
+    ),
+    "lab_hidden": N_(
+        "The size of the one vector a model without attention squeezes the source into."
+    ),
+    "lab_seed": N_("The same settings and seed give the same run."),
+    "lab_cmp": N_(
+        "The same model without attention (or, when you chose none, with Bahdanau "
+        "attention), on the same batches: the side-by-side comparison."
+    ),
 }
 DEFAULTS = LabConfig()
 BOOLS = ("true", "false", "1", "0", "yes", "no", "on", "off")
@@ -102,35 +117,37 @@ def url_notices(params: Mapping[str, str]) -> list[str]:
     ]
 
 
+def _in_url(widget: Callable[..., Any], label: str, *args: Any, key: str, **kwargs: Any) -> Any:
+    """``widget`` kept in the URL under ``key`` (every lab control but the seed is), with its
+    help from :func:`help_text`."""
+    return widget(label, *args, key=key, bind="query-params", help=help_text(key), **kwargs)
+
+
+def help_text(key: str) -> str | None:
+    """The help of the lab control ``key``, in the session's language (None: it has none)."""
+    if key == "lab_attn":
+        return " · ".join(f"**{k}**: {_(v)}" for k, v in ATTENTION_HELP.items())
+    return _(HELP[key]) if key in HELP else None
+
+
 def _model_ui() -> tuple[str, int, bool, str]:
     """Cell, layers, direction and attention."""
     c1, c2, c3, c4 = st.columns([1.3, 0.8, 1, 1.6])
-    cell = c1.segmented_control(
+    cells, default_cell = tuple(CELL_LABELS.values()), CELL_LABELS[DEFAULTS.cell]
+    cell = _in_url(
+        c1.segmented_control,
         _("Encoder and decoder cell"),
-        tuple(CELL_LABELS.values()),
-        default=CELL_LABELS[DEFAULTS.cell],
+        cells,
+        default=default_cell,
         key="lab_cell",
-        bind="query-params",
         required=True,
     )
-    layers = c2.segmented_control(
-        _("Layers"), (1, 2), default=1, key="lab_layers", bind="query-params", required=True
+    layers = _in_url(
+        c2.segmented_control, _("Layers"), (1, 2), default=1, key="lab_layers", required=True
     )
-    bi = c3.toggle(
-        _("Bidirectional encoder"),
-        value=DEFAULTS.bidirectional,
-        key="lab_bi",
-        bind="query-params",
-        help=_("A second RNN reads the source backwards; each position is described by both."),
-    )
-    attention = c4.selectbox(
-        _("Attention"),
-        LAB_ATTENTIONS,
-        index=LAB_ATTENTIONS.index(DEFAULTS.attention),
-        key="lab_attn",
-        bind="query-params",
-        help=" · ".join(f"**{k}**: {_(v)}" for k, v in ATTENTION_HELP.items()),
-    )
+    bi = _in_url(c3.toggle, _("Bidirectional encoder"), value=DEFAULTS.bidirectional, key="lab_bi")
+    index = LAB_ATTENTIONS.index(DEFAULTS.attention)
+    attention = _in_url(c4.selectbox, _("Attention"), LAB_ATTENTIONS, index=index, key="lab_attn")
     return CELL_KEYS.get(cell, DEFAULTS.cell), int(layers or 1), bool(bi), attention
 
 
@@ -139,22 +156,11 @@ def _task_ui() -> tuple[str, int, int]:
     c1, c2, c3 = st.columns([1.3, 1.6, 1.4])
     task = choice_ui(c1.selectbox, _("Task"), TASK_LABELS, key="lab_task", default=DEFAULTS.task)
     c1.caption(_(TASKS[task].description))
-    max_len = c2.slider(
-        _("Longest source (tokens)"),
-        MIN_LEN,
-        MAX_LEN,
-        DEFAULTS.max_len,
-        key="lab_len",
-        bind="query-params",
-        help=_("Sources have 1 to this many tokens (dates: characters, as the format makes them)."),
+    max_len = _in_url(
+        c2.slider, _("Longest source (tokens)"), MIN_LEN, MAX_LEN, DEFAULTS.max_len, key="lab_len"
     )
-    hidden = c3.select_slider(
-        _("Hidden size"),
-        HIDDEN_SIZES,
-        value=DEFAULTS.hidden,
-        key="lab_hidden",
-        bind="query-params",
-        help=_("The size of the one vector a model without attention squeezes the source into."),
+    hidden = _in_url(
+        c3.select_slider, _("Hidden size"), HIDDEN_SIZES, value=DEFAULTS.hidden, key="lab_hidden"
     )
     return task, int(max_len), int(hidden)
 
@@ -162,32 +168,13 @@ def _task_ui() -> tuple[str, int, int]:
 def _training_ui() -> tuple[int, int, bool]:
     """Steps, seed and whether to train the twin."""
     c1, c2, c3 = st.columns([1.6, 1, 1.7])
-    steps = c1.slider(
-        _("Training steps ({n} sequences each)").format(n=DEFAULTS.batch),
-        *STEPS_RANGE,
-        DEFAULTS.steps,
-        100,
-        key="lab_steps",
-        bind="query-params",
-    )
+    label = _("Training steps ({n} sequences each)").format(n=DEFAULTS.batch)
+    steps = _in_url(c1.slider, label, *STEPS_RANGE, DEFAULTS.steps, 100, key="lab_steps")
     seed_number("lab_seed", 0, 0, MAX_SEED)  # not bound: Streamlit raises on ?lab_seed=inf
-    seed = c2.number_input(
-        _("Seed"),
-        0,
-        MAX_SEED,
-        key="lab_seed",
-        help=_("The same settings and seed give the same run."),
-    )
+    seed = c2.number_input(_("Seed"), 0, MAX_SEED, key="lab_seed", help=help_text("lab_seed"))
     write_params(lab_seed=seed)
-    compare = c3.toggle(
-        _("Also train the twin with attention swapped"),
-        value=True,
-        key="lab_cmp",
-        bind="query-params",
-        help=_(
-            "The same model without attention (or, when you chose none, with Bahdanau "
-            "attention), on the same batches: the side-by-side comparison."
-        ),
+    compare = _in_url(
+        c3.toggle, _("Also train the twin with attention swapped"), value=True, key="lab_cmp"
     )
     return int(steps), int(seed), bool(compare)
 

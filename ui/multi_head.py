@@ -25,7 +25,7 @@ from i18n import N_, _, current_language
 from models.analysis.aggregate import GROUPS, hide_keys, token_groups
 from models.transformer.pretrained import DEFAULT_MODEL, EncoderAttention
 from models.transformer.translator import TransformerAttention
-from ui.downloads import matrix_csv
+from ui.downloads import download_text
 from ui.guard import guarded_ui
 from ui.loaders import cached_model, load_pretrained, load_transformer, model_key
 from ui.sidebar import current_device
@@ -260,21 +260,6 @@ def hide_groups(view: HeadsView, groups: list[str]) -> HeadsView:
 # ------------------------------------------------------------------ downloads
 
 
-def download_matrix_csv(
-    matrix: np.ndarray, rows: list[str], cols: list[str], filename: str, key: str
-) -> None:
-    """A CSV download of one labelled matrix, built only when clicked (512 x 512 stays cheap)."""
-    st.download_button(
-        _("Download CSV"),
-        lambda: matrix_csv(matrix, rows, cols),
-        file_name=filename,
-        mime="text/csv",
-        key=key,
-        icon=":material/download:",
-        on_click="ignore",
-    )
-
-
 def download_view_json(view: HeadsView, layer: int, filename: str, key: str) -> None:
     """A JSON download of the chosen layer's heads (H, T_q, T_k) with the tokens, built on click."""
     import json
@@ -290,14 +275,8 @@ def download_view_json(view: HeadsView, layer: int, filename: str, key: str) -> 
         }
         return json.dumps(data, ensure_ascii=False)
 
-    st.download_button(
-        _("Download JSON (this layer, all heads)"),
-        build,
-        file_name=filename,
-        mime="application/json",
-        key=key,
-        icon=":material/download:",
-        on_click="ignore",
+    download_text(
+        _("Download JSON (this layer, all heads)"), build, filename, "application/json", key=key
     )
 
 

@@ -51,3 +51,9 @@ def tokenize(text: str, max_tokens: int) -> tuple[list[str], str | None]:
         return tokens, None
     notice = _("{n} tokens; the first {limit} are used.").format(n=len(tokens), limit=max_tokens)
     return tokens[:max_tokens], notice
+
+
+def page_intro(title: str, about: str) -> None:
+    """A page's title and its opening paragraph (both our own text, translated; markdown)."""
+    st.title(title)
+    st.markdown(about)

@@ -1,6 +1,7 @@
-"""Streamlit glue for the translation pages: the models they offer, the example sentences, and
-their widgets (the sentence and reference boxes, the step slider, the notices of a result). The
-translators come from :mod:`ui.loaders`; the computations from :mod:`ui.translation_compute`.
+"""Streamlit glue for the translation pages: the models they offer, the example sentences, their
+widgets (the sentence and reference boxes, the step slider, the notices of a result) and the Local
+page's step animation. The translators come from :mod:`ui.loaders`; the computations from
+:mod:`ui.translation_compute`.
 """
 
 from __future__ import annotations
@@ -8,15 +9,17 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 
 from i18n import N_, _
 from models.rnn.seq2seq import ATTENTION_NAMES
-from models.rnn.translator import Translator
+from models.rnn.translator import Translation, Translator
 from ui.guard import show_refusal
 from ui.registry import PAGES
 from ui.translation_compute import MAX_CHARS, Result, truncation_notice
 from ui.url_state import parse_int, read_param
+from viz.local_steps import local_steps_figure
 
 ALL_MODELS = ATTENTION_NAMES  # the seven RNN translators, in story order
 GLOBAL_MODELS = {  # id -> label (model names stay; the words around them are translated)
@@ -143,6 +146,22 @@ def step_slider(label: str, key: str, n_steps: int) -> int:
     current = st.session_state.get(key, read_param(key, parse_int, 0, 0, 10**6))
     st.session_state[key] = int(np.clip(current, 0, n_steps - 1))
     return int(st.slider(label, 0, n_steps - 1, key=key, bind="query-params"))
+
+
+def local_steps(tr: Translation, *, step: int = 0) -> go.Figure:
+    """The Local page's step animation of a local-attention translation (window, Gaussian, raw
+    and final weights), opening at ``step``."""
+    return local_steps_figure(
+        tr.raw_weights,
+        tr.weights,
+        tr.gaussian,
+        tr.p_t,
+        tr.window,
+        tr.D,
+        tr.source_tokens,
+        tr.target_tokens,
+        step=step,
+    )
 
 
 def show_notices(result: Result, translator: Translator | None = None) -> bool:

@@ -25,12 +25,7 @@ _MARGIN = {"l": 10, "r": 10, "t": 50, "b": 10}
 
 
 def alignment_heatmap(
-    weights: object,
-    source_tokens: Sequence[str],
-    target_tokens: Sequence[str],
-    *,
-    title: str = "",
-    show_values: bool | None = None,
+    weights: object, source_tokens: Sequence[str], target_tokens: Sequence[str], *, title: str = ""
 ) -> go.Figure:
     """Weights (T_out, T_src) as a heatmap: target tokens as rows (top to bottom), source tokens as
     columns (left to right), colour scale from 0; hover shows both tokens and the weight."""
@@ -41,7 +36,6 @@ def alignment_heatmap(
         source_tokens,
         target_tokens,
         title=title,
-        show_values=show_values,
         zmin=0.0,
         zmax=zmax,
         axis_names=(_("target"), _("source")),

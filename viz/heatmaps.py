@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import plotly.graph_objects as go
@@ -138,13 +138,16 @@ def _token_axis(labels: list[str], name: str, *, plain: bool) -> tuple[dict, lis
     if plain:  # plotly picks a few round positions
         return {"title": {"text": name}}, (["-0.5", str(len(labels) - 1)] if labels else [])
     step = max(1, len(labels) // 64)
-    axis = {
-        "title": {"text": name},
+    return {"title": {"text": name}} | _ticks(labels, step), labels[::step]
+
+
+def _ticks(labels: list[str], step: int = 1) -> dict:
+    """Axis entries that write every ``step``-th label (escaped) at its position."""
+    return {
         "tickmode": "array",
         "tickvals": list(range(0, len(labels), step)),
         "ticktext": escape(labels[::step]),
     }
-    return axis, labels[::step]
 
 
 def diff_heatmap(
@@ -157,19 +160,34 @@ def diff_heatmap(
     colorscale: str = DIVERGING,
 ) -> go.Figure:
     """A difference of two weight matrices (T_q, T_k) on a diverging scale centred at 0."""
-    z = as_matrix(difference, "difference")
-    bound = max(1e-12, float(np.abs(z).max())) if z.size else 1.0
-    return matrix_heatmap(
-        z,
+    return signed_heatmap(
+        as_matrix(difference, "difference"),
         x_labels,
         y_labels,
         title=title,
         show_values=show_values,
         colorscale=colorscale,
-        zmin=-bound,
-        zmax=bound,
-        zmid=0.0,
         value_name=_(DIFFERENCE),
+    )
+
+
+def signed_heatmap(
+    matrix: object,
+    x_labels: Sequence[str] | None,
+    y_labels: Sequence[str] | None,
+    *,
+    bound: float | None = None,
+    colorscale: str = DIVERGING,
+    **options: Any,
+) -> go.Figure:
+    """Signed values (rows, cols) on a diverging scale centred at 0, from -``bound`` to ``bound``
+    (default: the largest absolute value); ``options`` (title, show_values, axis_names,
+    value_name) go to :func:`matrix_heatmap`."""
+    z = as_matrix(matrix)
+    if bound is None:
+        bound = max(1e-12, float(np.abs(z).max())) if z.size else 1.0
+    return matrix_heatmap(
+        z, x_labels, y_labels, colorscale=colorscale, zmin=-bound, zmax=bound, zmid=0.0, **options
     )
 
 
@@ -219,22 +237,9 @@ def _panel(
         "texttemplate": "%{z:.2f}" if z.size <= SMALL_MATRIX_CELLS else None,
     }
     x_domain, y_domain = _panel_domains(index, *grid)
-    xaxis = {
-        "domain": x_domain,
-        "anchor": f"y{suffix}",
-        "tickmode": "array",
-        "tickvals": list(range(len(xs))),
-        "ticktext": escape(xs),
-        "tickangle": x_tick_angle(xs),
-    }
-    yaxis = {
-        "domain": y_domain,
-        "anchor": f"x{suffix}",
-        "tickmode": "array",
-        "tickvals": list(range(len(ys))),
-        "ticktext": escape(ys),
-        "autorange": "reversed",
-    }
+    xaxis = {"domain": x_domain, "anchor": f"y{suffix}"} | _ticks(xs)
+    yaxis = {"domain": y_domain, "anchor": f"x{suffix}"} | _ticks(ys)
+    xaxis["tickangle"], yaxis["autorange"] = x_tick_angle(xs), "reversed"
     text = escape([panel_title])[0].replace("\n", "<br>")  # a newline starts a second line
     title = {
         "text": text,

@@ -50,20 +50,11 @@ def checked_weights(weights: object, ndim: int, what: str) -> np.ndarray:
 
 
 def head_heatmap(
-    weights: object,
-    x_labels: Sequence[str],
-    y_labels: Sequence[str],
-    *,
-    title: str = "",
-    value_name: str | None = None,
-    axis_names: tuple[str, str] | None = None,
-    colorscale: str = SEQUENTIAL,
+    weights: object, x_labels: Sequence[str], y_labels: Sequence[str], *, title: str = ""
 ) -> go.Figure:
-    """One (T_q, T_k) matrix, large: tokens on both axes and in the hover at any size.
-    ``value_name`` and ``axis_names`` default to "weight" and ("query", "key"), translated."""
+    """One (T_q, T_k) matrix, large: tokens on both axes and in the hover at any size."""
     z = checked_weights(weights, 2, "weights")
-    value_name = _("weight") if value_name is None else value_name
-    axis_names = (_("query"), _("key")) if axis_names is None else axis_names
+    value_name, axis_names = _("weight"), (_("query"), _("key"))
     ys = check_labels(y_labels, z.shape[0], f"y labels ({axis_names[0]}) vs {z.shape[0]} rows")
     xs = check_labels(x_labels, z.shape[1], f"x labels ({axis_names[1]}) vs {z.shape[1]} columns")
     trace = {
@@ -71,7 +62,7 @@ def head_heatmap(
         "z": z,
         "x": unique_labels(xs),
         "y": unique_labels(ys),
-        "colorscale": colorscale,
+        "colorscale": SEQUENTIAL,
         "zmin": 0.0,
         "zmax": max(1e-12, float(z.max(initial=0.0))),
         "colorbar": {"title": {"text": value_name}},

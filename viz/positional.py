@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from i18n import _
 from viz._checks import as_matrix, escape
 from viz._margins import LEGEND_PX, fitted_margin, legend_below, number_labels, widest_px
-from viz.heatmaps import DIVERGING, matrix_heatmap
+from viz.heatmaps import DIVERGING, signed_heatmap
 
 
 def pe_heatmap(
@@ -19,17 +19,14 @@ def pe_heatmap(
 ) -> go.Figure:
     """The PE matrix (n_positions, d_model): position down the y axis, dimension along x; the
     colour scale runs from -zmax to zmax (1 for sinusoids; learned embeddings have their own)."""
-    z = as_matrix(pe, "pe")
-    return matrix_heatmap(
-        z,
+    return signed_heatmap(
+        as_matrix(pe, "pe"),
         None,
         None,
+        bound=zmax,
+        colorscale=colorscale,
         title=title,
         show_values=False,
-        colorscale=colorscale,
-        zmin=-zmax,
-        zmax=zmax,
-        zmid=0.0,
         axis_names=(_("position"), _("dimension")),
         value_name="PE",
     )

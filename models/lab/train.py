@@ -71,14 +71,12 @@ class LabConfig:
 
     def model_config(self) -> Seq2SeqConfig:
         spec = TASKS[self.task]
-        return Seq2SeqConfig(
+        return Seq2SeqConfig.of_width(
+            self.hidden,
             attention=self.attention,
             src_vocab=spec.src_vocab,
             tgt_vocab=spec.tgt_vocab,
             rnn=self.cell,
-            emb_dim=self.hidden,
-            hidden=self.hidden,
-            enc_hidden=self.hidden,
             enc_layers=self.layers,
             dec_layers=self.layers,
             bidirectional=self.bidirectional,

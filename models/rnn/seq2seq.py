@@ -70,6 +70,11 @@ class Seq2SeqConfig:
         if self.rnn not in ("gru", "lstm", "rnn"):
             raise ValueError(f"rnn must be 'gru', 'lstm' or 'rnn', got {self.rnn!r}")
 
+    @classmethod
+    def of_width(cls, width: int, **fields: object) -> Seq2SeqConfig:
+        """Embeddings, encoder and decoder all ``width`` wide (the CLI's and the lab's models)."""
+        return cls(emb_dim=width, hidden=width, enc_hidden=width, **fields)
+
     def to_dict(self) -> dict:
         return asdict(self)
 
