@@ -55,11 +55,13 @@ def open_tab(browser, timeout_ms: int = 120_000) -> Iterator[object]:
 
 
 def wait_settled(page, n_charts: int) -> None:
-    """The script has finished and at least ``n_charts`` plotly charts are drawn."""
+    """The script has finished, at least ``n_charts`` plotly charts are drawn and nothing is left
+    from the run before (Streamlit marks such elements ``data-stale`` until the rerun ends)."""
     page.wait_for_function(
         f"document.querySelectorAll('{CHART} .main-svg').length >= {n_charts}", polling=200
     )
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+    page.wait_for_function("!document.querySelector('[data-stale=true]')", polling=200)
 
 
 def shown_texts(page) -> list[str]:

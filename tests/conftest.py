@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -96,3 +97,13 @@ def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = ROOT / folder
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+@pytest.fixture(autouse=True)
+def _main_module_restored():
+    """AppTest runs a script as ``__main__`` and leaves ``sys.modules["__main__"]`` pointing at its
+    temporary file; a worker process started later (the training lab's) would run that file again
+    on start-up (multiprocessing re-imports the parent's main module). Put the real one back."""
+    main = sys.modules["__main__"]
+    yield
+    sys.modules["__main__"] = main

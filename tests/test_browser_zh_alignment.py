@@ -85,7 +85,9 @@ def _type(page, sentence: str, first_source_tokens: list[str]) -> None:
         "return JSON.stringify([...c.querySelectorAll('.xtick text')].map(t => t.textContent)) "
         f"=== JSON.stringify({want}); }}"
     )
-    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+    page.wait_for_function(
+        "!document.querySelector('[data-stale=true], [data-testid=stStatusWidget]')", polling=200
+    )
 
 
 def _keeps_state(page, params: dict[str, str], sentence: str, title: dict[str, str]) -> None:
