@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from i18n import N_, _
+from i18n import N_, _, current_language
 from models.lab.tasks import Example, probe_example
 from models.lab.train import LabConfig, LabRun, Snapshot
 from ui.charts import plotly_chart
+from ui.choices import SHOWN_IN
 from ui.downloads import download_json
 from ui.errors import fragment
 from ui.lab import (
@@ -191,12 +192,20 @@ def summary_ui(runs: tuple[LabRun, ...]) -> None:
 def timeline_ui(runs: tuple[LabRun, ...]) -> int:
     """The timeline slider over the snapshots; returns the chosen snapshot index."""
     steps = [s.step for s in runs[0].snapshots]
+    key = f"lab_timeline_{abs(hash((runs[0].config, runs[0].seed)))}"  # one per run
+    if key not in st.session_state:
+        st.session_state[key] = len(steps) - 1
+    elif st.session_state.get(SHOWN_IN + key) != current_language():
+        # Its labels are translated: resending the value makes the browser show the new labels
+        # at the chosen step (else its thumb goes back to the first step, while the charts stay
+        # at the chosen one, and it sends that first step on the next rerun).
+        st.session_state[key] = st.session_state[key]
+    st.session_state[SHOWN_IN + key] = current_language()
     index = st.select_slider(
         _("Timeline: scrub through training"),
         options=range(len(steps)),
-        value=len(steps) - 1,
         format_func=lambda i: _("step {step:,}").format(step=steps[i]),
-        key=f"lab_timeline_{abs(hash((runs[0].config, runs[0].seed)))}",  # one per run
+        key=key,
     )
     return int(index)
 
