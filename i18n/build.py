@@ -41,6 +41,7 @@ AREAS = (
     "captions",
     "multi_head",
     "positional_encoding",
+    "scaling",
     "lab",
     "viz",
 )

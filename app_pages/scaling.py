@@ -1,0 +1,210 @@
+"""Why sqrt(d_k): scaled dot-product attention (Vaswani et al. 2017, section 3.2.1), computed live.
+
+Random q, k with unit-variance components: the variance of q . k grows with d_k, and dividing by
+sqrt(d_k) brings it back to 1; the softmax of unscaled scores saturates to one-hot and its
+gradient vanishes. Then the trained Transformer's own encoder self-attention on the typed
+sentence, with the scale as trained and with it removed."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from i18n import N_, _
+from models.analysis.scaling import (
+    DIMS,
+    N_KEYS,
+    N_SAMPLES,
+    N_SEEDS,
+    dot_sample,
+    encoder_scores,
+    row_entropy,
+    saturation,
+)
+from ui.charts import plotly_chart
+from ui.errors import fragment
+from ui.guard import guarded_ui
+from ui.loaders import load_transformer
+from ui.multi_head import multi_choice_ui
+from ui.text import page_intro, sanitize_text
+from ui.translation import sentence_ui
+from ui.translation_compute import MAX_CHARS
+from viz.heatmaps import matrix_heatmap
+from viz.scaling import dot_histograms, grouped_bars, lines_over_dims
+
+FORMULA = (
+    r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"
+)
+VARIANCE = (
+    r"q \cdot k = \sum_{i=1}^{d_k} q_i k_i, \qquad \mathrm{Var}(q \cdot k) = d_k, \qquad"
+    r" \mathrm{Var}\!\left(\frac{q \cdot k}{\sqrt{d_k}}\right) = 1"
+)
+JACOBIAN = r"\frac{\partial p}{\partial s} = \mathrm{diag}(p) - p\,p^\top"
+DEFAULT_DIMS = ("4", "64", "512")
+ABOUT = N_(
+    "Scaled dot-product attention divides every score by √d_k before the softmax (Vaswani et al. "
+    "2017). Why? If the components of a query q and a key k are independent with mean 0 and "
+    "variance 1, their dot product is a sum of d_k such products, so its variance is d_k: the "
+    "wider the heads, the larger the scores. Large scores push the softmax to one-hot, where its "
+    "gradient is almost zero and learning stalls. Everything below is computed while you look."
+)
+HIST_NOTE = N_(
+    "{n:,} random pairs q, k for each chosen d_k (components drawn from N(0, 1), seed 0). "
+    "Without the scale the spread grows with d_k; with it every histogram has variance about 1."
+)
+SAT_NOTE = N_(
+    "One random query against {t} random keys, for each d_k, averaged over {seeds} draws. "
+    "Without the scale the largest weight goes to 1 (one-hot), the entropy to 0 bits and the "
+    "gradient that reaches the scores to 0; with the scale nothing changes with d_k."
+)
+MODEL_NOTE = N_(
+    "Our Transformer (sinusoidal positions) was trained with the scale; its heads have d_k = {d_k}. "
+    "From its own queries and keys on your sentence, the mean entropy of each row of its encoder "
+    "self-attention, with the scale as trained and with the scale removed (softmax(QKᵀ)). "
+    "Lower entropy means sharper, more one-hot rows."
+)
+
+
+def dims_ui() -> list[int]:
+    """The widths d_k shown as histograms (kept in the URL as ``sdk_dims``)."""
+    chosen = multi_choice_ui(
+        st.pills,
+        _("d_k shown"),
+        [str(d) for d in DIMS],
+        key="sdk_dims",
+        default=list(DEFAULT_DIMS),
+        format_func=str,
+        selection_mode="multi",
+    )
+    return sorted(int(d) for d in chosen)
+
+
+def variance_ui() -> None:
+    """Histograms of q . k without and with the scale, and the measured variances."""
+    st.subheader(_("The variance of q·k grows with d_k"))
+    st.latex(VARIANCE)
+    dims = dims_ui()
+    if not dims:
+        st.info(_("Choose at least one d_k above."), icon=":material/info:")
+        return
+    samples = [dot_sample(d) for d in dims]
+    names = {s.d_k: f"d_k = {s.d_k}" for s in samples}
+    density = _("density")
+    panels = (
+        (_("without the scale: q·k"), "raw", "sdk_hist_raw"),
+        (_("with the scale: q·k / √d_k"), "scaled", "sdk_hist_scaled"),
+    )
+    for column, (title, field, key) in zip(st.columns(2), panels, strict=True):
+        values = {names[s.d_k]: getattr(s, field) for s in samples}
+        fig = dot_histograms(values, title=title, x_title=_("score"), y_title=density)
+        with column:
+            plotly_chart(fig, key=key, height=420)
+    rows = [
+        {
+            "d_k": s.d_k,
+            _("variance of q·k"): round(s.raw_var, 2),
+            _("variance of q·k / √d_k"): round(s.scaled_var, 3),
+        }
+        for s in samples
+    ]
+    st.dataframe(rows, hide_index=True)
+    st.caption(_(HIST_NOTE).format(n=N_SAMPLES))
+
+
+def saturation_ui() -> None:
+    """Max weight, entropy and gradient norm of the softmax over d_k, without and with the scale."""
+    st.subheader(_("Unscaled scores saturate the softmax"))
+    st.latex(JACOBIAN)
+    sat = saturation()
+    raw, scaled = _("without the scale"), _("with the scale")
+    charts = (
+        (_("largest weight"), sat.raw_max_weight, sat.scaled_max_weight, "sdk_max"),
+        (_("entropy (bits)"), sat.raw_entropy, sat.scaled_entropy, "sdk_entropy"),
+        (_("gradient norm ‖∂p/∂s‖"), sat.raw_grad_norm, sat.scaled_grad_norm, "sdk_grad"),
+    )
+    for column, (name, without, with_scale, key) in zip(st.columns(3), charts, strict=True):
+        with column:
+            fig = lines_over_dims(
+                sat.dims,
+                {raw: without, scaled: with_scale},
+                title=name,
+                x_title="d_k",
+                y_title=name,
+            )
+            plotly_chart(fig, key=key, height=400)
+    st.caption(_(SAT_NOTE).format(t=N_KEYS, seeds=N_SEEDS))
+
+
+def layer_bars_ui(layers: list[str], with_scale: np.ndarray, without: np.ndarray, n: int) -> None:
+    """Mean row entropy per layer (over heads), with and without the scale; the uniform bound."""
+    bars = grouped_bars(
+        layers,
+        {_("with the scale"): with_scale.mean(1), _("without the scale"): without.mean(1)},
+        title=_("mean row entropy per layer (over heads)"),
+        y_title=_("entropy (bits)"),
+    )
+    plotly_chart(bars, key="sdk_model_bars", height=380)
+    st.caption(
+        _("Uniform attention over these {n} pieces would have {bits:.2f} bits.").format(
+            n=n, bits=float(np.log2(n))
+        )
+    )
+
+
+def model_ui(text: str) -> None:
+    """The trained Transformer's encoder self-attention entropy, with and without the scale."""
+    translator = load_transformer("sinusoidal")
+    if translator is None:
+        return
+    found = guarded_ui(lambda: encoder_scores(translator.model, translator._source(text).src))
+    if found is None:
+        return
+    st.caption(_(MODEL_NOTE).format(d_k=found.d_k))
+    n_layers, n_heads = found.scores.shape[:2]
+    layers = [_("layer {n}").format(n=i + 1) for i in range(n_layers)]
+    heads = [_("head {n}").format(n=i + 1) for i in range(n_heads)]
+    with_scale = row_entropy(found.scores, found.d_k, scaled=True)  # (L, H)
+    without = row_entropy(found.scores, found.d_k, scaled=False)  # (L, H)
+    top = float(max(with_scale.max(), without.max()))
+    names = (_("layer"), _("head"))
+    c1, c2 = st.columns(2)
+    for column, matrix, title, key in (
+        (c1, with_scale, _("with the scale (as trained)"), "sdk_model_scaled"),
+        (c2, without, _("scale removed: softmax(QKᵀ)"), "sdk_model_raw"),
+    ):
+        fig = matrix_heatmap(
+            matrix,
+            heads,
+            layers,
+            title=title,
+            zmin=0.0,
+            zmax=top,
+            axis_names=names,
+            value_name=_("entropy (bits)"),
+        )
+        with column:
+            plotly_chart(fig, key=key, height=360)
+    layer_bars_ui(layers, with_scale, without, found.scores.shape[-1])
+
+
+@fragment
+def body() -> None:
+    """Formula, the random demo, then the trained model on the typed sentence."""
+    st.latex(FORMULA)
+    variance_ui()
+    saturation_ui()
+    st.subheader(_("The same on our trained Transformer"))
+    raw = sentence_ui("sdk_")
+    text, notice = sanitize_text(raw, MAX_CHARS)
+    if notice:
+        st.info(notice, icon=":material/content_cut:")
+    if not text:
+        st.warning(
+            _("The sentence is empty: type something and press Enter."), icon=":material/edit:"
+        )
+        return
+    model_ui(text)
+
+
+page_intro(_("Why √d_k"), _(ABOUT))
+body()

@@ -1,0 +1,88 @@
+"""Charts of the Why sqrt(d_k) page: histograms of dot products per d_k, and curves over d_k
+(pure plotly, plain-dict figures, no streamlit). Every name and title is shown as it is: pass
+translated text."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from viz._checks import MARGIN, escape
+from viz.heatmaps import label_separator
+
+TEMPLATE = "plotly_white"
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
+
+
+def _traces(series: Mapping[str, object], trace: dict, hover: str) -> list[dict]:
+    """One ``trace`` (a dict of shared settings) per named series, its name in the hover's
+    secondary box; ``hover`` is the rest of the hovertemplate. The values go on y when ``trace``
+    has its x already, else on x (a histogram)."""
+    return [
+        trace
+        | {
+            "name": name,
+            "hovertemplate": f"{hover}<extra>{name}</extra>",
+        }
+        | ({"y": np.asarray(values, dtype=float)} if "x" in trace else {"x": np.asarray(values)})
+        for name, values in series.items()
+    ]
+
+
+def _layout(title: str, x_title: str, y_title: str, **extra: object) -> dict:
+    """The shared layout: explicit template, title, axis titles, the legend below the plot."""
+    return {
+        "template": TEMPLATE,
+        "colorway": list(PALETTE),
+        "title": {"text": title},
+        "margin": MARGIN | {"b": 110},
+        "legend": {"orientation": "h", "y": -0.3},
+        "xaxis": {"title": {"text": x_title}},
+        "yaxis": {"title": {"text": y_title}},
+    } | extra
+
+
+def dot_histograms(
+    samples: Mapping[str, np.ndarray], *, title: str, x_title: str, y_title: str
+) -> go.Figure:
+    """Overlaid histograms (probability density), one per named sample (e.g. 'd_k = 64')."""
+    trace = {"type": "histogram", "histnorm": "probability density", "opacity": 0.55, "nbinsx": 60}
+    hover = "%{x}" + label_separator() + "%{y:.3f}"
+    layout = _layout(title, x_title, y_title, barmode="overlay")
+    return go.Figure({"data": _traces(samples, trace, hover), "layout": layout})
+
+
+def lines_over_dims(
+    dims: Sequence[int],
+    series: Mapping[str, np.ndarray],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+) -> go.Figure:
+    """One line per named series over the widths ``dims`` (log-2 x axis)."""
+    sep = label_separator()
+    trace = {"type": "scatter", "mode": "lines+markers", "x": list(dims)}
+    hover = f"{x_title}{sep}%{{x}}<br>{y_title}{sep}%{{y:.3f}}"
+    ticks = {
+        "type": "log",
+        "tickmode": "array",
+        "tickvals": list(dims),
+        "ticktext": list(map(str, dims)),
+    }
+    layout = _layout(title, x_title, y_title)
+    layout["xaxis"] |= ticks
+    return go.Figure({"data": _traces(series, trace, hover), "layout": layout})
+
+
+def grouped_bars(
+    groups: Sequence[str], series: Mapping[str, np.ndarray], *, title: str, y_title: str
+) -> go.Figure:
+    """Bars of several named series side by side over the labelled ``groups``."""
+    trace = {"type": "bar", "x": escape(list(groups))}
+    hover = "%{x}" + label_separator() + "%{y:.3f}"
+    layout = _layout(title, "", y_title, barmode="group")
+    layout["xaxis"]["type"] = "category"
+    return go.Figure({"data": _traces(series, trace, hover), "layout": layout})
