@@ -26,6 +26,7 @@ from tests.browser_helpers import (
     switch_language,
     wait_settled,
 )
+from tests.test_browser import _shoot
 from tests.test_browser_multi_head import _shipped
 from tests.tiny_transformer import build_tiny_transformers
 
@@ -92,7 +93,7 @@ def _check_chinese(page) -> None:
 
 
 @pytest.mark.browser
-def test_scaling_in_english(tab, url):
+def test_scaling_in_english(tab, url, checkpoints, screenshots):
     tab.goto(f"{url}/scaling")
     wait_settled(tab, N_CHARTS)
     tab.get_by_role("heading", name=TITLES["en"], exact=True).wait_for()
@@ -100,6 +101,8 @@ def test_scaling_in_english(tab, url):
     _type(tab, "en")
     _check_drawn(tab)
     tab.get_by_text("its heads have d_k =", exact=False).first.wait_for()  # the model's note
+    if checkpoints == SHIPPED_ROOT:
+        _shoot(tab, screenshots / "scaling.png", 3000)
 
 
 @pytest.mark.browser
