@@ -39,7 +39,7 @@ from tests.test_browser_multi_head import _chart, _shipped, _ticks, _wait_for_ti
 from tests.test_browser_translation import _shoot
 from tests.test_i18n_app import _app, _open, english_words
 from tests.tiny_transformer import build_tiny_transformers
-from ui.multi_head import piece_spans, unknown_labels
+from ui.multi_head import unknown_labels
 
 MH, PE = "app_pages/multi_head.py", "app_pages/positional_encoding.py"
 CHINESE = "注意力机制很重要"  # "the attention mechanism matters": 力 is in MiniLM's vocabulary
@@ -61,9 +61,8 @@ HEAD = '[data-testid="stDataFrame"] [role="columnheader"]'
 
 def _labels(text: str) -> list[str]:
     """The pieces all-MiniLM-L6-v2 reads from ``text``, as the charts label them."""
-    encoder = PretrainedEncoder.load()
-    tokens = encoder.attend(text).tokens
-    return unknown_labels(tokens, piece_spans(encoder, text, len(tokens)))
+    result = PretrainedEncoder.load().attend(text)
+    return unknown_labels(result.tokens, result.spans)
 
 
 def _transformer_words(root: Path, sentence: str) -> set[str]:

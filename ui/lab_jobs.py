@@ -285,10 +285,10 @@ class LabServer:
         """Train the job's missing runs in a worker process, reading its messages until it ends."""
         ctx = mp.get_context(self.start_method)
         out, stop = ctx.Queue(), ctx.Event()
-        todo = [
+        pending = [
             (i, cfg, seed) for i, (cfg, seed) in enumerate(job.spec.runs()) if job.runs[i] is None
         ]
-        process = ctx.Process(target=work, args=(todo, out, stop, self.niceness), daemon=True)
+        process = ctx.Process(target=work, args=(pending, out, stop, self.niceness), daemon=True)
         with self._lock:
             job.stop, cancelled = stop, job.cancel
         try:

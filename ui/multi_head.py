@@ -71,37 +71,12 @@ def run_transformer(
         return cached_model("transformer", folder, device, stamp).translate(text, beam=beam)
 
 
-@dataclass(frozen=True)
-class PretrainedRun:
-    """One run of a pretrained encoder: its result, and for each of its pieces the text it was
-    read from (``spans``, "" for special tokens; empty when the tokenizer gives no offsets)."""
-
-    result: EncoderAttention
-    spans: tuple[str, ...] = ()
-
-
 # 8 runs: (6, 12, T, T) float32 for MiniLM, up to 75 MB each at 512 pieces (600 MB at most)
 @st.cache_data(max_entries=8, show_spinner=False)
-def run_pretrained(name: str, device: str, text: str) -> PretrainedRun:
+def run_pretrained(name: str, device: str, text: str) -> EncoderAttention:
     """Every attention of the encoder ``name`` on ``text``; a copy per session."""
-    encoder = cached_model("pretrained", name, device, 0.0)
     with torch.inference_mode():
-        result = encoder.attend(text)
-    return PretrainedRun(result, piece_spans(encoder, text, len(result.tokens)))
-
-
-def piece_spans(encoder: Any, text: str, n_pieces: int) -> tuple[str, ...]:
-    """The text under each of the ``n_pieces`` pieces the encoder read from ``text`` (its fast
-    tokenizer's offsets); () when the tokenizer has none or they do not line up."""
-    try:
-        offsets = encoder.tokenizer(
-            text, truncation=True, max_length=encoder.max_pieces, return_offsets_mapping=True
-        )["offset_mapping"]
-    except (NotImplementedError, KeyError, TypeError, ValueError):  # a slow tokenizer
-        return ()
-    if len(offsets) != n_pieces:
-        return ()
-    return tuple(text[start:end] for start, end in offsets)
+        return cached_model("pretrained", name, device, 0.0).attend(text)
 
 
 def translate_ui(positional: str, text: str, beam: int) -> TransformerAttention | None:
@@ -114,7 +89,7 @@ def translate_ui(positional: str, text: str, beam: int) -> TransformerAttention 
         return guarded_ui(lambda: run_transformer(*key, text, beam))
 
 
-def encode_ui(name: str, text: str) -> PretrainedRun | None:
+def encode_ui(name: str, text: str) -> EncoderAttention | None:
     """Run the pretrained encoder on ``text`` with a spinner; None when it cannot be loaded or
     refused the text (with a message)."""
     encoder = load_pretrained(name)
@@ -194,9 +169,9 @@ def unknown_labels(tokens: Sequence[str], spans: Sequence[str]) -> list[str]:
     return labels
 
 
-def pretrained_view(run: PretrainedRun) -> HeadsView:
+def pretrained_view(result: EncoderAttention) -> HeadsView:
     """The self-attention of a pretrained encoder; unknown pieces labelled with their text."""
-    result, notices, note = run.result, [], ""
+    notices, note = [], ""
     if result.truncated:
         notices.append(
             _(
@@ -211,7 +186,7 @@ def pretrained_view(run: PretrainedRun) -> HeadsView:
             "its vocabulary lacks, so it cannot tell them apart. The charts label each with "
             "the text it stands for, as [UNK:…]."
         ).format(model=result.model, n=unknown, total=len(result.tokens))
-    labels = unknown_labels(result.tokens, run.spans)
+    labels = unknown_labels(result.tokens, result.spans)
     return HeadsView(
         f"{result.model} self-attention",
         _("{model} self-attention").format(model=result.model),

@@ -45,6 +45,8 @@ class EncoderAttention:
     special: (T,) True for the tokenizer's special tokens ([CLS], [SEP], ...).
     truncated: the input had more than ``max_pieces`` pieces (specials included) and was cut;
         n_pieces counts them before the cut.
+    spans: (T,) the text each piece was read from ("" for special tokens), from a fast
+        tokenizer's offsets; () for a tokenizer without offsets.
     """
 
     model: str
@@ -54,6 +56,7 @@ class EncoderAttention:
     truncated: bool
     n_pieces: int
     max_pieces: int
+    spans: tuple[str, ...] = ()
 
 
 def default_model_path() -> Path:
@@ -164,8 +167,10 @@ class PretrainedEncoder:
             max_length=self.max_pieces,
             return_tensors="pt",
             return_special_tokens_mask=True,
+            return_offsets_mapping=self.tokenizer.is_fast,  # only fast tokenizers have offsets
         )
         special = enc.pop("special_tokens_mask")[0].bool().numpy()
+        offsets = enc.pop("offset_mapping")[0].tolist() if "offset_mapping" in enc else []
         out = self.model(**{k: v.to(self.device) for k, v in enc.items()}, output_attentions=True)
         attentions = torch.stack(out.attentions)[:, 0]  # (L, 1, H, T, T) -> (L, H, T, T)
         ids = enc["input_ids"][0].tolist()
@@ -177,4 +182,5 @@ class PretrainedEncoder:
             truncated=n_pieces > self.max_pieces,
             n_pieces=n_pieces,
             max_pieces=self.max_pieces,
+            spans=tuple(text[start:end] for start, end in offsets),
         )
