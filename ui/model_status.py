@@ -16,7 +16,7 @@ from ui.registry import PAGES
 # The pages (url_path) that show each family of checkpoint (the folder name's first part).
 PAGES_OF = {
     "seq2seq": ("alignment", "local_attention", "why_attention"),
-    "transformer": ("multi_head",),
+    "transformer": ("multi_head", "scaling", "positional_encoding"),
     "caption": ("captions",),
 }
 # The table's columns, in order: translated when shown.
