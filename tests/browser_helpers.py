@@ -1,15 +1,19 @@
-"""Helpers shared by the browser tests of the model pages: a server pointed at a checkpoint
-folder, a fresh tab, the wait for a settled page, and what the pages in Chinese are checked for
-(English left visible, missing-glyph boxes, a language switch)."""
+"""Helpers shared by the browser tests of the model pages: the checkpoints a server reads (the
+shipped ones, or tiny random-weight ones standing in), the ``url`` and ``tab`` fixtures of a server
+pointed at them, a screenshot, the wait for a settled page, and what the pages in Chinese are
+checked for (English left visible, missing-glyph boxes, a language switch)."""
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
+from models.checkpoints import CHECKPOINTS_ENV, SHIPPED_ROOT
 from tests.server import streamlit_server
 from tests.test_i18n_app import english_words
 from ui.sidebar import LANGUAGE_LABEL
@@ -52,6 +56,69 @@ def open_tab(browser, timeout_ms: int = 120_000) -> Iterator[object]:
         yield page
     finally:
         context.close()
+
+
+def is_shipped(name: str) -> bool:
+    """The checkpoint ``name`` (``seq2seq-bahdanau``, ``show-attend-tell``...) has been trained and
+    shipped."""
+    return (SHIPPED_ROOT / name / "model.safetensors").is_file()
+
+
+def transformers_shipped() -> bool:
+    """Both Transformer checkpoints are shipped (their cards are written when training ends)."""
+    return all(
+        (SHIPPED_ROOT / f"transformer-{p}" / "card.json").is_file()
+        for p in ("sinusoidal", "learned")
+    )
+
+
+def link_checkpoints(root: Path, names: Iterable[str], tiny: Path | None) -> Path:
+    """``root`` with a link per checkpoint in ``names``: the shipped one where it exists, else the
+    one of that name in ``tiny``."""
+    for name in names:
+        (root / name).symlink_to(SHIPPED_ROOT / name if is_shipped(name) else tiny / name)
+    return root
+
+
+def checkpoints_fixture(shipped: Callable[[], bool], build: Callable[[Path], Path], folder: str):
+    """A module-scoped ``checkpoints`` fixture: ``SHIPPED_ROOT`` when ``shipped()``, else what
+    ``build`` writes into a fresh temporary ``folder`` (tiny random-weight checkpoints)."""
+
+    @pytest.fixture(scope="module")
+    def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
+        if shipped():
+            return SHIPPED_ROOT
+        return build(tmp_path_factory.mktemp(folder))
+
+    return checkpoints
+
+
+def served_fixtures(log_folder: str, timeout_ms: int = 120_000):
+    """The fixtures ``url`` (module-scoped: app.py served with ``$ATLAS_CHECKPOINTS`` = the
+    module's ``checkpoints`` fixture, its log in a temporary ``log_folder``) and ``tab`` (a fresh
+    tab per test, ``timeout_ms`` for each wait). In a test module: ``url, tab = served_fixtures(...)``."""
+
+    @pytest.fixture(scope="module")
+    def url(checkpoints: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+        log = tmp_path_factory.mktemp(log_folder) / "server.log"
+        with served_with(CHECKPOINTS_ENV, checkpoints, log) as base:
+            yield base
+
+    @pytest.fixture
+    def tab(browser, url: str) -> Iterator[object]:
+        with open_tab(browser, timeout_ms) as page:
+            yield page
+
+    return url, tab
+
+
+def shoot(page, path: Path, height: int) -> None:
+    """Screenshot the whole app: Streamlit scrolls inside its own container, so grow the viewport
+    to ``height`` (then back to 1000)."""
+    page.set_viewport_size({"width": 1400, "height": height})
+    page.wait_for_timeout(1500)  # let plotly re-layout to the new size
+    page.screenshot(path=str(path))
+    page.set_viewport_size({"width": 1400, "height": 1000})
 
 
 def wait_settled(page, n_charts: int) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import is_hypothesis_test
 
+from models.checkpoints import CHECKPOINTS_ENV
 from tests.requirements_env import need
 from tests.server import CHROMIUM, ROOT, launch_chromium, streamlit_server
 
@@ -85,6 +86,14 @@ def page(browser, app_url):
     page.set_default_timeout(120_000)  # generous: the CI box may be busy (2 cores, training)
     yield page
     context.close()
+
+
+@pytest.fixture
+def tiny(tiny_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``$ATLAS_CHECKPOINTS`` pointed, for one test, at the test module's ``tiny_root`` fixture
+    (tiny random-weight checkpoints), which it returns."""
+    monkeypatch.setenv(CHECKPOINTS_ENV, str(tiny_root))
+    return tiny_root
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+from tests.app_helpers import open_app
+
 ANATOMY = "app_pages/anatomy.py"
 PE = "app_pages/positional_encoding.py"
 
@@ -19,17 +20,7 @@ def _app(
     params: dict[str, str] | None = None, page: str | None = None, first: dict | None = None
 ) -> AppTest:
     """Run the app (home, with the ``first`` URL params), then open ``page`` with ``params``."""
-    at = AppTest.from_file(APP, default_timeout=60)
-    for name, value in (first or {}).items():
-        at.query_params[name] = value
-    at.run()
-    if page:
-        at.switch_page(page)  # navigating clears the URL params, as in the browser
-        for name, value in (params or {}).items():
-            at.query_params[name] = value
-        at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_app(page, params, first)
 
 
 def _figures(at: AppTest) -> list[dict]:

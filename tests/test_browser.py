@@ -7,6 +7,7 @@ import re
 import pytest
 
 from models.checkpoints import SHIPPED_ROOT
+from tests.browser_helpers import shoot
 
 pytestmark = pytest.mark.browser
 CHART = '[data-testid="stPlotlyChart"]'
@@ -22,14 +23,6 @@ def _wait_for_app(page, n_charts: int = 1) -> None:
 def _ticks(page, chart: int, axis: str = "x") -> list[str]:
     """Tick labels of one chart, read from the DOM."""
     return page.locator(CHART).nth(chart).locator(f".{axis}tick text").all_text_contents()
-
-
-def _shoot(page, path, height: int) -> None:
-    """Screenshot the whole app: Streamlit scrolls inside its own container, so grow the viewport."""
-    page.set_viewport_size({"width": 1400, "height": height})
-    page.wait_for_timeout(1500)  # let plotly re-layout to the new size
-    page.screenshot(path=str(path))
-    page.set_viewport_size({"width": 1400, "height": 1000})
 
 
 def _chart_titles(page) -> list[str]:
@@ -48,7 +41,7 @@ def test_home(page, app_url, screenshots):
     _wait_for_app(page, 3)
     page.goto(app_url)
     page.get_by_text("6. Transformer 2017").wait_for()
-    _shoot(page, screenshots / "home.png", 1500)
+    shoot(page, screenshots / "home.png", 1500)
 
 
 def test_anatomy_temperature_and_url(page, app_url, screenshots):
@@ -63,7 +56,7 @@ def test_anatomy_temperature_and_url(page, app_url, screenshots):
     )
     page.wait_for_url(re.compile(r"anat_temp=1"))
     assert "almost uniform" in page.locator("body").inner_text()
-    _shoot(page, screenshots / "anatomy.png", 2600)
+    shoot(page, screenshots / "anatomy.png", 2600)
     url = page.url
     page.goto(url)  # a copied link reproduces the view
     _wait_for_app(page, 3)
@@ -142,7 +135,7 @@ def test_positional_encoding_sentence(page, app_url, screenshots):
         assert "sinusoidal: cosine similarity of positions" in titles
         assert "learned: cosine similarity of positions" in titles
         assert "Length of each position's vector" in titles
-    _shoot(page, screenshots / "positional_encoding.png", 6600)
+    shoot(page, screenshots / "positional_encoding.png", 6600)
 
 
 def test_positional_encoding_bad_sentence(page, app_url):

@@ -14,33 +14,26 @@ from PIL import Image
 
 from media.scenes import Placement, compose, load_sprites
 from models.captioning.checkpoint import CAPTION_MODELS
-from models.checkpoints import CHECKPOINTS_ENV, SHIPPED_ROOT
-from tests.browser_helpers import CHART, open_tab, served_with, wait_settled
+from tests.browser_helpers import (
+    CHART,
+    is_shipped,
+    link_checkpoints,
+    served_fixtures,
+    wait_settled,
+)
 from tests.tiny_captions import build_tiny_caption_checkpoints
 
 pytestmark = pytest.mark.browser
 
 
-def _is_real(name: str) -> bool:
-    return (SHIPPED_ROOT / name / "model.safetensors").is_file()
-
-
 @pytest.fixture(scope="module")
-def url(tmp_path_factory: pytest.TempPathFactory):
-    """app.py served with the shipped captioners, or tiny ones where a checkpoint is missing."""
-    root = tmp_path_factory.mktemp("caption_checkpoints")
+def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shipped captioners, or tiny ones where a checkpoint is missing."""
     tiny = build_tiny_caption_checkpoints(tmp_path_factory.mktemp("tiny"))
-    for name in CAPTION_MODELS:
-        (root / name).symlink_to(SHIPPED_ROOT / name if _is_real(name) else tiny / name)
-    log = tmp_path_factory.mktemp("streamlit_captions") / "server.log"
-    with served_with(CHECKPOINTS_ENV, root, log) as base:
-        yield base
+    return link_checkpoints(tmp_path_factory.mktemp("caption_checkpoints"), CAPTION_MODELS, tiny)
 
 
-@pytest.fixture
-def tab(browser, url):
-    with open_tab(browser) as page:
-        yield page
+url, tab = served_fixtures("streamlit_captions")
 
 
 def _overlays(page) -> int:
@@ -73,7 +66,7 @@ def test_example_overlays_compose_and_upload(tab, url, screenshots, tmp_path: Pa
     )
     wait_settled(tab, 6)
     assert _codes(tab)[0] != first[0]  # another scene, another layout caption
-    if all(_is_real(n) for n in CAPTION_MODELS):
+    if all(is_shipped(n) for n in CAPTION_MODELS):
         tab.set_viewport_size({"width": 1400, "height": 2300})
         tab.wait_for_timeout(1500)
         tab.screenshot(path=str(screenshots / "captions.png"))
@@ -103,5 +96,5 @@ def test_example_overlays_compose_and_upload(tab, url, screenshots, tmp_path: Pa
         "() => document.querySelectorAll('[data-testid=\"stCode\"] code').length === 2"
     )
     wait_settled(tab, 6)
-    if all(_is_real(n) for n in CAPTION_MODELS):
+    if all(is_shipped(n) for n in CAPTION_MODELS):
         assert "cat" in _codes(tab)[0]

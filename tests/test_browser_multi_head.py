@@ -9,14 +9,18 @@ ones (``ATLAS_CHECKPOINTS``); the pretrained encoder is always the real all-Mini
 from __future__ import annotations
 
 import urllib.parse
-from pathlib import Path
 
 import pytest
 
-from models.checkpoints import CHECKPOINTS_ENV, SHIPPED_ROOT
 from models.transformer.pretrained import PretrainedEncoder
 from models.transformer.translator import TransformerTranslator
-from tests.browser_helpers import CHART, open_tab, served_with, wait_settled
+from tests.browser_helpers import (
+    CHART,
+    checkpoints_fixture,
+    served_fixtures,
+    transformers_shipped,
+    wait_settled,
+)
 from tests.tiny_transformer import build_tiny_transformers
 
 pytestmark = pytest.mark.browser
@@ -24,33 +28,9 @@ SENTENCE = "The black dog chased a ball across the park."
 ZWSP = "\u200b"
 
 
-def _shipped() -> bool:
-    return all(
-        (SHIPPED_ROOT / f"transformer-{p}" / "card.json").is_file()  # training has ended
-        for p in ("sinusoidal", "learned")
-    )
-
-
-@pytest.fixture(scope="module")
-def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if _shipped():
-        return SHIPPED_ROOT
-    # Not shipped yet (issue 5's training is pending): drive the page with tiny random-weight ones.
-    root = build_tiny_transformers(tmp_path_factory.mktemp("tiny_mh_browser"))
-    return root
-
-
-@pytest.fixture(scope="module")
-def url(checkpoints: Path, tmp_path_factory: pytest.TempPathFactory):
-    log = tmp_path_factory.mktemp("streamlit_mh") / "server.log"
-    with served_with(CHECKPOINTS_ENV, checkpoints, log) as base:
-        yield base
-
-
-@pytest.fixture
-def tab(browser, url):
-    with open_tab(browser) as page:
-        yield page
+# Not shipped yet (issue 5's training is pending): drive the page with tiny random-weight ones.
+checkpoints = checkpoints_fixture(transformers_shipped, build_tiny_transformers, "tiny_mh_browser")
+url, tab = served_fixtures("streamlit_mh")
 
 
 def _chart(page, title: str):

@@ -10,24 +10,23 @@ random-weight ones."""
 from __future__ import annotations
 
 import urllib.parse
-from pathlib import Path
 
 import pytest
 
-from models.checkpoints import CHECKPOINTS_ENV, SHIPPED_ROOT
+from models.checkpoints import SHIPPED_ROOT
 from tests.browser_helpers import (
     CHART,
     chart_hover_texts,
+    checkpoints_fixture,
     english_left,
     glyph_boxes,
-    open_tab,
-    served_with,
+    served_fixtures,
+    shoot,
     shown_texts,
     switch_language,
+    transformers_shipped,
     wait_settled,
 )
-from tests.test_browser import _shoot
-from tests.test_browser_multi_head import _shipped
 from tests.tiny_transformer import build_tiny_transformers
 
 N_CHARTS = 8
@@ -38,24 +37,8 @@ TITLES = {"en": "Why √d_k", "zh": "为什么除以 √d_k"}
 BOX = {"en": "English sentence", "zh": "英文句子"}
 
 
-@pytest.fixture(scope="module")
-def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if _shipped():
-        return SHIPPED_ROOT
-    return build_tiny_transformers(tmp_path_factory.mktemp("tiny_sdk_browser"))
-
-
-@pytest.fixture(scope="module")
-def url(checkpoints: Path, tmp_path_factory: pytest.TempPathFactory):
-    log = tmp_path_factory.mktemp("streamlit_sdk") / "server.log"
-    with served_with(CHECKPOINTS_ENV, checkpoints, log) as base:
-        yield base
-
-
-@pytest.fixture
-def tab(browser, url):
-    with open_tab(browser, 180_000) as page:
-        yield page
+checkpoints = checkpoints_fixture(transformers_shipped, build_tiny_transformers, "tiny_sdk_browser")
+url, tab = served_fixtures("streamlit_sdk", 180_000)
 
 
 def _model_titles(page) -> list[str]:
@@ -102,7 +85,7 @@ def test_scaling_in_english(tab, url, checkpoints, screenshots):
     _check_drawn(tab)
     tab.get_by_text("its heads have d_k =", exact=False).first.wait_for()  # the model's note
     if checkpoints == SHIPPED_ROOT:
-        _shoot(tab, screenshots / "scaling.png", 3000)
+        shoot(tab, screenshots / "scaling.png", 3000)
 
 
 @pytest.mark.browser

@@ -14,9 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from models.checkpoints import CHECKPOINTS_ENV, SHIPPED_ROOT
 from models.rnn.translator import Translator
-from tests.browser_helpers import CHART, open_tab, served_with, wait_settled
+from tests.browser_helpers import (
+    CHART,
+    is_shipped,
+    link_checkpoints,
+    served_fixtures,
+    shoot,
+    wait_settled,
+)
 from tests.requirements_env import IN_CI
 from tests.tiny_seq2seq import build_tiny_checkpoints
 
@@ -25,59 +31,33 @@ KINDS = ("none", "bahdanau", "luong-dot", "luong-general", "luong-concat", "loca
 SENTENCE = "A black dog is running on the green grass."
 
 
-def _is_real(kind: str) -> bool:
-    return (SHIPPED_ROOT / f"seq2seq-{kind}" / "model.safetensors").is_file()
-
-
 @pytest.fixture(scope="module")
 def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The root the server reads: each shipped checkpoint that exists (linked), tiny random-weight
     ones for the others, so the interaction is tested while training is still going."""
-    missing = [k for k in KINDS if not _is_real(k)]
+    missing = [k for k in KINDS if not is_shipped(f"seq2seq-{k}")]
     if missing and IN_CI:  # CI tests the shipped models; elsewhere tiny ones stand in
         pytest.fail(f"shipped checkpoints missing: {missing}")
-    root = tmp_path_factory.mktemp("mixed_checkpoints")
     tiny = (
         build_tiny_checkpoints(tmp_path_factory.mktemp("tiny"), kinds=tuple(missing))
         if missing
         else None
     )
-    for kind in KINDS:
-        name = f"seq2seq-{kind}"
-        (root / name).symlink_to(SHIPPED_ROOT / name if _is_real(kind) else tiny / name)
-    return root
+    root = tmp_path_factory.mktemp("mixed_checkpoints")
+    return link_checkpoints(root, (f"seq2seq-{kind}" for kind in KINDS), tiny)
 
 
 def _shoot_if_real(page, path: Path, height: int, kinds: tuple[str, ...]) -> None:
     """Save the README screenshot only when the page showed trained models."""
-    if all(_is_real(k) for k in kinds):
-        _shoot(page, path, height)
+    if all(is_shipped(f"seq2seq-{k}") for k in kinds):
+        shoot(page, path, height)
 
 
-@pytest.fixture(scope="module")
-def url(checkpoints: Path, tmp_path_factory: pytest.TempPathFactory):
-    """A Streamlit server of app.py reading ``checkpoints``."""
-    log = tmp_path_factory.mktemp("streamlit_translation") / "server.log"
-    with served_with(CHECKPOINTS_ENV, checkpoints, log) as base:
-        yield base
-
-
-@pytest.fixture
-def tab(browser, url):
-    with open_tab(browser, 180_000) as page:  # the CI machine also trains
-        yield page
+url, tab = served_fixtures("streamlit_translation", 180_000)  # the CI machine also trains
 
 
 def _ticks(page, chart: int, axis: str = "x") -> list[str]:
     return page.locator(CHART).nth(chart).locator(f".{axis}tick text").all_text_contents()
-
-
-def _shoot(page, path: Path, height: int) -> None:
-    """Screenshot the whole app (grow the viewport: Streamlit scrolls inside its container)."""
-    page.set_viewport_size({"width": 1400, "height": height})
-    page.wait_for_timeout(1500)
-    page.screenshot(path=str(path))
-    page.set_viewport_size({"width": 1400, "height": 1000})
 
 
 def test_alignment_enter_draws_the_heatmap_with_the_tokens(tab, url, checkpoints, screenshots):

@@ -18,20 +18,21 @@ from pathlib import Path
 
 import pytest
 
-from models.checkpoints import CHECKPOINTS_ENV, SHIPPED_ROOT
+from models.checkpoints import SHIPPED_ROOT
 from models.rnn.translator import Translator
 from tests.browser_helpers import (
     CHART,
     chart_hover_texts,
+    checkpoints_fixture,
     english_left,
     glyph_boxes,
-    open_tab,
-    served_with,
+    is_shipped,
+    served_fixtures,
+    shoot,
     shown_texts,
     switch_language,
     wait_settled,
 )
-from tests.test_browser_translation import _is_real, _shoot
 from tests.test_i18n_app import _app, _open, english_words
 from tests.tiny_seq2seq import build_tiny_checkpoints
 from ui.translation import EXAMPLES, GLOBAL_MODELS, LOCAL_MODELS
@@ -48,12 +49,10 @@ ALIGNMENT_NAMES = MODEL_IDS | {"black", "dog", "chien", "noir", "Enter", "CSV"}
 LOCAL_NAMES = MODEL_IDS | {"sigmoid", "tanh", "sigma", "Enter", "CSV"}
 
 
-@pytest.fixture(scope="module")
-def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The shipped checkpoints when the pages' models all exist, else tiny random-weight ones."""
-    if all(_is_real(kind) for kind in KINDS):
-        return SHIPPED_ROOT
-    return build_tiny_checkpoints(tmp_path_factory.mktemp("tiny_zh"))
+# The shipped checkpoints when the pages' models all exist, else tiny random-weight ones.
+checkpoints = checkpoints_fixture(
+    lambda: all(is_shipped(f"seq2seq-{kind}") for kind in KINDS), build_tiny_checkpoints, "tiny_zh"
+)
 
 
 def _token_words(root: Path, kind: str, sentence: str) -> set[str]:
@@ -101,17 +100,7 @@ def _keeps_state(page, params: dict[str, str], sentence: str, title: dict[str, s
         wait_settled(page, 3)
 
 
-@pytest.fixture(scope="module")
-def url(checkpoints: Path, tmp_path_factory: pytest.TempPathFactory):
-    log = tmp_path_factory.mktemp("streamlit_zh_alignment") / "server.log"
-    with served_with(CHECKPOINTS_ENV, checkpoints, log) as base:
-        yield base
-
-
-@pytest.fixture
-def tab(browser, url):
-    with open_tab(browser, 180_000) as page:
-        yield page
+url, tab = served_fixtures("streamlit_zh_alignment", 180_000)
 
 
 @pytest.mark.browser
@@ -123,7 +112,7 @@ def test_alignment_in_chinese(tab, url, checkpoints, screenshots):
     assert tab.get_by_text("单步查看").is_visible()
     _check_chinese(tab, ALIGNMENT_NAMES | _token_words(checkpoints, "luong-dot", EXAMPLES[0]))
     if checkpoints == SHIPPED_ROOT:
-        _shoot(tab, screenshots / "alignment.zh.png", 1750)
+        shoot(tab, screenshots / "alignment.zh.png", 1750)
     typed = Translator.load(checkpoints / "seq2seq-luong-dot").translate(TYPED)
     _type(tab, TYPED, typed.source_tokens)
     wait_settled(tab, 4)
@@ -143,7 +132,7 @@ def test_local_attention_in_chinese(tab, url, checkpoints, screenshots):
     words = _token_words(checkpoints, "local-m", EXAMPLES[0])
     _check_chinese(tab, LOCAL_NAMES | words)
     if checkpoints == SHIPPED_ROOT:
-        _shoot(tab, screenshots / "local_attention.zh.png", 2000)
+        shoot(tab, screenshots / "local_attention.zh.png", 2000)
     typed = Translator.load(checkpoints / "seq2seq-local-m").translate(TYPED)
     _type(tab, TYPED, typed.source_tokens)
     wait_settled(tab, 3)
@@ -158,12 +147,6 @@ def test_local_attention_in_chinese(tab, url, checkpoints, screenshots):
 @pytest.fixture(scope="module")
 def tiny_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_tiny_checkpoints(tmp_path_factory.mktemp("tiny_zh_apptest"), kinds=KINDS)
-
-
-@pytest.fixture
-def tiny(tiny_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv(CHECKPOINTS_ENV, str(tiny_root))
-    return tiny_root
 
 
 def _labels_and_titles(at) -> list[str]:

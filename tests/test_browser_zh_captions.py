@@ -24,14 +24,15 @@ from streamlit.testing.v1 import AppTest
 
 from media.scenes import vocabulary_words
 from models.captioning.checkpoint import CAPTION_MODELS
-from models.checkpoints import CHECKPOINTS_ENV, SHIPPED_ROOT
+from tests.app_helpers import open_app
 from tests.browser_helpers import (
     CHART,
     chart_hover_texts,
     english_left,
     glyph_boxes,
-    open_tab,
-    served_with,
+    is_shipped,
+    link_checkpoints,
+    served_fixtures,
     shown_texts,
     switch_language,
     wait_settled,
@@ -40,7 +41,6 @@ from tests.tiny_captions import build_tiny_caption_checkpoints
 from tests.tiny_seq2seq import build_tiny_checkpoints
 from ui.translation import ALL_MODELS
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 WHY, CAPTIONS = "app_pages/why_attention.py", "app_pages/captions.py"
 SEQ2SEQ = tuple(f"seq2seq-{kind}" for kind in ALL_MODELS)
 SENTENCE = "A young girl is reading a book under a big tree."
@@ -63,23 +63,9 @@ def tiny_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_tiny_caption_checkpoints(root)
 
 
-@pytest.fixture
-def tiny(tiny_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv(CHECKPOINTS_ENV, str(tiny_root))
-    return tiny_root
-
-
 def _open(page: str, params: dict[str, str], lang: str = "zh") -> AppTest:
     """The app in ``lang``, then ``page`` with ``params`` in its URL (as a browser navigates)."""
-    at = AppTest.from_file(APP, default_timeout=180)
-    at.query_params["lang"] = lang
-    at.run()
-    at.switch_page(page)
-    for name, value in params.items():
-        at.query_params[name] = value
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_app(page, params, {"lang": lang}, timeout=180)
 
 
 def _figures(at: AppTest) -> list[dict]:
@@ -216,29 +202,18 @@ def test_switching_language_keeps_the_sentence_and_the_scene(tiny):
 # ---------------------------------------------------------------- Chromium
 
 
-def _is_real(name: str) -> bool:
-    return (SHIPPED_ROOT / name / "model.safetensors").is_file()
-
-
 @pytest.fixture(scope="module")
-def url(tmp_path_factory: pytest.TempPathFactory):
-    """app.py served with the shipped translators and captioners, tiny ones where one is missing."""
-    root = tmp_path_factory.mktemp("zh_checkpoints")
-    missing = tuple(kind for kind in ALL_MODELS if not _is_real(f"seq2seq-{kind}"))
+def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shipped translators and captioners, tiny ones where one is missing."""
+    missing = tuple(kind for kind in ALL_MODELS if not is_shipped(f"seq2seq-{kind}"))
     tiny = build_tiny_caption_checkpoints(tmp_path_factory.mktemp("tiny"))
     if missing:
         build_tiny_checkpoints(tiny, kinds=missing)
-    for name in (*SEQ2SEQ, *CAPTION_MODELS):
-        (root / name).symlink_to(SHIPPED_ROOT / name if _is_real(name) else tiny / name)
-    log = tmp_path_factory.mktemp("streamlit_zh") / "server.log"
-    with served_with(CHECKPOINTS_ENV, root, log) as base:
-        yield base
+    root = tmp_path_factory.mktemp("zh_checkpoints")
+    return link_checkpoints(root, (*SEQ2SEQ, *CAPTION_MODELS), tiny)
 
 
-@pytest.fixture
-def tab(browser, url):
-    with open_tab(browser, 180_000) as page:
-        yield page
+url, tab = served_fixtures("streamlit_zh", 180_000)
 
 
 def _check_chinese(page, kept: set[str]) -> None:

@@ -22,21 +22,22 @@ from pathlib import Path
 
 import pytest
 
-from models.checkpoints import CHECKPOINTS_ENV, SHIPPED_ROOT
+from models.checkpoints import SHIPPED_ROOT
 from models.transformer.pretrained import PretrainedEncoder
 from models.transformer.translator import TransformerTranslator
 from tests.browser_helpers import (
     chart_hover_texts,
+    checkpoints_fixture,
     english_left,
     glyph_boxes,
-    open_tab,
-    served_with,
+    served_fixtures,
+    shoot,
     shown_texts,
     switch_language,
+    transformers_shipped,
     wait_settled,
 )
-from tests.test_browser_multi_head import _chart, _shipped, _ticks, _wait_for_ticks
-from tests.test_browser_translation import _shoot
+from tests.test_browser_multi_head import _chart, _ticks, _wait_for_ticks
 from tests.test_i18n_app import _app, _open, english_words
 from tests.tiny_transformer import build_tiny_transformers
 from ui.multi_head import unknown_labels
@@ -102,24 +103,8 @@ def _keeps_state(
         wait_settled(page, 4)
 
 
-@pytest.fixture(scope="module")
-def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if _shipped():
-        return SHIPPED_ROOT
-    return build_tiny_transformers(tmp_path_factory.mktemp("tiny_zh_mh"))
-
-
-@pytest.fixture(scope="module")
-def url(checkpoints: Path, tmp_path_factory: pytest.TempPathFactory):
-    log = tmp_path_factory.mktemp("streamlit_zh_mh") / "server.log"
-    with served_with(CHECKPOINTS_ENV, checkpoints, log) as base:
-        yield base
-
-
-@pytest.fixture
-def tab(browser, url):
-    with open_tab(browser, 180_000) as page:
-        yield page
+checkpoints = checkpoints_fixture(transformers_shipped, build_tiny_transformers, "tiny_zh_mh")
+url, tab = served_fixtures("streamlit_zh_mh", 180_000)
 
 
 @pytest.mark.browser
@@ -143,7 +128,7 @@ def test_multi_head_in_chinese(tab, url, checkpoints, screenshots):
     assert "[UNK:机]" in lines.locator(".textpoint text").all_text_contents()
     _check_chinese(tab, MH_NAMES | SPECIAL)
     if checkpoints == SHIPPED_ROOT:  # trained models: the README's screenshot
-        _shoot(tab, screenshots / "multi_head.zh.png", 3000)
+        shoot(tab, screenshots / "multi_head.zh.png", 3000)
     params = {"mh_model": "pretrained", "mh_text": CHINESE}
     _keeps_state(
         tab,
@@ -172,7 +157,7 @@ def test_positional_encoding_in_chinese(tab, url, checkpoints, screenshots):
     tab.get_by_text("恢复顺序后的最大 |差值|", exact=False).first.wait_for()
     _check_chinese(tab, PE_NAMES, PE_SYMBOLS)
     if checkpoints == SHIPPED_ROOT:
-        _shoot(tab, screenshots / "positional_encoding.zh.png", 6600)
+        shoot(tab, screenshots / "positional_encoding.zh.png", 6600)
     _keeps_state(
         tab,
         {"en": "Sentence", "zh": "句子"},
@@ -188,12 +173,6 @@ def test_positional_encoding_in_chinese(tab, url, checkpoints, screenshots):
 @pytest.fixture(scope="module")
 def tiny_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_tiny_transformers(tmp_path_factory.mktemp("tiny_zh_mh_apptest"))
-
-
-@pytest.fixture
-def tiny(tiny_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv(CHECKPOINTS_ENV, str(tiny_root))
-    return tiny_root
 
 
 def _figures(at) -> list[dict]:

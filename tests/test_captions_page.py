@@ -13,12 +13,12 @@ from PIL import Image
 from streamlit.testing.v1 import AppTest
 
 from models.checkpoints import CHECKPOINTS_ENV
+from tests.app_helpers import open_app
 from tests.test_captioning import BAD
 from tests.tiny_captions import build_tiny_caption_checkpoints
 from ui.captions import format_composition, parse_composition
 from viz.captions import attention_player_figure, blend, location_counts, word_strip_figure
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "app_pages/captions.py"
 
 
@@ -27,23 +27,8 @@ def tiny_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_tiny_caption_checkpoints(tmp_path_factory.mktemp("tiny_captions"))
 
 
-@pytest.fixture
-def tiny(tiny_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv(CHECKPOINTS_ENV, str(tiny_root))
-    return tiny_root
-
-
 def _run(params: dict[str, str] | None = None, first: dict | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=180)
-    for name, value in (first or {}).items():
-        at.query_params[name] = value
-    at.run()
-    at.switch_page(PAGE)
-    for name, value in (params or {}).items():
-        at.query_params[name] = value
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_app(PAGE, params, first, timeout=180)
 
 
 def _figures(at: AppTest) -> list[dict]:

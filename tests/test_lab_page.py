@@ -8,16 +8,15 @@ busy); the training itself is the real one, in worker processes.
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui.lab
 from models.lab.train import LabConfig, train_run
+from tests.app_helpers import open_app
 from ui.lab_jobs import JobSpec, LabServer
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "app_pages/lab.py"
 TINY = {"lab_len": "4", "lab_hidden": "32", "lab_steps": "100", "lab_bi": "false"}
 TIMELINE = "Timeline: scrub through training"
@@ -31,14 +30,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> LabServer:
 
 
 def _open(params: dict[str, str]) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    at.switch_page(PAGE)
-    for name, value in params.items():
-        at.query_params[name] = value
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_app(PAGE, params)
 
 
 def _texts(at: AppTest) -> str:

@@ -12,12 +12,12 @@ from streamlit.testing.v1 import AppTest
 from models.analysis.aggregate import GROUPS
 from models.checkpoints import CHECKPOINTS_ENV
 from models.transformer.translator import TransformerTranslator
+from tests.app_helpers import open_app
 from tests.tiny_transformer import build_tiny_transformers
 from ui.multi_head import hide_groups, transformer_view
 from viz.multi_head import ZWSP, head_grid, head_heatmap, pool_blocks
 from viz.multi_head_lines import head_lines
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "app_pages/multi_head.py"
 SENTENCE = "a black dog runs on the green grass ."
 
@@ -27,21 +27,8 @@ def tiny_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_tiny_transformers(tmp_path_factory.mktemp("tiny_mh"))
 
 
-@pytest.fixture
-def tiny(tiny_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv(CHECKPOINTS_ENV, str(tiny_root))
-    return tiny_root
-
-
 def _run(params: dict[str, str]) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=180)
-    at.run()
-    at.switch_page(PAGE)
-    for name, value in params.items():
-        at.query_params[name] = value
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_app(PAGE, params, timeout=180)
 
 
 def _texts(at: AppTest) -> str:

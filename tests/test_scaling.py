@@ -70,12 +70,6 @@ def tiny_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_tiny_transformers(tmp_path_factory.mktemp("tiny_sdk"))
 
 
-@pytest.fixture
-def tiny(tiny_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv(CHECKPOINTS_ENV, str(tiny_root))
-    return tiny_root
-
-
 def test_recomputed_scores_reproduce_the_model(tiny_root: Path) -> None:
     translator = TransformerTranslator.load(tiny_root / "transformer-sinusoidal")
     src = translator._source(SENTENCE).src
