@@ -154,6 +154,13 @@ def glyph_boxes(texts: Iterable[str]) -> list[str]:
     return [text for text in texts if any(mark in text for mark in MISSING_GLYPHS)]
 
 
+def assert_chinese(texts: list[str], allowed: Iterable[str] = ()) -> None:
+    """No English word beyond ``allowed`` in ``texts`` (``english_left``) and no missing-glyph
+    box."""
+    assert not english_left(texts, allowed), sorted(english_left(texts, allowed))
+    assert not glyph_boxes(texts), glyph_boxes(texts)
+
+
 def switch_language(page, name: str, code: str) -> None:
     """Pick ``name`` ('English', '简体中文') in the sidebar's language select; wait for ``?lang=code``
     and for the rerun to finish: no element left from the run before (Streamlit marks those

@@ -16,10 +16,9 @@ import pytest
 from models.checkpoints import SHIPPED_ROOT
 from tests.browser_helpers import (
     CHART,
+    assert_chinese,
     chart_hover_texts,
     checkpoints_fixture,
-    english_left,
-    glyph_boxes,
     served_fixtures,
     shoot,
     shown_texts,
@@ -71,8 +70,7 @@ def _check_drawn(page) -> None:
 
 def _check_chinese(page) -> None:
     texts = shown_texts(page) + chart_hover_texts(page)
-    assert not english_left(texts, FORMULA_NAMES), sorted(english_left(texts, FORMULA_NAMES))
-    assert not glyph_boxes(texts), glyph_boxes(texts)
+    assert_chinese(texts, FORMULA_NAMES)
 
 
 @pytest.mark.browser

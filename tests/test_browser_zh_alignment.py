@@ -22,10 +22,10 @@ from models.checkpoints import SHIPPED_ROOT
 from models.rnn.translator import Translator
 from tests.browser_helpers import (
     CHART,
+    assert_chinese,
     chart_hover_texts,
     checkpoints_fixture,
     english_left,
-    glyph_boxes,
     is_shipped,
     served_fixtures,
     shoot,
@@ -69,8 +69,7 @@ def _check_chinese(page, allowed: set[str]) -> None:
     hover = chart_hover_texts(page)
     assert any("权重" in text for text in hover), hover  # the heatmaps' hover text was read
     texts = shown_texts(page) + hover
-    assert not english_left(texts, allowed), sorted(english_left(texts, allowed))
-    assert not glyph_boxes(texts), glyph_boxes(texts)
+    assert_chinese(texts, allowed)
 
 
 def _type(page, sentence: str, first_source_tokens: list[str]) -> None:

@@ -14,9 +14,8 @@ import re
 import pytest
 
 from tests.browser_helpers import (
+    assert_chinese,
     chart_hover_texts,
-    english_left,
-    glyph_boxes,
     shown_texts,
     switch_language,
     wait_settled,
@@ -55,8 +54,7 @@ def _check_chinese(page, allowed: set[str]) -> None:
     """No English word beyond ``allowed`` on screen, in the charts, their hover text or the table's
     headers; no missing-glyph box."""
     texts = shown_texts(page) + chart_hover_texts(page) + _headers(page)
-    assert not english_left(texts, allowed), sorted(english_left(texts, allowed))
-    assert not glyph_boxes(texts), glyph_boxes(texts)
+    assert_chinese(texts, allowed)
 
 
 def _edit_first_key(page, row: int, value: str) -> None:

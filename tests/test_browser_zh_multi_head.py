@@ -26,10 +26,10 @@ from models.checkpoints import SHIPPED_ROOT
 from models.transformer.pretrained import PretrainedEncoder
 from models.transformer.translator import TransformerTranslator
 from tests.browser_helpers import (
+    assert_chinese,
     chart_hover_texts,
     checkpoints_fixture,
     english_left,
-    glyph_boxes,
     served_fixtures,
     shoot,
     shown_texts,
@@ -86,8 +86,7 @@ def _check_chinese(page, allowed: set[str], symbols: tuple[str, ...] = ()) -> No
     tables' headers (``symbols`` taken out whole first); no missing-glyph box."""
     texts = shown_texts(page) + chart_hover_texts(page) + page.locator(HEAD).all_text_contents()
     texts = _without(texts, symbols)
-    assert not english_left(texts, allowed), sorted(english_left(texts, allowed))
-    assert not glyph_boxes(texts), glyph_boxes(texts)
+    assert_chinese(texts, allowed)
 
 
 def _keeps_state(
