@@ -73,7 +73,7 @@ def test_home_map_and_sidebar():
 
 def test_home_lists_the_shipped_models():
     at = _app()
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert "all-MiniLM-L6-v2 (pretrained)" in set(table["model"])
     for name in ("seq2seq-bahdanau", "seq2seq-luong-dot"):
         if name in set(table["model"]):

@@ -132,7 +132,7 @@ def _page_texts(at: AppTest) -> list[str]:
         for widget in at.main.get(kind):
             proto = widget.proto
             texts += [getattr(proto, k, "") for k in ("label", "help", "placeholder", "caption")]
-    texts += [str(col) for frame in at.main.dataframe for col in frame.value.columns]
+    texts += [str(col) for frame in [*at.main.dataframe, *at.main.table] for col in frame.value.columns]
     texts += [img.caption for image in at.main.get("image") for img in image.proto.imgs]
     for fig in _figures(at):
         texts += _figure_texts(fig)[0]

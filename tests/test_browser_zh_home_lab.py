@@ -36,7 +36,7 @@ from tests.test_i18n_app import _app, _open, english_words
 from ui.lab import CELL_LABELS
 from ui.lab_jobs import LabServer
 
-TABLE = '[data-testid="stDataFrame"]'
+TABLE = '[data-testid="stTable"]'
 HEADERS = {
     "zh": ["模型", "所在页面", "实测结果", "大小"],
     "en": ["model", "shown on", "measured", "size"],
@@ -68,22 +68,21 @@ def _check_chinese(texts: list[str], allowed: set[str]) -> None:
 
 
 def _table(page) -> tuple[list[str], list[list[str]]]:
-    """The models table's headers and rows, read from the grid's accessible table (the grid
-    itself is a canvas)."""
+    """The models table's headers and rows."""
     table = page.locator(TABLE)
-    table.locator('[role="columnheader"]').nth(3).wait_for(state="attached")
-    headers = [h for h in table.locator('[role="columnheader"]').all_text_contents() if h]
-    rows = table.locator('[role="row"]').filter(has=page.locator('[role="gridcell"]'))
-    return headers, [row.locator('[role="gridcell"]').all_text_contents() for row in rows.all()]
+    table.locator("thead th").nth(3).wait_for(state="attached")
+    headers = [h.strip() for h in table.locator("thead th").all_text_contents() if h.strip()]
+    rows = table.locator("tbody tr")
+    return headers, [row.locator("td").all_text_contents() for row in rows.all()]
 
 
 def _open_home(page, lang: str) -> tuple[list[str], list[list[str]]]:
-    """The home page in ``lang``, once the grid (redrawn a frame after the rerun) shows its
-    headers in ``lang``: the table's headers and rows."""
+    """The home page in ``lang``, once the table shows its headers in ``lang``: the table's
+    headers and rows."""
     page.get_by_role("heading", name=TITLE[lang], exact=True).wait_for()
     page.wait_for_function(
-        f"want => JSON.stringify([...document.querySelectorAll('{TABLE} [role=columnheader]')]"
-        ".map(h => h.textContent).filter(Boolean)) === JSON.stringify(want)",
+        f"want => JSON.stringify([...document.querySelectorAll('{TABLE} thead th')]"
+        ".map(h => h.textContent.trim()).filter(Boolean)) === JSON.stringify(want)",
         arg=HEADERS[lang],
     )
     return _table(page)

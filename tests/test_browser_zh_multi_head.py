@@ -57,7 +57,7 @@ SPECIAL = {"CLS", "SEP", "UNK"}
 # format; the symbols d_model and Multi30k are taken out whole.
 PE_NAMES = {"pos", "sin", "cos", "Vaswani", "CSV"}
 PE_SYMBOLS = ("d_model", "Multi30k")
-HEAD = '[data-testid="stDataFrame"] [role="columnheader"]'
+HEAD = '[data-testid="stTable"] thead th'
 
 
 def _labels(text: str) -> list[str]:

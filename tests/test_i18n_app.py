@@ -77,7 +77,7 @@ def _home_texts(at: AppTest) -> list[str]:
     texts = [at.title[0].value, *(s.value for s in at.subheader), *(m.value for m in at.markdown)]
     texts += [c.value for c in at.caption] + [i.value for i in at.info]
     texts += [link.proto.label for link in at.get("page_link")]
-    return texts + list(at.dataframe[0].value.columns)
+    return texts + list(at.table[0].value.columns)
 
 
 def _sidebar_texts(at: AppTest) -> list[str]:

@@ -94,14 +94,14 @@ def test_page_default(tiny: Path) -> None:
     assert at.title[0].value == "Why √d_k"
     assert len(at.get("plotly_chart")) == 8
     assert any("softmax" in latex.value for latex in at.latex)
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert list(table["d_k"]) == [4, 64, 512]
 
 
 def test_page_typed_sentence_and_dims(tiny: Path) -> None:
     params = {"sdk_text": SENTENCE, "sdk_dims": "16"}
     at = _open(_app({}), PAGE, params)
-    assert list(at.dataframe[0].value["d_k"]) == [16]
+    assert list(at.table[0].value["d_k"]) == [16]
     assert len(at.get("plotly_chart")) == 8
     assert at.text_input(key="sdk_text").value == SENTENCE
 

@@ -142,7 +142,7 @@ def test_alignment_beam_hypotheses_and_step_from_url(tiny: Path):
     )
     assert at.selectbox(key="aln_model").value == "luong-dot"
     assert at.slider(key="aln_step").value == 2 and _figure(at, "Step 2:")
-    assert len(at.dataframe[0].value) == 4
+    assert len(at.table[0].value) == 4
     assert _figure(at, "Hypothesis 1")
 
 

@@ -8,6 +8,7 @@ import streamlit as st
 
 from i18n import _
 from models.text import clean_text
+from ui.sidebar import classroom_mode
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 
@@ -54,6 +55,13 @@ def tokenize(text: str, max_tokens: int) -> tuple[list[str], str | None]:
 
 
 def page_intro(title: str, about: str) -> None:
-    """A page's title and its opening paragraph (both our own text, translated; markdown)."""
+    """A page's title and its opening paragraph (both our own text, translated; markdown).
+
+    In classroom mode the paragraph folds into an expander, so that at a projector's 1280x720
+    the page's controls and its main chart come into the first screen (the teacher tells it)."""
     st.title(title)
-    st.markdown(about)
+    if classroom_mode():
+        with st.expander(_("About this page")):
+            st.markdown(about)
+    else:
+        st.markdown(about)

@@ -213,3 +213,17 @@ def fitted_margin(
         "r": colorbar_px(colorbar_title) if colorbar_title is not None else right,
     }
     return margin, angle
+
+
+MIN_CELL_PX = (
+    14  # a heatmap cell is never drawn smaller than this (ui/charts scales it in classroom)
+)
+
+
+def cells_extent(
+    n_cells: int, margin_before: int, margin_after: int, cell_px: int = MIN_CELL_PX
+) -> int:
+    """Width (or height) in px a plot needs so that ``n_cells`` cells are each ``cell_px`` wide
+    between margins of these sizes: set it as ``layout.width`` (ui/charts lets a chart wider than
+    its column scroll) or use it as the least ``layout.height``."""
+    return n_cells * cell_px + margin_before + margin_after
