@@ -31,6 +31,7 @@ CLASSROOM_FONT = 20
 CLASSROOM_SCALE = CLASSROOM_FONT / BASE_FONT_PX
 CLASSROOM_MIN_PX = 16  # no text under this in classroom mode (tick labels included)
 MIN_PX = 11  # no text under this otherwise
+TITLE_PAD_PX = 8  # space above a chart title
 PLOTLY_CONFIG = {
     "displaylogo": False,
     "toImageButtonOptions": {"format": "png", "scale": 2, "filename": "attention-atlas"},
@@ -69,7 +70,11 @@ def _scaled_layout(layout: dict, scale: float, floor: int) -> dict:
                 layout[extent] = round(layout[extent] * scale)
     title = layout.get("title")
     if isinstance(title, dict) and title.get("text"):
-        layout["title"] = title | {"automargin": True}
+        # automargin pushes the top margin to fit the title; the pad keeps its ascenders off the
+        # figure's top edge (without it, glyphs reach 3-5 px above the SVG)
+        pad = title.get("pad") or {}
+        top = max(pad.get("t", 0), round(TITLE_PAD_PX * scale))
+        layout["title"] = title | {"automargin": True, "pad": pad | {"t": top}}
     return layout
 
 
