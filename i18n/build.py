@@ -42,6 +42,8 @@ AREAS = (
     "multi_head",
     "positional_encoding",
     "scaling",
+    "recurrent",
+    "explain",
     "lab",
     "viz",
 )

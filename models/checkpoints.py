@@ -34,6 +34,7 @@ TRAINERS = {
     "seq2seq": "python -m training.train_seq2seq --attention {rest}",
     "transformer": "python -m training.train_transformer --positional {rest}",
     "caption": "python -m training.train_captions --attention {rest}",
+    "rnn": "python -m training.train_encoders --rnn {last} --threads 1 --patience 3 --epochs 4",
 }
 
 
@@ -266,5 +267,5 @@ def rebuild_command(name: str) -> str:
             return card.rebuild_command()
     family, _dash, rest = Path(name).name.partition("-")
     return TRAINERS.get(family, "python -m training.train_{family} ...").format(
-        rest=rest or "...", family=family
+        rest=rest or "...", family=family, last=rest.rpartition("-")[2] or "..."
     )

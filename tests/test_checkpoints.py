@@ -87,6 +87,7 @@ def test_rebuild_command_includes_the_warm_start(monkeypatch, tmp_path: Path) ->
     assert command.index("--attention bahdanau") < command.index("--attention none")
     assert rebuild_command("seq2seq-bahdanau").count("python -m") == 1
     assert "train_seq2seq --attention newkind" in rebuild_command("seq2seq-newkind")
+    assert "train_encoders --rnn newcell " in rebuild_command("rnn-encoder-newcell")
 
 
 def test_environment_variable_moves_the_root(monkeypatch, tmp_path: Path) -> None:

@@ -26,6 +26,8 @@ KEPT = {
     "Tell",
     "Transformer",
     "RNN",
+    "LSTM",
+    "GRU",
     "MiniLM",
     "CPU",
     "CUDA",

@@ -18,6 +18,7 @@ PAGES_OF = {
     "seq2seq": ("alignment", "local_attention", "why_attention"),
     "transformer": ("multi_head", "scaling", "positional_encoding"),
     "caption": ("captions",),
+    "rnn": ("recurrent",),
 }
 # The table's columns, in order: translated when shown.
 COLUMNS = (N_("model"), N_("shown on"), N_("measured"), N_("size"))

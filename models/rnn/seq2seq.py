@@ -274,7 +274,7 @@ class Seq2Seq(nn.Module):
     def _generate(self, x: torch.Tensor) -> torch.Tensor:
         """x (B, E) -> logits (B, V). At inference, one addmm with the weight transposed once
         (kept until the weight changes): a third faster on a CPU than ``nn.Linear``'s layout."""
-        if self.training:
+        if self.training or x.requires_grad:  # autograd records it: the module's own path
             return self.generator(self._drop(x))
         weight = self.generator.weight  # (V, E)
         stamp = (weight.data_ptr(), weight._version, weight.device, weight.dtype)
@@ -287,9 +287,13 @@ class Seq2Seq(nn.Module):
         return self.dropout(x) if self.training else x
 
     def _attend(
-        self, query: torch.Tensor, memory: Memory, step: int, window: int | None
+        self, query: torch.Tensor, memory: Memory, step: int, window: int | None, override=None
     ) -> tuple[torch.Tensor, ...]:
-        """-> context (B, H), weights (B, S), raw_weights, gaussian, p_t (last three None if global)."""
+        """-> context (B, H), weights (B, S), raw_weights, gaussian, p_t (last three None if global).
+        ``override`` (B, S): these weights instead of the model's own; nothing is scored."""
+        if override is not None:
+            context = weighted_sum(override.unsqueeze(1), memory.values).squeeze(1)  # (B, H)
+            return context, override, None, None, None
         scores = self.attention.scores(query, memory.keys_proj)  # (B, S)
         kind = self.cfg.attention
         if not kind.startswith("local"):
@@ -297,13 +301,8 @@ class Seq2Seq(nn.Module):
             weights = (
                 torch.softmax(scores, -1) if memory.dense else masked_softmax(scores, memory.mask)
             )
-            return (
-                weighted_sum(weights.unsqueeze(1), memory.values).squeeze(1),
-                weights,
-                None,
-                None,
-                None,
-            )
+            context = weighted_sum(weights.unsqueeze(1), memory.values).squeeze(1)  # (B, H)
+            return context, weights, None, None, None
         last = (memory.lengths - 1).to(scores.dtype)  # (B,) index of the last source token
         if kind == "local-m":
             p_t = torch.full_like(last, float(step)).minimum(last)
@@ -352,13 +351,20 @@ class Seq2Seq(nn.Module):
         return x, torch.stack(hs)  # (B, H), (L, B, H)
 
     def decode_step(
-        self, y_prev: torch.Tensor, state: DecoderState, memory: Memory, window: int | None = None
+        self,
+        y_prev: torch.Tensor,
+        state: DecoderState,
+        memory: Memory,
+        window: int | None = None,
+        override: torch.Tensor | None = None,
     ) -> tuple[StepOutput, DecoderState]:
-        """y_prev (B,) previous target ids -> (step output with logits (B, V), next state)."""
+        """y_prev (B,) previous target ids -> (step output with logits (B, V), next state).
+        ``override`` (B, S): attention weights for this step instead of the model's own (the
+        counterfactual attention of Jain & Wallace 2019); ignored by ``none``."""
         emb = self._drop(self.tgt_embedding(y_prev))  # (B, E)
         if self.is_luong:
             h_t, rnn = self._rnn_step(torch.cat([emb, state.feed], -1), state)  # (B, H)
-            context, w, raw, gauss, p_t = self._attend(h_t, memory, state.step, window)
+            context, w, raw, gauss, p_t = self._attend(h_t, memory, state.step, window, override)
             h_tilde = torch.tanh(self.readout(torch.cat([context, h_t], -1)))  # (B, E), eq. 5
             logits = self._generate(h_tilde)  # (B, V), eq. 6
             return StepOutput(logits, w, raw, gauss, p_t, h_t), DecoderState(
@@ -366,17 +372,11 @@ class Seq2Seq(nn.Module):
             )
         if self.attention is not None:  # Bahdanau: attend with s_{i-1}, the top layer's state
             s_prev = state.rnn[0][-1] if isinstance(state.rnn, tuple) else state.rnn[-1]  # (B, H)
-            context, w, raw, gauss, p_t = self._attend(s_prev, memory, state.step, window)
+            context, w, raw, gauss, p_t = self._attend(s_prev, memory, state.step, window, override)
             query = s_prev
         else:  # none: the fixed context c for every step
-            context, w, raw, gauss, p_t, query = (
-                memory.summary,
-                None,
-                None,
-                None,
-                None,
-                memory.summary,
-            )
+            context = query = memory.summary  # (B, H)
+            w = raw = gauss = p_t = None
         s_i, rnn = self._rnn_step(torch.cat([emb, context], -1), state)  # (B, H)
         readout = torch.tanh(self.readout(torch.cat([s_i, context, emb], -1)))  # (B, E)
         logits = self._generate(readout)  # (B, V)
