@@ -6,20 +6,29 @@ Figure builders (viz/) write for plotly's default 12 px font, with margins fitte
 - every font in it is made legible for the screen: in classroom mode each size is scaled by
   ``CLASSROOM_SCALE`` (20/12) with a floor of ``CLASSROOM_MIN_PX``, and the margins, the height and
   any minimum width grow by the same factor, so the larger labels still fit; otherwise sizes under
-  ``MIN_PX`` are raised to it. Axis ``automargin`` (on in plotly's default template) and the
-  title's ``automargin`` remain the safety net for anything wider than estimated;
+  ``MIN_PX`` are raised to it. Axis and title ``automargin`` (set here: Streamlit's default plotly
+  template has none) are the safety net for anything wider than estimated;
 - a figure that asks for more width than the column gives (``layout.width``: the width its cells
   need) keeps that width and scrolls sideways in its own container instead of being squeezed, so
   every token keeps its label and each cell its size.
+
+The chart is drawn by the chart component (``ui.plotly_component``: mounted under the chart's key,
+updated in place with ``Plotly.react``), or by ``st.plotly_chart`` where the component is off.
+Both draw the same legible figure: ``legible`` changes a ``go.Figure``, ``legible_spec`` its plain
+dict (``Figure.to_dict()``) the same way, without plotly's validation on the way back.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import plotly.graph_objects as go
 import streamlit as st
 
+from ui import plotly_component
 from ui.sidebar import classroom_mode
 
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies.
@@ -61,13 +70,18 @@ def _scaled_layout(layout: dict, scale: float, floor: int) -> dict:
     base = (layout.get("font") or {}).get("size", BASE_FONT_PX)
     layout["font"] = (layout.get("font") or {}) | {"size": max(floor, round(base * scale))}
     if scale != 1:
-        margin = layout.get("margin") or {}
-        layout["margin"] = margin | {
-            side: round(margin[side] * scale) for side in ("l", "r", "t", "b") if side in margin
-        }
+        margin = layout.get("margin")
+        if margin:
+            layout["margin"] = margin | {
+                side: round(margin[side] * scale) for side in ("l", "r", "t", "b") if side in margin
+            }
         for extent in ("height", "width"):
             if extent in layout:
                 layout[extent] = round(layout[extent] * scale)
+    for name, axis in layout.items():
+        # Streamlit's default plotly template has no automargin: put the safety net back
+        if name.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
+            axis.setdefault("automargin", True)
     title = layout.get("title")
     if isinstance(title, dict) and title.get("text"):
         # automargin pushes the top margin to fit the title; the pad keeps its ascenders off the
@@ -107,6 +121,39 @@ def legible(fig: go.Figure, *, classroom: bool) -> go.Figure:
     return fig
 
 
+@functools.cache
+def _colorscale(name: str) -> list:
+    """A named colour scale as plotly.py writes it into a figure's dict."""
+    return go.Heatmap(colorscale=name).to_plotly_json()["colorscale"]
+
+
+def legible_spec(spec: dict, *, classroom: bool) -> dict:
+    """``legible`` for a figure's plain dict (``Figure.to_dict()``): the same changes, made in
+    place on ``spec``, which is returned."""
+    scale, floor = (CLASSROOM_SCALE, CLASSROOM_MIN_PX) if classroom else (1.0, MIN_PX)
+    layout = spec.get("layout") or {}
+    traces = spec.get("data") or []
+    if classroom:
+        layout["colorway"] = OKABE_ITO
+        for trace in traces:
+            if trace.get("type") == "heatmap":
+                diverging = trace.get("zmid") is not None
+                trace["colorscale"] = _colorscale(
+                    CLASSROOM_DIVERGING if diverging else CLASSROOM_SEQUENTIAL
+                )
+        coloraxis = layout.get("coloraxis") or {}
+        if coloraxis.get("colorscale") is not None:
+            coloraxis["colorscale"] = _colorscale(CLASSROOM_SEQUENTIAL)
+    spec["layout"] = _scaled_layout(layout, scale, floor)
+    for trace in traces:
+        for name, value in trace.items():
+            if name.endswith("font"):
+                trace[name] = _scaled_fonts({name: value}, scale, floor)[name]
+            elif name == "colorbar":
+                trace[name] = _scaled_fonts(value, scale, floor)
+    return spec
+
+
 def apply_classroom(fig: go.Figure) -> go.Figure:
     """Classroom mode's fonts, sizes and colours (changes ``fig`` in place)."""
     return legible(fig, classroom=True)
@@ -118,6 +165,35 @@ def _container_key(key: str | None, width: int) -> str:
     return f"atlas-wide-{name}-{width}"
 
 
+@contextmanager
+def _wide(key: str | None, width: int | float | None) -> Iterator[None]:
+    """Where a chart ``width`` px wide goes: for a width, a keyed container that scrolls sideways,
+    whose chart keeps at least that width; else the column itself."""
+    if width is None:
+        yield
+        return
+    # Streamlit sizes the plot to its element container; a minimum width on that container (in
+    # a keyed container that scrolls) keeps the cells and labels at their size on a narrow screen.
+    box = _container_key(key, int(width))
+    st.html(
+        f"<style>.st-key-{box}{{overflow-x:auto}}"
+        f".st-key-{box} .stElementContainer{{min-width:{int(width)}px}}</style>"
+    )
+    with st.container(key=box):
+        yield
+
+
+def _component_chart(fig: go.Figure, key: str | None, on_select, classroom: bool) -> bool:
+    """Show ``fig`` with the chart component; False (nothing shown) where it is off."""
+    if not plotly_component.wanted():
+        return False
+    spec = legible_spec(fig.to_dict(), classroom=classroom)
+    # A figure with a width scrolls sideways inside the component (its own container, whose key
+    # does not change with the width: a new container would mount the chart anew).
+    data = plotly_component.payload(spec, PLOTLY_CONFIG, select=on_select is not None)
+    return plotly_component.show(data, key=key, on_select=on_select)
+
+
 def plotly_chart(
     fig: go.Figure, *, key: str | None = None, height: int | None = None, on_select=None
 ) -> None:
@@ -125,25 +201,20 @@ def plotly_chart(
 
     ``height`` overrides the figure's own height. ``on_select``: a callback run when the user
     clicks a point (single-point selection); it reads the selection from ``st.session_state[key]``.
+    Give every chart a ``key``: the component keeps a keyed chart mounted across reruns.
     """
     if height is not None:
         fig.update_layout(height=height)
-    legible(fig, classroom=classroom_mode())
-    kwargs: dict = {"key": key, "config": PLOTLY_CONFIG, "theme": None}
     if on_select is not None:
         fig.update_layout(clickmode="event+select", dragmode=False)
+    classroom = classroom_mode()
+    if _component_chart(fig, key, on_select, classroom):
+        return
+    legible(fig, classroom=classroom)
+    kwargs: dict = {"key": key, "config": PLOTLY_CONFIG, "theme": None}
+    if on_select is not None:
         kwargs |= {"on_select": on_select, "selection_mode": "points"}
     width = fig.layout.width
-    if width is None:
-        st.plotly_chart(fig, **kwargs)
-        return
-    # Streamlit sizes the plot to its element container; a minimum width on that container (in
-    # a keyed container that scrolls) keeps the cells and labels at their size on a narrow screen.
     fig.layout.width = None
-    box = _container_key(key, int(width))
-    st.html(
-        f"<style>.st-key-{box}{{overflow-x:auto}}"
-        f".st-key-{box} .stElementContainer{{min-width:{int(width)}px}}</style>"
-    )
-    with st.container(key=box):
+    with _wide(key, width):
         st.plotly_chart(fig, **kwargs)
