@@ -7,6 +7,7 @@ import streamlit as st
 from i18n import N_, _
 from ui.captions import (
     MODEL_LABELS,
+    captions_ui,
     card_line,
     compose_ui,
     composed_scene,
@@ -21,6 +22,7 @@ from ui.captions import (
 )
 from ui.charts import plotly_chart
 from ui.loaders import load_captioners
+from ui.text import page_intro
 from viz.captions import alpha_sum_figure, attention_player_figure, beta_figure, word_strip_figure
 
 INTRO = N_(
@@ -41,26 +43,32 @@ PENALTY_TEXT = N_(
     "from the language model than from the image."
 )
 
-st.title(_("Image captions: where the model looks while it speaks"))
-st.markdown(_(INTRO))
+page_intro(_("Image captions: where the model looks while it speaks"), _(INTRO))
 
-source = source_ui()
-truth = None
-if source == "example":
-    scene = example_scene(example_ui())
-    image, truth = scene.image, " ".join(scene.caption)
-elif source == "compose":
-    scene = composed_scene(compose_ui())
-    image, truth = scene.image, " ".join(scene.caption)
-else:
-    st.info(_(UPLOAD_NOTE))
-    image, problem = upload_ui()
-    if problem:
-        st.error(problem)
-    if image is None:
-        st.stop()
-
-settings = settings_ui()
+# The image's controls beside the picture, then the attention strips: at a projector's 1280x720
+# the first chart starts on the first screen. The decoding settings and the captions come after
+# the strips on the page, though the settings are read first (a container placed in order).
+controls, shown = st.columns([3, 2], gap="large")
+objects = st.container()  # a composer's sliders, the full width
+strips = st.container()
+st.subheader(_("Captions"))
+with controls:
+    source = source_ui()
+    truth = None
+    if source == "example":
+        scene = example_scene(example_ui())
+        image, truth = scene.image, " ".join(scene.caption)
+    elif source == "compose":
+        scene = composed_scene(compose_ui(objects))
+        image, truth = scene.image, " ".join(scene.caption)
+    else:
+        st.info(_(UPLOAD_NOTE))
+        image, problem = upload_ui()
+        if problem:
+            st.error(problem)
+settings = settings_ui()  # drawn in every case, so that its values are never dropped
+if image is None:
+    st.stop()
 models = load_captioners()
 
 st.session_state.setdefault("cap_seed", 0)
@@ -70,25 +78,22 @@ with st.spinner(_("Captioning…")):
     }
 results = {name: result for name, result in described.items() if result is not None}
 
-picture, captions = st.columns([1, 2])
-picture.image(image, caption=_("The scene (224 × 224, as the encoder sees it)"), width=260)
-with captions:
-    if truth:
-        st.markdown(_("**Caption read off the layout**"))
-        st.code(truth, language=None)
-    for name, result in results.items():
-        st.markdown(f"**{_(MODEL_LABELS[name])}**")
-        st.code(" ".join(result.words) or _("(empty caption)"), language=None)
-        st.caption(f"log p = {result.log_prob:.2f}. {card_line(name)}")
+shown.image(image, width=260)
+controls.caption(_("The scene (224 × 224, as the encoder sees it)"))
+captions_ui(truth, results)
 if not results:
     st.stop()
 
-st.subheader(_("Attention per word"))
-for name, result in results.items():
-    plotly_chart(
-        word_strip_figure(image, result.alphas, result.words, title=_(MODEL_LABELS[name])),
-        key=f"cap_strip_{name}",
-    )
+with strips:
+    st.subheader(_("Attention per word"))
+    for name, result in results.items():
+        plotly_chart(
+            word_strip_figure(image, result.alphas, result.words, title=_(MODEL_LABELS[name])),
+            key=f"cap_strip_{name}",
+        )
+        line = card_line(name)
+        if line:
+            st.caption(line)
 
 st.subheader(_("One word at a time"))
 st.caption(

@@ -12,36 +12,37 @@ from ui.charts import plotly_chart
 from ui.downloads import download_json
 from ui.errors import fragment
 from ui.loaders import load_translator, model_cards
-from ui.registry import PAGES
+from ui.tables import table_ui
 from ui.text import page_intro, user_text
 from ui.translation import (
     ALL_MODELS,
-    EXAMPLE_PAIRS,
-    EXAMPLES,
     reference_ui,
     sentence_ui,
     show_notices,
+    unfamiliar_input_ui,
 )
 from ui.translation_compute import WhyResult, compute_gradients, compute_why
+from ui.why import (
+    cleared_note,
+    example_pairs,
+    first_example,
+    refresh_reference,
+    remember_reference,
+    rule_text,
+)
 from viz.bottleneck import BUCKET_ORDER, MIN_SENTENCES, bleu_by_length_chart, gradient_norm_plot
 
 SIDE_BY_SIDE = {
     "none": N_("Without attention (`none`)"),
     "bahdanau": N_("With attention (`bahdanau`)"),
 }
-DEFAULT = EXAMPLES[3]
-CHINESE_PAGE = "app_pages/multi_head.py"  # the page whose pretrained encoder reads Chinese
 ABOUT = N_(
     "A plain encoder-decoder reads the whole English sentence into a single vector **c** and then "
     "writes the French from that vector alone. Whatever the sentence's length, c has the same "
     "size: the fifth word and the fiftieth must share it. With attention, the decoder keeps all of "
     "the encoder's states and, for each word it writes, takes a fresh weighted mix of them, so "
-    "nothing has to survive a trip through one fixed-size bottleneck. Type a sentence (the longer, "
-    "the clearer)."
-)
-LANGUAGE_NOTE = N_(
-    "The models on this page translate English into French: type English. To see attention over "
-    "Chinese text, open the Multi-head attention page, whose pretrained encoder reads Chinese."
+    "nothing has to survive a trip through one fixed-size bottleneck. The chart first: BLEU against "
+    "sentence length for every model; then a sentence of your own (the longer, the clearer)."
 )
 EXPLANATION = N_(
     "**What the chart shows.** Each colour is one model, measured on the Multi30k test set grouped "
@@ -67,14 +68,6 @@ ENCODERS_HELP = N_(
 )
 
 
-def language_note() -> None:
-    """This page translates English; Chinese text goes to the Multi-head page."""
-    st.caption(_(LANGUAGE_NOTE))
-    page = next((p for p in PAGES if p.file == CHINESE_PAGE and p.exists()), None)
-    if page is not None:
-        st.page_link(page.file, label=_(page.title), icon=page.icon)
-
-
 def translations_ui(result: WhyResult, reference: str) -> None:
     """The two translations side by side, with sentence BLEU when a reference is given."""
     outputs, bleu = result.translations, result.bleu
@@ -92,23 +85,36 @@ def translations_ui(result: WhyResult, reference: str) -> None:
 
 def side_by_side_ui() -> str:
     """Sentence, reference and the two models' translations; returns the raw sentence."""
-    raw = sentence_ui("why_", default=DEFAULT, with_ref=True)
+    st.header(_("Your sentence, without and with attention"))
+    first = first_example()
+    pairs = example_pairs()
+    cleared = refresh_reference(first)
+    raw = sentence_ui("why_", default=first.source, examples=list(pairs), english_note=True)
     reference = reference_ui(
-        "why_", label=_("French reference (optional, for BLEU)"), default=EXAMPLE_PAIRS[DEFAULT]
+        "why_", label=_("French reference (optional, for BLEU)"), default=first.reference
     )
-    cols = st.columns(2)
+    remember_reference(raw)
+    if cleared:
+        cleared_note()
     translators = {}
-    for col, kind in zip(cols, SIDE_BY_SIDE, strict=True):
+    for col, kind in zip(st.columns(2), SIDE_BY_SIDE, strict=True):
         with col:
             translators[kind] = load_translator(kind)
     result = compute_why(translators, raw, reference=reference)
-    if show_notices(result, next((t for t in translators.values() if t), None)):
+    ready = next((t for t in translators.values() if t), None)
+    if show_notices(result, ready):
         translations_ui(result, reference.strip())
+        if ready is not None:
+            unfamiliar_input_ui(result.sentence.text, ready)
+    rule = rule_text(first)
+    if rule:
+        st.caption(rule)
     return raw
 
 
 def _overall_rows(cards: dict[str, Card]) -> list[dict]:
-    """One table row per model: overall BLEU on the test set and on the joined long sets."""
+    """One table row per model: overall BLEU on the test set and on the joined long sets, written
+    with two decimals as the cards keep them ("—" where a card has no such number)."""
     columns = (
         _("model"),
         _("test BLEU (greedy)"),
@@ -119,13 +125,13 @@ def _overall_rows(cards: dict[str, Card]) -> list[dict]:
     rows = []
     for kind, card in cards.items():
         long_sets = card.long_sets
-        values = (
-            kind,
+        scores = (
             card.metrics.get("bleu_greedy"),
             card.metrics.get("bleu_beam5"),
             (long_sets.get("concat2") or {}).get("bleu"),
             (long_sets.get("concat3") or {}).get("bleu"),
         )
+        values = (kind, *("—" if v is None else f"{float(v):.2f}" for v in scores))
         rows.append(dict(zip(columns, values, strict=True)))
     return rows
 
@@ -142,7 +148,7 @@ def bleu_by_length_ui() -> None:
         )
         plotly_chart(fig, key="why_bleu_length")
         st.markdown(_(EXPLANATION))
-        st.dataframe(_overall_rows(cards), hide_index=True, width="stretch")
+        table_ui(_overall_rows(cards))
         download_json(
             {
                 k: {"bleu_by_length": c.bleu_by_length, "long_sets": c.long_sets}
@@ -208,14 +214,14 @@ def gradients_ui(raw: str) -> None:
 def body() -> None:
     """Everything that depends on the sentence; a fragment, so Enter reruns only this part."""
     raw = side_by_side_ui()
-    bleu_by_length_ui()
     gradients_ui(raw)
 
 
 def main() -> None:
-    """The page."""
+    """The page: the evidence (BLEU against length) first, so that it is on a projector's first
+    screen; then the user's sentence through both models, and the vanishing gradient."""
     page_intro(_("Why attention"), _(ABOUT))
-    language_note()
+    bleu_by_length_ui()
     body()
 
 

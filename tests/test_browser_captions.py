@@ -98,3 +98,53 @@ def test_example_overlays_compose_and_upload(tab, url, screenshots, tmp_path: Pa
     wait_settled(tab, 6)
     if all(is_shipped(n) for n in CAPTION_MODELS):
         assert "cat" in _codes(tab)[0]
+
+
+def _slider(page, label: str):
+    """The slider widget whose label is ``label``."""
+    return page.get_by_test_id("stSlider").filter(has_text=label)
+
+
+def _shown(page, label: str) -> str:
+    """The value the browser shows on the slider ``label``."""
+    return _slider(page, label).get_by_test_id("stSliderThumbValue").inner_text(timeout=15_000)
+
+
+def test_settings_and_scene_survive_a_trip_through_upload(tab, url, tmp_path: Path):
+    """Issue 13: example scene -> beam 3, N 50 -> "Upload an image" -> upload a PNG showed the
+    sliders at 1 and 1 while the text said "over 50 samples", and back on "Example scene" they
+    stayed 1/1. The sliders keep their values (and the example its index) through the trip."""
+    tab.goto(f"{url}/captions?cap_ex=3")
+    wait_settled(tab, 6)
+    beam = _slider(tab, "Beam size").get_by_role("slider")
+    beam.focus()
+    beam.press("ArrowRight")
+    tab.wait_for_url("**cap_beam=2**")
+    beam.press("ArrowRight")
+    tab.wait_for_url("**cap_beam=3**")
+    samples = _slider(tab, "Hard-attention samples N").get_by_role("slider")
+    samples.focus()
+    samples.press("End")
+    tab.wait_for_url("**cap_n=50**")
+    wait_settled(tab, 6)
+
+    Image.new("RGB", (64, 64), (90, 160, 200)).save(tmp_path / "any.png")
+    tab.get_by_text("Upload an image").click()
+    tab.wait_for_url("**cap_src=upload**")
+    tab.locator('input[type="file"]').wait_for(state="attached")
+    assert (_shown(tab, "Beam size"), _shown(tab, "Hard-attention samples N")) == ("3", "50")
+    tab.locator('input[type="file"]').set_input_files(str(tmp_path / "any.png"))
+    tab.wait_for_function(  # soft and hard captions of the upload, no layout caption
+        "() => document.querySelectorAll('[data-testid=\"stCode\"] code').length === 2"
+    )
+    wait_settled(tab, 6)
+    assert (_shown(tab, "Beam size"), _shown(tab, "Hard-attention samples N")) == ("3", "50")
+    assert "over 50 samples" in tab.locator("body").inner_text()
+
+    tab.get_by_text("Example scene").first.click()
+    tab.wait_for_function("() => !location.search.includes('cap_src=upload')", polling=200)
+    wait_settled(tab, 6)
+    assert (_shown(tab, "Beam size"), _shown(tab, "Hard-attention samples N")) == ("3", "50")
+    assert _shown(tab, "Example scene") == "#4"
+    assert all(f"{k}={v}" in tab.url for k, v in (("cap_beam", 3), ("cap_n", 50), ("cap_ex", 3)))
+    assert "over 50 samples" in tab.locator("body").inner_text()

@@ -132,7 +132,9 @@ def _page_texts(at: AppTest) -> list[str]:
         for widget in at.main.get(kind):
             proto = widget.proto
             texts += [getattr(proto, k, "") for k in ("label", "help", "placeholder", "caption")]
-    texts += [str(col) for frame in [*at.main.dataframe, *at.main.table] for col in frame.value.columns]
+    texts += [
+        str(col) for frame in [*at.main.dataframe, *at.main.table] for col in frame.value.columns
+    ]
     texts += [img.caption for image in at.main.get("image") for img in image.proto.imgs]
     for fig in _figures(at):
         texts += _figure_texts(fig)[0]
@@ -152,7 +154,8 @@ def _outputs(at: AppTest) -> list[str]:
 def test_why_attention_in_chinese(tiny):
     at = _open(WHY, {"why_text": SENTENCE, "why_ref": "une jeune fille lit un livre ."})
     assert at.title[0].value == "为什么需要注意力"
-    assert [h.value for h in at.header] == ["BLEU 随句子长度的变化", "梯度消失"]
+    headers = ["BLEU 随句子长度的变化", "你的句子：无注意力与有注意力", "梯度消失"]
+    assert [h.value for h in at.header] == headers
     assert at.text_input(key="why_text").value == SENTENCE
     tokens = [t for fig in _figures(at) for t in _figure_texts(fig)[1]]
     outputs = _outputs(at)
@@ -165,7 +168,7 @@ def test_why_attention_in_chinese(tiny):
 def test_image_captions_in_chinese(tiny):
     at = _open(CAPTIONS, {"cap_src": "compose", "cap_scene": "tree:30:20:64,car:40:80:64"})
     assert at.title[0].value.startswith("图像描述")
-    assert [s.value for s in at.subheader][:2] == ["每个词的注意力", "逐词查看"]
+    assert [s.value for s in at.subheader][:3] == ["每个词的注意力", "图像描述", "逐词查看"]
     assert at.code[0].value == "a tree above a car"  # the caption: English tokens
     texts = _page_texts(at)
     assert not english_left(texts, CAPTIONS_KEPT), english_left(texts, CAPTIONS_KEPT)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 import torch
+from streamlit.delta_generator import DeltaGenerator
 
 from i18n import N_, _, current_language
 from media.images import MAX_BYTES, ImageInputError, load_image, too_large
@@ -148,7 +149,11 @@ def example_ui() -> int:
     if "cap_ex" not in st.session_state:
         st.session_state["cap_ex"] = read_param("cap_ex", parse_int, 0, 0, N_EXAMPLES - 1)
     index = st.select_slider(
-        _("Example scene"), list(range(N_EXAMPLES)), key="cap_ex", format_func=lambda i: f"#{i + 1}"
+        _("Example scene"),
+        list(range(N_EXAMPLES)),
+        key="cap_ex",
+        format_func=lambda i: f"#{i + 1}",
+        persist_state="page",
     )
     write_params(cap_ex=index)
     return int(index)
@@ -164,18 +169,23 @@ class CaptionSettings:
 
 
 def settings_ui() -> CaptionSettings:
-    """Beam size and the number of hard-attention samples (both in the URL)."""
+    """Beam size and the number of hard-attention samples (both in the URL). Their values are kept
+    while the sliders are not drawn (``persist_state``): the browser shows a slider that comes
+    back with the value it had, not its minimum."""
     for key, default, lo, hi in (("cap_beam", 1, 1, 5), ("cap_n", 20, 1, 50)):
         if key not in st.session_state:
             st.session_state[key] = read_param(key, parse_int, default, lo, hi)
     left, right = st.columns(2)
-    beam = left.slider(_("Beam size"), 1, 5, key="cap_beam", help=_("1 = greedy decoding"))
+    beam = left.slider(
+        _("Beam size"), 1, 5, key="cap_beam", help=_("1 = greedy decoding"), persist_state="page"
+    )
     samples = right.slider(
         _("Hard-attention samples N"),
         1,
         50,
         key="cap_n",
         help=_("How many times the hard model samples one location per word"),
+        persist_state="page",
     )
     write_params(cap_beam=beam, cap_n=samples)
     return CaptionSettings(int(beam), int(samples))
@@ -241,23 +251,28 @@ def _object_ui(name: str) -> Placement:
     st.session_state.setdefault(f"cap_y_{name}", 50)
     st.session_state.setdefault(f"cap_size_{name}", 64)
     st.markdown(f"**{name}**")
-    x = st.slider(_("left → right (%)"), 0, 100, key=f"cap_x_{name}")
-    y = st.slider(_("top → bottom (%)"), 0, 100, key=f"cap_y_{name}")
-    size = st.slider(_("size (px)"), 32, 96, step=4, key=f"cap_size_{name}")
+    x = st.slider(_("left → right (%)"), 0, 100, key=f"cap_x_{name}", persist_state="page")
+    y = st.slider(_("top → bottom (%)"), 0, 100, key=f"cap_y_{name}", persist_state="page")
+    size = st.slider(_("size (px)"), 32, 96, step=4, key=f"cap_size_{name}", persist_state="page")
     return Placement(name, x * 2.24, y * 2.24, float(size))
 
 
-def compose_ui() -> str:
-    """Choose up to four objects and where they go; returns the composition (cap_scene in the URL)."""
+def compose_ui(area: DeltaGenerator) -> str:
+    """Choose up to four objects and where they go (their sliders side by side in ``area``);
+    returns the composition (cap_scene in the URL)."""
     if "cap_objects" not in st.session_state:
         placements = parse_composition(st.query_params.get("cap_scene", DEFAULT_SCENE))
         _set_composition(placements or parse_composition(DEFAULT_SCENE))
     st.button(_("Random layout"), key="cap_random", on_click=_randomise, icon=":material/casino:")
     names = st.multiselect(
-        _("Objects (up to four)"), OBJECT_NAMES, key="cap_objects", max_selections=4
+        _("Objects (up to four)"),
+        OBJECT_NAMES,
+        key="cap_objects",
+        max_selections=4,
+        persist_state="page",
     )
     placements = []
-    for column, name in zip(st.columns(max(1, len(names))), names, strict=False):
+    for column, name in zip(area.columns(max(1, len(names))), names, strict=False):
         with column:
             placements.append(_object_ui(name))
     spec = format_composition(placements)
@@ -282,3 +297,18 @@ def upload_ui() -> tuple[np.ndarray | None, str | None]:
         return None, too_large(file.size)
     with st.spinner(_("Reading the image…")):
         return decoded_upload(file.file_id, file.getvalue(), current_language())
+
+
+def captions_ui(truth: str | None, results: dict[str, CaptionResult]) -> None:
+    """The caption read off the layout (when there is one) and each model's caption with its
+    log-probability, side by side."""
+    shown = ([(_("Caption read off the layout"), truth, None)] if truth else []) + [
+        (_(MODEL_LABELS[name]), " ".join(r.words) or _("(empty caption)"), r.log_prob)
+        for name, r in results.items()
+    ]
+    for column, (label, text, log_prob) in zip(st.columns(max(1, len(shown))), shown, strict=False):
+        with column:
+            st.markdown(f"**{label}**")
+            st.code(text, language=None, wrap_lines=True)
+            if log_prob is not None:
+                st.caption(f"log p = {log_prob:.2f}")

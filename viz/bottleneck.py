@@ -8,6 +8,7 @@ last state depends on each input position (Pascanu et al. 2013's vanishing gradi
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -15,9 +16,13 @@ import plotly.graph_objects as go
 
 from i18n import N_, _
 from viz._checks import check_labels, escape
+from viz._margins import LEGEND_PX, cells_extent, fitted_margin, widest_px
+from viz.titles import left_title
 
 BUCKET_ORDER = ("1-10", "11-15", "16-20", "21-30", "31-45", "46+")
 MIN_SENTENCES = 20  # buckets with fewer sentences are left out (their BLEU is noise)
+BUCKET_PX = 64  # the least width of one length bucket on the BLEU chart
+TOKEN_PX = 18  # the least width per source piece on the gradient chart (vertical labels)
 MODEL_STYLE = {  # name -> (colour, marker); `none` is black, like RNNencdec in Fig. 2
     "none": ("#000000", "x"),
     "bahdanau": ("#0072B2", "circle"),
@@ -85,62 +90,133 @@ def _series(fig: go.Figure, name: str, pts: list, joined: bool) -> None:
 
 def bleu_by_length_chart(cards: Mapping[str, Mapping], *, title: str = "") -> go.Figure:
     """BLEU (y) over source-length buckets (x) per model: the test set (solid) and the sets of
-    joined test pairs (dotted, same colour), which reach the long buckets."""
+    joined test pairs (dotted, same colour), which reach the long buckets. The legend is on the
+    right; the figure asks for the width its buckets need (ui/charts scrolls it on a phone)."""
     fig = go.Figure()
     for name, card in cards.items():
         for joined in (False, True):
             pts = bucket_points(card, "joined" if joined else "test")
             if pts:
                 _series(fig, name, pts, joined)
+    legend_title = _("model (dotted: joined pairs)")
+    names = [legend_title, *escape(list(cards))]
+    margin, angle = fitted_margin(BUCKET_ORDER, ["100"], right=LEGEND_PX + widest_px(names))
     fig.update_xaxes(
         tickmode="array",
         tickvals=list(range(len(BUCKET_ORDER))),
-        ticktext=[_("{bucket} words").format(bucket=b) for b in BUCKET_ORDER],
-        title={"text": _("Source sentence length")},
+        ticktext=list(BUCKET_ORDER),
+        tickangle=angle,
+        title={"text": _("Source sentence length (words)")},
         range=[-0.3, len(BUCKET_ORDER) - 0.7],
-        showgrid=True,
     )
-    fig.update_yaxes(title={"text": _("BLEU score")}, rangemode="tozero", showgrid=True)
+    fig.update_yaxes(title={"text": _("BLEU score")}, rangemode="tozero")
     fig.update_layout(
-        title={"text": title},
-        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        title=left_title(title),
+        margin=margin,
         plot_bgcolor="white",
-        legend={"title": {"text": _("model (dotted: joined pairs)")}},
-        height=460,
+        legend={"title": {"text": legend_title}},
+        height=440,
+        width=len(BUCKET_ORDER) * BUCKET_PX + margin["l"] + margin["r"],
     )
-    fig.update_xaxes(gridcolor="#ddd", linecolor="#333", mirror=True)
-    fig.update_yaxes(gridcolor="#ddd", linecolor="#333", mirror=True)
+    _framed_axes(fig)
     return fig
+
+
+def _framed_axes(fig: go.Figure) -> None:
+    """Grey grid, a dark frame, and plotly's automargin as the safety net for what the fitted
+    margins underestimate (Streamlit's default template leaves it off)."""
+    for update in (fig.update_xaxes, fig.update_yaxes):
+        update(showgrid=True, gridcolor="#ddd", linecolor="#333", mirror=True, automargin=True)
+
+
+def log_ticks(low: float, high: float) -> list[float]:
+    """Tick values for a log axis over [low, high] (both > 0): 1, 2 and 5 times the powers of ten
+    over three decades or less, else the powers of ten (every other one past eight decades);
+    always one tick at or below ``low`` and one at or above ``high`` (two different ones, even for
+    a single value), so that the range can run from the first tick to the last."""
+    low = max(low, 1e-12)
+    high = max(high, low)
+    first, last = math.floor(math.log10(low)) - 1, math.ceil(math.log10(high)) + 1
+    decades = last - first - 2
+    steps = (1, 2, 5) if decades <= 3 else (1,)
+    stride = 2 if decades > 8 else 1
+    grid = sorted(
+        {float(f"{m * 10.0**e:.12g}") for e in range(first, last + 1, stride) for m in steps}
+    )
+    below = max(v for v in grid if v <= low * (1 + 1e-9))
+    above = min(v for v in grid if v >= high * (1 - 1e-9))
+    if above == below:
+        above = min(v for v in grid if v > below)
+    return [v for v in grid if below <= v <= above]
+
+
+def log_tick_label(value: float) -> str:
+    """'0.02', '5', '300' for everyday magnitudes, '1e-05' / '2e+04' for the others."""
+    return f"{value:g}" if 1e-3 <= value < 1e4 else f"{value:.0e}"
+
+
+def log_axis(tickvals: list[float], ticktext: list[str]) -> dict:
+    """A log y axis labelled at exactly ``tickvals``, its range from the first to the last (with
+    a 3% pad, so that the end labels are not halved by the plot's edge)."""
+    low, high = math.log10(tickvals[0]), math.log10(tickvals[-1])
+    pad = 0.03 * ((high - low) or 1.0)
+    return {
+        "type": "log",
+        "tickmode": "array",
+        "tickvals": tickvals,
+        "ticktext": ticktext,
+        "range": [low - pad, high + pad],
+    }
 
 
 def gradient_norm_plot(
     norms_by_name: Mapping[str, object], source_tokens: Sequence[str], *, title: str = ""
 ) -> go.Figure:
-    """||d h_T / d x_j|| over source positions j (log scale), one line per named encoder."""
+    """||d h_T / d x_j|| over source positions j (log scale), one line per named encoder. Every
+    piece keeps its label on the x axis (the figure asks for the width they need); the log axis
+    is labelled with plain numbers."""
     n = len(source_tokens)
     ticks = escape(check_labels(source_tokens, n, "source tokens"))
     fig = go.Figure()
+    values = []
     for name, norms in norms_by_name.items():
-        y = np.asarray(norms, dtype=float).ravel()
+        y = np.maximum(np.asarray(norms, dtype=float).ravel(), 1e-12)
         if y.size != n:
             raise ValueError(f"{name}: {y.size} norms but {n} source tokens")
+        values.append(y)
         colour, marker = MODEL_STYLE.get(name, ("#0072B2", "circle"))
+        label = escape([name])[0]
         fig.add_scatter(
             x=list(range(n)),
-            y=np.maximum(y, 1e-12),
+            y=y,
             mode="lines+markers",
-            name=escape([name])[0],
+            name=label,
             line={"color": colour},
             marker={"symbol": marker},
             customdata=ticks,
-            hovertemplate="%{customdata}: %{y:.2e}<extra>" + escape([name])[0] + "</extra>",
+            hovertemplate="%{customdata}: %{y:.2e}<extra>" + label + "</extra>",
         )
+    every = np.concatenate(values) if values else np.ones(1)
+    yvals = log_ticks(float(every.min()), float(every.max()))
+    ytext = [log_tick_label(v) for v in yvals]
+    names = escape(list(norms_by_name))
+    margin, angle = fitted_margin(ticks, ytext, right=LEGEND_PX + widest_px(names))
     fig.update_xaxes(
         tickmode="array",
         tickvals=list(range(n)),
         ticktext=ticks,
+        tickangle=angle,
+        range=[-0.6, n - 0.4],
         title={"text": _("source position j (h_T is read after the last one)")},
     )
-    fig.update_yaxes(type="log", title={"text": "||d h_T / d x_j||"})
-    fig.update_layout(title={"text": title}, margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    fig.update_yaxes(log_axis(yvals, ytext), title={"text": "||∂h_T / ∂x_j||"})
+    fig.update_layout(
+        title=left_title(title),
+        margin=margin,
+        plot_bgcolor="white",
+        height=360 + margin["b"],
+        width=max(cells_extent(n, margin["l"], margin["r"], TOKEN_PX), 360),
+        showlegend=True,
+    )
+    _framed_axes(fig)
     return fig

@@ -18,9 +18,20 @@ import plotly.graph_objects as go
 from PIL import Image
 
 from i18n import _
+from viz._checks import escape
+from viz._margins import fitted_margin, widest_px, x_ticks_height
+from viz.titles import left_title
 
 FLOOR = 0.22  # brightness kept where attention is zero
 MARKER_COLOUR = "#D55E00"
+TITLE_PX = 50  # top margin for a chart's title (ui/charts scales it in classroom mode)
+PLAYER_SLIDER_PX = 96  # under the player's picture: the shown word, the rail and the words
+SUM_CELL_PX = 18  # a cell of the Σ_t α map where the column is wide enough (square cells)
+SUM_TICK_EVERY = 5
+BETA_ROW_PX = 20  # one word's bar in the β chart
+BETA_GAP_PX = 64  # between two models' β panels: the upper one's x ticks, the lower one's name
+BETA_HEAD_PX = 22  # above the first β panel: its model's name
+BETA_COLOURS = ("#0072B2", "#D55E00")
 
 
 def upsample(alpha: np.ndarray, size: int) -> np.ndarray:
@@ -78,24 +89,28 @@ def _hover_heatmap(alpha: np.ndarray, word: str, x0: float, cell: float) -> go.H
 
 
 def _image_axes(fig: go.Figure, width: float, height: float) -> None:
-    fig.update_xaxes(range=[0, width], showgrid=False, zeroline=False, constrain="domain")
+    """Axes showing a picture ``width`` x ``height`` at its aspect ratio, without ticks on y."""
+    fig.update_xaxes(
+        range=[0, width], showgrid=False, zeroline=False, constrain="domain", automargin=True
+    )
     fig.update_yaxes(
         range=[height, 0],
         showgrid=False,
         zeroline=False,
         showticklabels=False,
+        ticks="",
         scaleanchor="x",
         constrain="domain",
     )
-    fig.update_layout(
-        margin={"l": 10, "r": 10, "t": 40, "b": 40}, plot_bgcolor="white", paper_bgcolor="white"
-    )
+    fig.update_layout(plot_bgcolor="white", paper_bgcolor="white")
 
 
 def word_strip_figure(
     image: np.ndarray, alphas: np.ndarray, words: list[str], *, panel: int = 112, title: str = ""
 ) -> go.Figure:
-    """One panel per word, side by side, each the image lit by that word's alpha (T, h, w)."""
+    """One panel per word, side by side, each the image lit by that word's alpha (T, h, w), the
+    word under it. The figure asks for the strip's own width (ui/charts scrolls it on a narrow
+    screen), so the panels and their words keep their size."""
     arr = _check(alphas, words)
     gap = 6
     width = max(1, len(words)) * (panel + gap)
@@ -107,9 +122,20 @@ def word_strip_figure(
     fig.add_trace(go.Image(source=data_uri(strip), x0=0, y0=0, dx=1, dy=1, hoverinfo="skip"))
     fig.data = (fig.data[-1], *fig.data[:-1])  # picture below the hover layers
     ticks = [t * (panel + gap) + panel / 2 for t in range(len(words))]
+    labels = escape(list(words))
+    angle = 0 if widest_px(labels) <= panel - 8 else -90
+    margin = {"l": 10, "r": 10, "t": TITLE_PX, "b": x_ticks_height(labels, angle)}
     _image_axes(fig, width, panel)
-    fig.update_xaxes(tickvals=ticks, ticktext=list(words), side="bottom", showticklabels=True)
-    fig.update_layout(title=title, height=panel + 110, showlegend=False)
+    fig.update_xaxes(
+        tickmode="array", tickvals=ticks, ticktext=labels, tickangle=angle, ticks="", side="bottom"
+    )
+    fig.update_layout(
+        title=left_title(title),
+        margin=margin,
+        height=panel + margin["t"] + margin["b"],
+        width=width + margin["l"] + margin["r"],
+        showlegend=False,
+    )
     return fig
 
 
@@ -170,13 +196,21 @@ def attention_player_figure(
     fig = go.Figure(data=traces(0) if words else [])
     fig.frames = [go.Frame(data=traces(t), name=str(t)) for t in range(len(words))]
     _image_axes(fig, size, size)
-    fig.update_xaxes(showticklabels=False)
-    fig.update_layout(title=title, height=size + 170, showlegend=False, **_player_controls(words))
+    fig.update_xaxes(showticklabels=False, ticks="")
+    margin = {"l": 10, "r": 10, "t": TITLE_PX, "b": PLAYER_SLIDER_PX}
+    fig.update_layout(
+        title={"text": title},
+        margin=margin,
+        height=size + margin["t"] + margin["b"],
+        showlegend=False,
+        **_player_controls(escape(list(words))),
+    )
     return fig
 
 
 def _player_controls(words: list[str]) -> dict:
-    """Layout entries for the word slider and the play button that drive the player's frames."""
+    """Layout entries for the word slider under the picture (the shown word written above its
+    rail) and the play button in the top right corner, clear of the centred title."""
     steps = [
         {
             "label": w,
@@ -190,35 +224,38 @@ def _player_controls(words: list[str]) -> dict:
         "method": "animate",
         "args": [None, {"frame": {"duration": 700, "redraw": True}, "fromcurrent": True}],
     }
-    return {
-        "sliders": [
-            {"steps": steps, "active": 0, "currentvalue": {"prefix": _("word: ")}, "pad": {"t": 10}}
-        ],
-        "updatemenus": [
-            {
-                "type": "buttons",
-                "buttons": [play],
-                "x": 0,
-                "y": -0.02,
-                "xanchor": "left",
-                "yanchor": "top",
-                "direction": "left",
-                "showactive": False,
-            }
-        ],
+    slider = {
+        "steps": steps,
+        "active": 0,
+        "currentvalue": {"prefix": _("word: ")},
+        "x": 0,
+        "len": 1,
+        "y": 0,
+        "yanchor": "top",
+        "pad": {"t": 8, "b": 0},
     }
+    button = {
+        "type": "buttons",
+        "buttons": [play],
+        "x": 1,
+        "y": 1,
+        "xanchor": "right",
+        "yanchor": "bottom",
+        "pad": {"b": 4},
+        "showactive": False,
+    }
+    return {"sliders": [slider], "updatemenus": [button]}
 
 
 def alpha_sum_figure(alpha_sum: np.ndarray, *, title: str = "") -> go.Figure:
-    """The map of sum_t alpha_ti (the doubly stochastic penalty pushes each cell towards 1)."""
+    """The map of sum_t alpha_ti (the doubly stochastic penalty pushes each cell towards 1); rows
+    and columns numbered every ``SUM_TICK_EVERY`` cells (they are grid cells, not tokens)."""
     arr = np.asarray(alpha_sum, dtype=float)
     if arr.ndim != 2:
         raise ValueError(f"sum of alphas must be 2-D, got shape {arr.shape}")
+    rows, cols = arr.shape
     line = _("cell ({row}, {col})<br>Σ_t α = {value:.3f}")
-    text = [
-        [line.format(row=r, col=c, value=arr[r, c]) for c in range(arr.shape[1])]
-        for r in range(arr.shape[0])
-    ]
+    text = [[line.format(row=r, col=c, value=arr[r, c]) for c in range(cols)] for r in range(rows)]
     fig = go.Figure(
         go.Heatmap(
             z=arr,
@@ -226,35 +263,120 @@ def alpha_sum_figure(alpha_sum: np.ndarray, *, title: str = "") -> go.Figure:
             hoverinfo="text",
             colorscale="Viridis",
             zmin=0,
-            colorbar={"title": "Σ_t α"},
+            colorbar={"title": {"text": "Σ_t α"}},
         )
     )
-    fig.update_yaxes(autorange="reversed", scaleanchor="x")
-    fig.update_layout(title=title, height=360, margin={"l": 10, "r": 10, "t": 40, "b": 10})
+    xs, ys = list(range(0, cols, SUM_TICK_EVERY)), list(range(0, rows, SUM_TICK_EVERY))
+    margin, __ = fitted_margin([str(x) for x in xs], [str(y) for y in ys], colorbar_title="Σ_t α")
+    margin["t"] = TITLE_PX
+    fig.update_xaxes(
+        tickmode="array",
+        tickvals=xs,
+        tickangle=0,
+        title=_("grid column"),
+        constrain="domain",
+        automargin=True,
+    )
+    fig.update_yaxes(
+        tickmode="array",
+        tickvals=ys,
+        title=_("grid row"),
+        autorange="reversed",
+        scaleanchor="x",
+        constrain="domain",
+        automargin=True,
+    )
+    side = max(rows, cols) * SUM_CELL_PX
+    fig.update_layout(
+        title={"text": title},
+        margin=margin,
+        height=side + margin["t"] + margin["b"],
+    )
     return fig
 
 
 def beta_figure(series: dict[str, tuple[list[str], np.ndarray]], *, title: str = "") -> go.Figure:
-    """The gate beta_t per word, one bar series per model: {name: (words, betas (T,))}."""
+    """The gate beta_t per word, one panel of horizontal bars per model, stacked, each with its
+    own words down its y axis (the models' captions differ): {name: (words, betas (T,))}."""
     fig = go.Figure()
+    labels = {}
     for name, (words, betas) in series.items():
         b = np.asarray(betas, dtype=float)
         if b.shape != (len(words),):
             raise ValueError(f"{name}: {b.shape[0] if b.ndim else 0} betas for {len(words)} words")
-        labels = [f"{t + 1}. {w}" for t, w in enumerate(words)]
-        fig.add_trace(
-            go.Bar(
-                x=labels,
-                y=b,
-                name=name,
-                hovertemplate="%{x}<br>β = %{y:.3f}<extra>" + name + "</extra>",
-            )
-        )
+        labels[name] = escape([f"{t + 1}. {w}" for t, w in enumerate(words)])
+    rows = [max(1, len(v)) for v in labels.values()]
+    plot_px = sum(rows) * BETA_ROW_PX + BETA_GAP_PX * (len(rows) - 1)
+    margin, __ = fitted_margin(["0.5"], [x for v in labels.values() for x in v], y_title=False)
+    margin |= {"t": TITLE_PX + BETA_HEAD_PX}
+    top = 1.0
+    for i, (name, (__, betas)) in enumerate(series.items()):
+        suffix = "" if i == 0 else str(i + 1)
+        bottom = top - rows[i] * BETA_ROW_PX / plot_px
+        _beta_panel(fig, escape([name])[0], labels[name], betas, suffix, (bottom, top))
+        top = bottom - BETA_GAP_PX / plot_px
     fig.update_layout(
-        title=title,
-        barmode="group",
-        height=320,
-        yaxis={"range": [0, 1], "title": "β"},
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        title={"text": title},
+        margin=margin,
+        height=plot_px + margin["t"] + margin["b"],
+        showlegend=False,
+        bargap=0.25,
     )
     return fig
+
+
+def _beta_panel(
+    fig: go.Figure,
+    name: str,
+    labels: list[str],
+    betas: np.ndarray,
+    suffix: str,
+    domain: tuple[float, float],
+) -> None:
+    """One model's bars on axes x<suffix>/y<suffix> filling ``domain`` (paper y), its name above."""
+    n = len(labels)
+    colour = BETA_COLOURS[(int(suffix or 1) - 1) % len(BETA_COLOURS)]
+    fig.add_trace(
+        go.Bar(
+            x=np.asarray(betas, dtype=float),
+            y=list(range(n)),
+            orientation="h",
+            name=name,
+            marker_color=colour,
+            xaxis=f"x{suffix}",
+            yaxis=f"y{suffix}",
+            customdata=labels,
+            hovertemplate="%{customdata}<br>β = %{x:.3f}<extra>" + name + "</extra>",
+        )
+    )
+    fig.update_layout(
+        {
+            f"xaxis{suffix}": {
+                "range": [0, 1],
+                "anchor": f"y{suffix}",
+                "tickvals": [0, 0.5, 1],
+                "title": {"text": "β"} if domain[0] <= 0 else None,
+                "automargin": True,
+            },
+            f"yaxis{suffix}": {
+                "domain": [max(0.0, domain[0]), domain[1]],
+                "anchor": f"x{suffix}",
+                "tickmode": "array",
+                "tickvals": list(range(n)),
+                "ticktext": labels,
+                "range": [n - 0.5, -0.5],
+                "automargin": True,
+            },
+        }
+    )
+    fig.add_annotation(
+        text=f"<b>{name}</b>",
+        x=0,
+        xref="paper",
+        xanchor="left",
+        y=domain[1],
+        yref="paper",
+        yanchor="bottom",
+        yshift=4,
+        showarrow=False,
+    )
