@@ -1,7 +1,8 @@
 """Multi-head attention: every layer and head of a small trained Transformer (encoder self, masked
 decoder self, cross attention) or of a real pretrained encoder (all-MiniLM-L6-v2), on the user's own
-sentence: the overview, one head large, the head view as lines, mean/max/rollout, the weight on
-special tokens, and the Transformer's cross attention next to the RNN's Bahdanau alignment."""
+sentence: the overview, one head large, the equations with the model's numbers and that head's
+computation step by step (ui/head_steps.py), the head view as lines, mean/max/rollout, the weight
+on special tokens, and the Transformer's cross attention next to the RNN's Bahdanau alignment."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from ui.choices import choice_ui, segmented_ui
 from ui.downloads import download_csv
 from ui.errors import fragment
 from ui.guard import guarded_ui
+from ui.head_steps import head_steps_ui
 from ui.loaders import load_translator
 from ui.multi_head import (
     AGGREGATES,
@@ -29,11 +31,18 @@ from ui.multi_head import (
     hide_groups,
     multi_choice_ui,
 )
-from ui.multi_head_settings import ModelSettings, clamp_choice, load_view, picked_in_overview
+from ui.multi_head_settings import (
+    ModelSettings,
+    clamp_choice,
+    load_view,
+    picked_in_overview,
+    translation_ui,
+)
+from ui.tables import table_ui
 from ui.text import page_intro, sanitize_text
 from ui.translation_compute import decode
 from ui.url_state import check_choice_param, check_number_param
-from viz.heatmaps import attention_panels
+from viz.head_steps import Panel, step_panels
 from viz.multi_head import head_grid, head_heatmap, share_heatmaps
 from viz.multi_head_lines import head_lines
 
@@ -142,18 +151,16 @@ def overview_ui(view: HeadsView, layer: int, head: int) -> None:
     """Every layer x head at once; the chosen one framed; a click on a panel chooses it."""
     st.subheader(_("Overview: every layer and head"))
     T = len(view.key_tokens)
-    title = ngettext(
-        "{kind}: rows are layers, columns heads · {n} token",
-        "{kind}: rows are layers, columns heads · {n} tokens",
+    lines = ngettext(
+        "rows: layers · columns: heads · {n} token",
+        "rows: layers · columns: heads · {n} tokens",
         T,
-    )
-    fig = head_grid(view.weights, title=title.format(kind=view.title, n=T), selected=(layer, head))
-    n_layers = view.weights.shape[0]
-    plotly_chart(
-        fig, key="mh_grid", height=max(320, 95 * n_layers + 110), on_select=picked_in_overview
-    )
+    ).format(n=T)
+    title = f"{view.title}<br>{lines}"
+    fig = head_grid(view.weights, title=title, selected=(layer, head))
+    plotly_chart(fig, key="mh_grid", height=fig.layout.height, on_select=picked_in_overview)
     st.caption(
-        _("Click a panel's centre to show that head large below (or use the pickers above).")
+        _("Click a panel's centre to show that head large below (or use the pickers below).")
     )
 
 
@@ -161,17 +168,11 @@ def one_head_ui(view: HeadsView, layer: int, head: int) -> None:
     """The chosen head, large, with the tokens in the hover; CSV and JSON downloads."""
     st.subheader(_("Layer {layer}, head {head}").format(layer=layer + 1, head=head + 1))
     w = view.weights[layer, head]  # (T_q, T_k)
-    title = _("{kind}, layer {layer}, head {head} · {rows} x {cols}").format(
-        kind=view.title,
-        layer=layer + 1,
-        head=head + 1,
-        rows=len(view.query_tokens),
-        cols=len(view.key_tokens),
+    where = _("layer {layer}, head {head} · {rows} queries x {cols} keys").format(
+        layer=layer + 1, head=head + 1, rows=len(view.query_tokens), cols=len(view.key_tokens)
     )
-    fig = head_heatmap(w, view.key_tokens, view.query_tokens, title=title)
-    plotly_chart(
-        fig, key="mh_head_map", height=min(900, max(420, 14 * len(view.query_tokens) + 160))
-    )
+    fig = head_heatmap(w, view.key_tokens, view.query_tokens, title=f"{view.title}<br>{where}")
+    plotly_chart(fig, key="mh_head_map", height=fig.layout.height)
     c1, c2 = st.columns(2)
     with c1:
         download_csv(
@@ -224,7 +225,13 @@ def head_view_ui(view: HeadsView, layer: int) -> None:
         heads=[int(h) - 1 for h in heads],
         token=token,
         threshold=threshold,
-        title=_("left: queries, right: keys; opacity and width follow the weight"),
+        title="<br>".join(
+            (
+                _("left: queries, the tokens that attend"),
+                _("right: keys, the tokens attended to"),
+                _("opacity and width follow the weight"),
+            )
+        ),
     )
     plotly_chart(fig, key="mh_lines", height=fig.layout.height)
 
@@ -257,9 +264,7 @@ def aggregate_ui(view: HeadsView, layer: int) -> None:
         view.query_tokens,
         title=_("{how}, layer {layer}").format(how=_(options[how]), layer=layer + 1),
     )
-    plotly_chart(
-        fig, key="mh_agg_map", height=min(900, max(420, 14 * len(view.query_tokens) + 160))
-    )
+    plotly_chart(fig, key="mh_agg_map", height=fig.layout.height)
 
 
 def special_ui(view: HeadsView) -> None:
@@ -268,17 +273,14 @@ def special_ui(view: HeadsView) -> None:
     shares = {
         group_label(name): group_share(view.weights, mask) for name, mask in view.key_groups.items()
     }
-    plotly_chart(
-        share_heatmaps(shares, title=_("share of each head's weight (mean over queries)")),
-        key="mh_shares",
-        height=max(300, 40 * view.weights.shape[0] + 160),
-    )
+    fig = share_heatmaps(shares, title=_("share of each head's weight (mean over queries)"))
+    plotly_chart(fig, key="mh_shares", height=fig.layout.height)
     rows = [
         {_("layer"): layer + 1}
         | {name: round(float(s[layer].mean()), 3) for name, s in shares.items()}
         for layer in range(view.weights.shape[0])
     ]
-    st.dataframe(rows, hide_index=True)
+    table_ui(rows)
     st.caption(
         _(
             "[CLS] / <s>: the start marker; [SEP] / </s>: the separator or end marker (with any other "
@@ -305,18 +307,47 @@ def compare_ui(text: str, result: TransformerAttention) -> None:
     rnn = guarded_ui(lambda: decode(translator, text, reference=result.text))
     if rnn is None:
         return
+    query, key = _("query (French)"), _("key (English)")
     panels = [
-        (
-            result.cross[-1].mean(0),
-            result.source_tokens,
-            result.target_tokens,
+        Panel(
             _("Transformer: last layer, mean over heads"),
+            result.cross[-1].mean(0),
+            result.target_tokens,
+            result.source_tokens,
+            query,
+            key,
+            _("weight"),
+            zmax=1.0,
         ),
-        (rnn.weights, rnn.source_tokens, rnn.target_tokens, _("RNN + Bahdanau attention")),
+        Panel(
+            _("RNN + Bahdanau attention"),
+            rnn.weights,
+            rnn.target_tokens,
+            rnn.source_tokens,
+            query,
+            key,
+            _("weight"),
+            zmax=1.0,
+        ),
     ]
-    plotly_chart(attention_panels(panels, cols=2), key="mh_compare", height=520)
+    fig = step_panels(panels)
+    plotly_chart(fig, key="mh_compare", height=fig.layout.height)
     st.caption(
         _("Both are forced through the Transformer's French translation, so the rows match.")
+    )
+
+
+def hide_ui() -> list[str]:
+    """The token groups to hide (and re-normalise without), kept in the URL."""
+    return multi_choice_ui(
+        st.multiselect,
+        _("Hide these tokens and re-normalise"),
+        GROUPS,
+        key="mh_hide",
+        default=[],
+        format_func=group_label,
+        placeholder=_("none: every token shown"),
+        help=_(HIDE_NOTE),
     )
 
 
@@ -333,27 +364,22 @@ def body() -> None:
     view, result = load_view(settings, text)
     if view is None:
         return
-    for notice in view.notices:
+    full = view
+    chart = st.container()  # the overview first (the main chart, on the first screen), then
+    for notice in view.notices:  # what was read of the input, and the controls, below it
         st.info(notice, icon=":material/content_cut:")
     if view.unknown_note:
         st.info(view.unknown_note, icon=":material/help:")
-    full = view
-    hidden = multi_choice_ui(
-        st.multiselect,
-        _("Hide these tokens and re-normalise"),
-        GROUPS,
-        key="mh_hide",
-        default=[],
-        format_func=group_label,
-        placeholder=_("none: every token shown"),
-        help=_(HIDE_NOTE),
-    )
+    hidden = hide_ui()
     if hidden:
         st.warning(_(HIDE_NOTE), icon=":material/warning:")
         view = guarded_ui(lambda: hide_groups(full, hidden)) or full
     layer, head = layer_head_ui(view)
-    overview_ui(view, layer, head)
+    with chart:
+        overview_ui(view, layer, head)
+        translation_ui(result)
     one_head_ui(view, layer, head)
+    head_steps_ui(settings, text, full, layer, head)
     head_view_ui(view, layer)
     aggregate_ui(view, layer)
     special_ui(full)

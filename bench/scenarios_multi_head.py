@@ -46,7 +46,7 @@ def _title_shows(base: int, title_end: str):
         want = title_end.format(n=_pieces(base, i))
         return (
             "() => [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')].some(c => "
-            "{ const t = c.querySelector('.gtitle');"
+            "{ const t = c.querySelector('.gtitle, .annotation-text');"
             f" return t && t.textContent.endsWith({want!r}) && c.querySelector('.heatmaplayer'); }})"
         )
 
@@ -54,7 +54,11 @@ def _title_shows(base: int, title_end: str):
 
 
 for _name, _base, _title_end in (
-    ("multi-head: Enter -> one head 512 x 512 drawn (incl. the encoder)", 512, "· {n} x {n}"),
+    (
+        "multi-head: Enter -> one head 512 x 512 drawn (incl. the encoder)",
+        512,
+        "· {n} queries x {n} keys",
+    ),
     (
         "multi-head: Enter -> 6 x 12 overview at 128 tokens drawn (incl. the encoder)",
         128,

@@ -8,6 +8,7 @@ ones (``ATLAS_CHECKPOINTS``); the pretrained encoder is always the real all-Mini
 
 from __future__ import annotations
 
+import re
 import urllib.parse
 
 import pytest
@@ -34,8 +35,10 @@ url, tab = served_fixtures("streamlit_mh")
 
 
 def _chart(page, title: str):
-    """The plotly chart whose title starts with ``title``."""
-    return page.locator(CHART).filter(has=page.locator(".gtitle", has_text=title)).first
+    """The plotly chart whose title (its layout title, or the annotation the page's figures
+    draw their titles with) or one of its panels' titles contains ``title``."""
+    titles = page.locator(".gtitle, .annotation-text", has_text=title)
+    return page.locator(CHART).filter(has=titles).first
 
 
 def _ticks(chart, axis: str = "x") -> list[str]:
@@ -66,9 +69,11 @@ def test_pretrained_head_ticks_toggle_and_screenshot(tab, url, screenshots):
     tokens = PretrainedEncoder.load().attend(SENTENCE).tokens
     _wait_for_ticks(tab, tokens)
     wait_settled(tab, 4)
-    head = _chart(tab, "all-MiniLM-L6-v2 self-attention, layer 1, head 1")
+    head = _chart(tab, f"layer 1, head 1 · {len(tokens)} queries x {len(tokens)} keys")
     assert _ticks(head, "x") == tokens
-    assert _ticks(head, "y")[::-1] == tokens  # the y axis runs top-down, its ticks bottom-up
+    assert _ticks(head, "y") == tokens  # every token a tick, top-down (tickmode "array")
+    steps = _chart(tab, "1. Q·Kᵀ")  # the chosen head's computation, every key a column
+    assert _ticks(steps, "x") == tokens
     lines = _chart(tab, "left: queries")
     assert lines.locator(".legendtext").count() == 12
     tab.get_by_role("button", name="head 3", exact=True).click()  # toggle head 3 off
@@ -94,9 +99,52 @@ def test_transformer_cross_attention(tab, url, checkpoints):
     )
     _wait_for_ticks(tab, expected.source_tokens)
     wait_settled(tab, 4)
-    head = _chart(tab, "cross attention (decoder → encoder), layer 1, head 1")
+    head = _chart(tab, "layer 1, head 1 · ")
     assert _ticks(head, "x") == expected.source_tokens
-    assert _ticks(head, "y")[::-1] == expected.target_tokens
+    assert _ticks(head, "y") == expected.target_tokens
+
+
+def _hover_cell(page, chart, subplot: str, row: int, col: int, shape: tuple[int, int]) -> str:
+    """Move the mouse over cell (row, col) of the heatmap in ``subplot`` ("xy", "x4y4") of
+    ``chart``, a (rows, cols) grid; the hover label's text."""
+    area = chart.locator(f".draglayer .{subplot} .nsewdrag").first
+    area.scroll_into_view_if_needed()
+    box = area.bounding_box()
+    x = box["x"] + (col + 0.5) * box["width"] / shape[1]
+    y = box["y"] + (row + 0.5) * box["height"] / shape[0]
+    page.mouse.move(x - 3, y - 3)
+    page.mouse.move(x, y)
+    label = chart.locator(".hoverlayer .hovertext")
+    label.first.wait_for()
+    return label.first.text_content()
+
+
+def test_equations_and_the_masked_heads_steps_with_a_typed_sentence(tab, url, checkpoints):
+    """The equations render as KaTeX; the typed sentence's tokens label the step matrices of the
+    decoder's masked self-attention (Q·Kᵀ, ÷√d_k, the mask, softmax; V and the output); a hover
+    on a cell names its query and key and gives its number."""
+    tab.goto(f"{url}/multi_head?mh_model=transformer&mh_kind=decoder")
+    wait_settled(tab, 4)
+    _type(tab, SENTENCE)
+    result = TransformerTranslator.load(checkpoints / "transformer-sinusoidal").translate(SENTENCE)
+    tokens = result.decoder_input_tokens
+    _wait_for_ticks(tab, tokens)
+    wait_settled(tab, 6)
+    formulas = " ".join(tab.locator(".katex").all_inner_texts())
+    assert tab.locator(".katex-display").count() >= 6
+    for word in ("Attention", "softmax", "MultiHead", "Concat", "head"):
+        assert word in formulas, (word, formulas)
+    steps = _chart(tab, "3. + M: −∞ (grey) where the key comes after the query")
+    assert _ticks(steps, "x") == tokens
+    rows = tokens[:12]
+    assert _ticks(steps, "y") == rows
+    assert "−∞" in steps.locator(".heatmaplayer text, text").all_text_contents()
+    text = _hover_cell(tab, steps, "x4y4", 0, 0, (len(rows), len(tokens)))
+    assert "query: <s>" in text and "key: <s>" in text and re.search(r"weight: 1\.0", text), text
+    text = _hover_cell(tab, steps, "xy", 1, 0, (len(rows), len(tokens)))
+    assert re.search(r"Q·Kᵀ: -?\d+\.\d", text) and tokens[1].replace("▁", "") in text, text
+    values = _chart(tab, "a. V: each key's value vector")
+    assert _ticks(values, "y") == tokens
 
 
 def test_click_on_an_overview_panel_shows_that_head_large(tab, url):
@@ -106,14 +154,14 @@ def test_click_on_an_overview_panel_shows_that_head_large(tab, url):
     _type(tab, SENTENCE)
     _wait_for_ticks(tab, PretrainedEncoder.load().attend(SENTENCE).tokens)
     wait_settled(tab, 4)
-    overview = _chart(tab, "all-MiniLM-L6-v2 self-attention: rows are layers")
+    overview = _chart(tab, "rows: layers · columns: heads")
     target = overview.locator(".scatterlayer .trace path.point").nth(1 * 12 + 4)
     target.scroll_into_view_if_needed()
     box = target.bounding_box()
     tab.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     tab.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    _chart(tab, "all-MiniLM-L6-v2 self-attention, layer 2, head 5").wait_for()
-    assert tab.get_by_role("heading", name="Layer 2, head 5").count() == 1
+    _chart(tab, "layer 2, head 5 · ").wait_for()
+    assert tab.get_by_role("heading", name="Layer 2, head 5", exact=True).count() == 1
 
 
 def test_zero_width_only_sentence_is_a_message_not_an_exception(tab, url):

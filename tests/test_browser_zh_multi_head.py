@@ -17,6 +17,7 @@ random-weight ones; the pretrained encoder is always the real all-MiniLM-L6-v2.
 from __future__ import annotations
 
 import json
+import re
 import urllib.parse
 from pathlib import Path
 
@@ -39,6 +40,7 @@ from tests.browser_helpers import (
 )
 from tests.test_browser_multi_head import _chart, _ticks, _wait_for_ticks
 from tests.test_i18n_app import _app, _open, english_words
+from tests.test_multi_head_page import title_of
 from tests.tiny_transformer import build_tiny_transformers
 from ui.multi_head import unknown_labels
 
@@ -58,6 +60,8 @@ SPECIAL = {"CLS", "SEP", "UNK"}
 PE_NAMES = {"pos", "sin", "cos", "Vaswani", "CSV"}
 PE_SYMBOLS = ("d_model", "Multi30k")
 HEAD = '[data-testid="stTable"] thead th'
+HIDE = "k.dataset.display = k.style.display; k.style.display = 'none';"
+SHOW = "k.style.display = k.dataset.display || '';"
 
 
 def _labels(text: str) -> list[str]:
@@ -84,8 +88,12 @@ def _without(texts: list[str], symbols: tuple[str, ...]) -> list[str]:
 def _check_chinese(page, allowed: set[str], symbols: tuple[str, ...] = ()) -> None:
     """No English word beyond ``allowed`` on screen, in the charts, their hover text or the
     tables' headers (``symbols`` taken out whole first); no missing-glyph box."""
-    texts = shown_texts(page) + chart_hover_texts(page) + page.locator(HEAD).all_text_contents()
-    texts = _without(texts, symbols)
+    page.evaluate(f"document.querySelectorAll('.katex').forEach(k => {{ {HIDE} }})")
+    try:  # formulas (KaTeX, with their symbols) are never translated: read the page without them
+        texts = shown_texts(page) + chart_hover_texts(page)
+    finally:
+        page.evaluate(f"document.querySelectorAll('.katex').forEach(k => {{ {SHOW} }})")
+    texts = _without(texts + page.locator(HEAD).all_text_contents(), symbols)
     assert_chinese(texts, allowed)
 
 
@@ -121,9 +129,11 @@ def test_multi_head_in_chinese(tab, url, checkpoints, screenshots):
     assert "力" in labels and "[UNK:注]" in labels and "[UNK:要]" in labels
     _wait_for_ticks(tab, labels)
     wait_settled(tab, 4)
-    head = _chart(tab, "all-MiniLM-L6-v2 自注意力，第 1 层，第 1 个头")
-    assert _ticks(head, "x") == labels and _ticks(head, "y")[::-1] == labels
-    lines = _chart(tab, "左：查询，右：键")
+    head = _chart(tab, "第 1 层，第 1 个头 · ")
+    assert _ticks(head, "x") == labels and _ticks(head, "y") == labels
+    steps = _chart(tab, "1. Q·Kᵀ：每个查询与每个键的点积")  # the head's steps, in Chinese
+    assert _ticks(steps, "x") == labels
+    lines = _chart(tab, "左：查询，即发出注意力的词元")
     assert "[UNK:机]" in lines.locator(".textpoint text").all_text_contents()
     _check_chinese(tab, MH_NAMES | SPECIAL)
     if checkpoints == SHIPPED_ROOT:  # trained models: the README's screenshot
@@ -136,7 +146,7 @@ def test_multi_head_in_chinese(tab, url, checkpoints, screenshots):
         params,
         {"en": "Multi-head attention", "zh": "多头注意力"},
     )
-    head = _chart(tab, "all-MiniLM-L6-v2 自注意力，第 1 层，第 1 个头")
+    head = _chart(tab, "第 1 层，第 1 个头 · ")
     assert _ticks(head, "x") == labels
 
 
@@ -187,7 +197,8 @@ def _headers_and_titles(at) -> list[str]:
     """The title, headers, explanations, notices and chart titles (no user text, no tokens)."""
     texts = [at.title[0].value, *(s.value for s in at.subheader), *(c.value for c in at.caption)]
     texts += [m.value for m in at.main.markdown] + [i.value for i in at.info]
-    return texts + [f["layout"]["title"]["text"] for f in _figures(at)]
+    texts += [title_of(f) for f in _figures(at)]
+    return [re.sub(r"\$[^$]*\$", " ", text) for text in texts]  # formulas stay as they are
 
 
 def test_multi_head_has_chinese_headers_and_labels_chinese_pieces(tiny):
@@ -198,8 +209,8 @@ def test_multi_head_has_chinese_headers_and_labels_chinese_pieces(tiny):
     assert [s.value for s in at.subheader][:2] == ["总览：每一层、每一个头", "第 1 层，第 1 个头"]
     assert not english_left(_headers_and_titles(at), MH_NAMES | SPECIAL)
     labels = _labels(CHINESE)
-    title = "all-MiniLM-L6-v2 自注意力，第 1 层，第 1 个头"
-    head = next(f for f in _figures(at) if f["layout"]["title"]["text"].startswith(title))
+    title = "all-MiniLM-L6-v2 自注意力<br>第 1 层，第 1 个头 · "
+    head = next(f for f in _figures(at) if title_of(f).startswith(title))
     assert [x.replace("\u200b", "") for x in head["data"][0]["x"]] == labels
     assert "[UNK:注]" in labels and "力" in labels
     assert any("[UNK]" in i.value and "7" in i.value for i in at.info)  # 7 of the 10 pieces

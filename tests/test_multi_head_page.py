@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import base64
+import html
+import json
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from models.analysis.aggregate import GROUPS
 from models.checkpoints import CHECKPOINTS_ENV
+from models.transformer.pretrained import PretrainedEncoder
 from models.transformer.translator import TransformerTranslator
 from tests.app_helpers import open_app
 from tests.tiny_transformer import build_tiny_transformers
@@ -105,7 +109,7 @@ def test_head_grid_tiles_every_panel_into_one_heatmap_and_pools_large_inputs() -
     heatmap, picks = fig.data
     side, gap = 44, 2  # 130 -> blocks of 3 -> 44 cells a side; 5 % gap between the panels
     assert heatmap.z.shape == (6 * (side + gap) - gap, 12 * (side + gap) - gap)
-    assert "mean of a 3 x 3 block" in fig.layout.title.text
+    assert "mean of a 3 x 3 block" in fig.layout.annotations[0].text  # the title
     # panel (layer 1, head 2) is the block mean of that head; the gaps are empty
     r, c = 1 * (side + gap), 2 * (side + gap)
     assert np.allclose(heatmap.z[r, c], w[1, 2, :3, :3].mean())
@@ -130,3 +134,107 @@ def test_head_lines_only_chosen_token_and_heads() -> None:
     lines = [t for t in fig.data if t.mode == "lines" and t.x[0] is not None]
     assert {t.name for t in lines} == {"head 1", "head 3"}
     assert all(list(t.y) == [1, 1, None] for t in lines)
+
+
+# ---------------------------------------------------------------- equations and one head's steps
+
+
+def _chart(at: AppTest, key: str) -> dict:
+    """The figure of the chart with Streamlit key ``key``."""
+    charts = [c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-{key}")]
+    assert charts, [c.proto.id for c in at.get("plotly_chart")]
+    return json.loads(charts[0].proto.spec)
+
+
+def _array(value: object) -> np.ndarray:
+    """A plotly JSON array (a list, or base64 'bdata' with its dtype and shape) as numpy."""
+    if isinstance(value, dict):
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+        shape = value.get("shape")
+        return flat.reshape([int(n) for n in str(shape).split(",")]) if shape else flat
+    return np.asarray(value, dtype=float)
+
+
+def title_of(figure: dict) -> str:
+    """A figure's title: layout.title, or the annotation named "title" (viz.head_steps)."""
+    title = (figure["layout"].get("title") or {}).get("text")
+    named = [a["text"] for a in figure["layout"].get("annotations", []) if a.get("name") == "title"]
+    return title or (named[0] if named else "")
+
+
+def _labels(values: list[str]) -> list[str]:
+    """Axis categories as the tokens they show (HTML unescaped, zero-width spaces removed)."""
+    return [html.unescape(v).replace(ZWSP, "") for v in values]
+
+
+def _annotations(figure: dict) -> list[str]:
+    return [a["text"] for a in figure["layout"].get("annotations", [])]
+
+
+def test_equations_with_the_models_numbers_and_the_masked_heads_steps(tiny: Path) -> None:
+    params = {"mh_model": "transformer", "mh_kind": "decoder", "mh_text": SENTENCE}
+    at = _run(params | {"mh_layer": "2", "mh_head": "3"})
+    latex = " ".join(e.value for e in at.latex)
+    assert r"\mathrm{softmax}" in latex and r"\mathrm{MultiHead}" in latex
+    assert r"\mathrm{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h)" in latex
+    assert r"\mathrm{head}_i = \mathrm{Attention}(Q W_i^Q, K W_i^K, V W_i^V)" in latex
+    assert "M_{ts}" in latex and r"-\infty" in latex  # the decoder's mask
+    assert "h = 4" in latex and r"\mathbb{R}^{16 \times 4}" in latex  # the tiny model's numbers
+    assert r"\mathrm{head}_{3}" in latex and r"\sqrt{4}" in latex  # the chosen head
+    assert "Layer 2, head 3: its computation step by step" in [s.value for s in at.subheader]
+    steps = _chart(at, "mh_steps")
+    assert title_of(steps).startswith("decoder self-attention (masked), layer 2, head 3")
+    assert "rows: queries, the tokens that attend" in title_of(steps)
+    assert [a.split(":")[0] for a in _annotations(steps)[:4]] == [
+        "1. Q·Kᵀ",
+        "2. ÷ √d_k = ÷ 2.00",
+        "3. + M",
+        "4. softmax of each row",
+    ]
+    translator = TransformerTranslator.load(tiny / "transformer-sinusoidal")
+    result = translator.translate(SENTENCE)
+    tokens = result.decoder_input_tokens
+    masked, weights = _array(steps["data"][2]["z"]), _array(steps["data"][3]["z"])
+    T = len(tokens)
+    assert masked.size == weights.size == T * T
+    masked, weights = masked.reshape(T, T), weights.reshape(T, T)
+    later = np.triu(np.ones((T, T), dtype=bool), k=1)
+    assert np.isnan(masked[later]).all() and not np.isnan(masked[~later]).any()
+    np.testing.assert_allclose(weights, result.decoder_self[1, 2], atol=1e-6)
+    assert _labels(steps["data"][0]["x"]) == tokens
+    values = _chart(at, "mh_steps_v")
+    assert (
+        _annotations(values)[0].startswith("5a. V") and "head 3's output" in _annotations(values)[1]
+    )
+
+
+def test_cross_attention_steps_say_which_side_is_which(tiny: Path) -> None:
+    at = _run({"mh_model": "transformer", "mh_kind": "cross", "mh_text": SENTENCE})
+    steps = _chart(at, "mh_steps")
+    assert "rows: queries, the French pieces that attend (decoder)" in title_of(steps)
+    assert "columns: keys, the English pieces attended to (encoder)" in title_of(steps)
+    axes = steps["layout"]
+    assert axes["yaxis"]["title"]["text"] == "query (French)"
+    assert axes["xaxis"]["title"]["text"] == "key (English)"
+    assert len(_annotations(steps)) == 4  # three steps (no mask) and the title
+    latex = " ".join(e.value for e in at.latex)
+    assert "(Y W_{1}^Q)(H W_{1}^K)" in latex
+
+
+def test_typed_text_moves_the_pretrained_heads_steps_and_its_window(tiny: Path) -> None:
+    at = _run({"mh_model": "pretrained", "mh_text": SENTENCE, "mh_layer": "4", "mh_head": "7"})
+    typed = "the old fisherman and his young grandson walked slowly along the quiet beach"
+    at.text_input(key="mh_text").input(typed).run()
+    assert not at.exception
+    tokens = PretrainedEncoder.load().attend(typed).tokens  # 15 pieces: a window of 12 rows
+    assert len(tokens) == 15
+    steps = _chart(at, "mh_steps")
+    assert _labels(steps["data"][0]["x"]) == tokens
+    assert _labels(steps["data"][0]["y"]) == tokens[:12]
+    assert "all-MiniLM-L6-v2 self-attention, layer 4, head 7" in title_of(steps)
+    at.slider(key="mh_q0").set_value(3).run()  # rows from the 3rd query (of 1..4)
+    steps = _chart(at, "mh_steps")
+    assert _labels(steps["data"][0]["y"]) == tokens[2:14]
+    latex = " ".join(e.value for e in at.latex)
+    assert "h = 12" in latex and r"\mathbb{R}^{384 \times 32}" in latex
+    assert any("agrees with the weights the model returned" in c.value for c in at.caption)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from i18n import _
+from models.transformer.translator import TransformerAttention
 from ui.multi_head import (
     POSITIONALS,
     HeadsView,
@@ -36,17 +37,21 @@ class ModelSettings:
 
 
 def load_view(settings: ModelSettings, text: str) -> tuple[HeadsView | None, object]:
-    """Run the chosen model on ``text``; (view, raw result) or (None, None) after a message."""
+    """Run the chosen model on ``text``; (view, raw result) or (None, None) after a message.
+    The page shows the translation (:func:`translation_ui`) under its main chart."""
     if settings.source == "transformer":
         result = translate_ui(settings.positional, text, settings.beam)
         if result is None:
             return None, None
-        user_text(result.text, label=_("Translation:"))
-        view = transformer_view(result, settings.kind)
-        st.caption(_("Showing the {kind}.").format(kind=view.title))
-        return view, result
+        return transformer_view(result, settings.kind), result
     result = encode_ui(settings.hf_name, text)
     return (None, None) if result is None else (pretrained_view(result), result)
+
+
+def translation_ui(result: object) -> None:
+    """The Transformer's translation (the rows of its decoder and cross attention), if any."""
+    if isinstance(result, TransformerAttention):
+        user_text(result.text, label=_("Translation:"))
 
 
 def clamp_choice(key: str, n: int) -> None:

@@ -6,7 +6,12 @@ numpy float32 arrays travel base64-encoded. Token axes are categorical with the 
 as categories (repeats made distinct by invisible zero-width spaces), so hover names both tokens
 at any size without a string per cell. Titles, axis titles, legends and hover text are in the
 session's language (:mod:`i18n`); tokens stay as they are. The head view (lines between tokens)
-is in :mod:`viz.multi_head_lines`.
+is in :mod:`viz.multi_head_lines`; the special-token shares are panels of
+:func:`viz.head_steps.step_panels`.
+
+Legible on every screen (issue 13): every token is a tick (tickmode "array"), each cell is at least
+14 px (``layout.width``/``height`` are what the cells need; a narrow screen scrolls) and titles are
+annotations placed from px (:func:`viz.head_steps.title_annotation`), whole at any width.
 """
 
 from __future__ import annotations
@@ -18,25 +23,36 @@ import plotly.graph_objects as go
 
 from i18n import _
 from viz._checks import MARGIN, check_labels, escape
-from viz._margins import colorbar_px, fitted_margin
+from viz._margins import (
+    AXIS_TITLE_PX,
+    COLORBAR_PX,
+    MIN_CELL_PX,
+    cells_extent,
+    widest_px,
+    x_ticks_height,
+)
+from viz.head_steps import (
+    ZWSP,
+    Panel,
+    cell_tick_angle,
+    step_panels,
+    title_annotation,
+    title_margin,
+    title_width,
+    unique_labels,
+)
 
 SEQUENTIAL = "Blues"
 SMALL_MATRIX_CELLS = 144  # per-cell numbers up to 12 x 12
+NUMBER_CELL_PX = (36, 22)  # (width, height) of a cell with its number written in it
 GRID_SIDE = 128  # overview panels larger than this are pooled to POOLED_SIDE
 POOLED_SIDE = 64
 PICK_MARKER_PX = 44  # the clickable spot at each overview panel's centre
-ZWSP = "\u200b"
-
-
-def unique_labels(tokens: Sequence[str]) -> list[str]:
-    """HTML-escaped tokens, repeats made distinct with trailing zero-width spaces (invisible)."""
-    seen: dict[str, int] = {}
-    out = []
-    for token in escape([str(t) for t in tokens]):
-        count = seen.get(token, 0)
-        seen[token] = count + 1
-        out.append(token + ZWSP * count)
-    return out
+GRID_PANEL_MIN_PX = 40  # an overview panel is at least this wide (its tick "h12" fits)
+GRID_PANEL_PX = 90  # the height of a row of overview panels (a layer)
+COLORBAR_RIGHT_PX = COLORBAR_PX + 16  # a colour bar whose title runs up its right side
+GRID_TICKS_PX = 22  # the overview's head ticks ("h1") above its panels
+__all__ = ["ZWSP", "unique_labels"]  # re-exported for the tests and the page
 
 
 def checked_weights(weights: object, ndim: int, what: str) -> np.ndarray:
@@ -49,14 +65,61 @@ def checked_weights(weights: object, ndim: int, what: str) -> np.ndarray:
     return w
 
 
+def _heatmap_layout(xs: list[str], ys: list[str], title: str, numbers: bool) -> dict:
+    """Margins, size and axes of :func:`head_heatmap`: every token a tick, each cell at least
+    MIN_CELL_PX (NUMBER_CELL_PX with numbers), the title whole."""
+    cell_w, cell_h = NUMBER_CELL_PX if numbers else (MIN_CELL_PX + 1, MIN_CELL_PX + 1)
+    angle = cell_tick_angle(xs, cell_w)
+    margin = {
+        "l": widest_px(ys) + 10 + AXIS_TITLE_PX,
+        "r": COLORBAR_RIGHT_PX,
+        "t": title_margin(title),
+        "b": x_ticks_height(xs, angle) + AXIS_TITLE_PX,
+    }
+    x, y = unique_labels(xs), unique_labels(ys)
+    height = max(300, cells_extent(len(ys), margin["t"], margin["b"], cell_h))
+    return {
+        "annotations": [title_annotation(title, height - margin["t"] - margin["b"])],
+        "margin": margin,
+        "width": max(
+            cells_extent(len(xs), margin["l"], margin["r"], cell_w), title_width(title, margin)
+        ),
+        "height": height,
+        "xaxis": {
+            "type": "category",
+            "tickmode": "array",
+            "tickvals": x,
+            "ticktext": x,
+            "tickangle": angle,
+            "title": {"text": _("key"), "standoff": 4},
+        },
+        "yaxis": {
+            "type": "category",
+            "tickmode": "array",
+            "tickvals": y,
+            "ticktext": y,
+            "autorange": "reversed",
+            "title": {"text": _("query"), "standoff": 4},
+        },
+    }
+
+
+def colorbar(title: str) -> dict:
+    """A vertical colour bar with its title along its right side (clear of its tick labels)."""
+    return {"title": {"text": title, "side": "right"}}
+
+
 def head_heatmap(
     weights: object, x_labels: Sequence[str], y_labels: Sequence[str], *, title: str = ""
 ) -> go.Figure:
-    """One (T_q, T_k) matrix, large: tokens on both axes and in the hover at any size."""
+    """One (T_q, T_k) matrix, large: tokens on both axes and in the hover at any size; every
+    token keeps its label, cells at least 14 px (``layout.width``/``height`` are what they need,
+    so a narrow screen scrolls); up to 12 x 12 each cell also shows its number."""
     z = checked_weights(weights, 2, "weights")
     value_name, axis_names = _("weight"), (_("query"), _("key"))
     ys = check_labels(y_labels, z.shape[0], f"y labels ({axis_names[0]}) vs {z.shape[0]} rows")
     xs = check_labels(x_labels, z.shape[1], f"x labels ({axis_names[1]}) vs {z.shape[1]} columns")
+    numbers = z.size <= SMALL_MATRIX_CELLS
     trace = {
         "type": "heatmap",
         "z": z,
@@ -65,28 +128,14 @@ def head_heatmap(
         "colorscale": SEQUENTIAL,
         "zmin": 0.0,
         "zmax": max(1e-12, float(z.max(initial=0.0))),
-        "colorbar": {"title": {"text": value_name}},
+        "colorbar": colorbar(value_name),
         "hovertemplate": _(
             "{query}: %{{y}}<br>{key}: %{{x}}<br>{value}: %{{z:.3f}}<extra></extra>"
         ).format(query=axis_names[0], key=axis_names[1], value=value_name),
     }
-    if z.size <= SMALL_MATRIX_CELLS:
-        trace["texttemplate"] = "%{z:.2f}"
-    margin, angle = fitted_margin(xs, ys, colorbar_title=value_name)  # no second draw to fit them
-    layout = {
-        "title": {"text": title},
-        "margin": margin,
-        "xaxis": {
-            "type": "category",
-            "tickangle": angle,
-            "title": {"text": axis_names[1], "standoff": 4},
-        },
-        "yaxis": {
-            "type": "category",
-            "autorange": "reversed",
-            "title": {"text": axis_names[0], "standoff": 4},
-        },
-    }
+    if numbers:
+        trace |= {"texttemplate": "%{z:.2f}", "textfont": {"size": 12}}
+    layout = _heatmap_layout(xs, ys, title, numbers)
     return go.Figure({"data": [trace], "layout": layout})
 
 
@@ -105,13 +154,6 @@ def pool_blocks(matrix: np.ndarray, side: int) -> tuple[np.ndarray, int]:
     rows = np.minimum(k, T_q - np.arange(n_q) * k)  # (n_q,)
     cols = np.minimum(k, T_k - np.arange(n_k) * k)  # (n_k,)
     return (sums / np.outer(rows, cols)).astype(np.float32), k
-
-
-def _grid_domain(index: int, count: int, gap: float) -> list[float]:
-    """[start, end] of cell ``index`` of ``count`` along [0, 1] with ``gap`` between cells."""
-    size = (1 - gap * (count - 1)) / count
-    start = index * (size + gap)
-    return [round(max(0.0, start), 6), round(min(1.0, start + size), 6)]
 
 
 def _tile_labels(n_blocks: int, side: int, gap: int, k: int, T: int, name: str) -> list[str]:
@@ -191,6 +233,34 @@ def _frame(selected: tuple[int, int], sides: tuple[int, int], gap: int) -> dict:
     }
 
 
+def _grid_layout(
+    title: str, shape: tuple[int, int], centres: tuple[list[str], list[str]], colorscale: str
+) -> dict:
+    """The overview's layout for (layers, heads) ``shape``: the title above the heads' ticks, a
+    row of panels per layer, room at the right for the colour bar."""
+    (n_layers, n_heads), (centre_x, centre_y) = shape, centres
+    margin = MARGIN | {"t": title_margin(title, GRID_TICKS_PX), "b": 20, "r": COLORBAR_RIGHT_PX}
+    return {
+        "annotations": [title_annotation(title, GRID_PANEL_PX * n_layers, GRID_TICKS_PX)],
+        "margin": margin,
+        "width": max(
+            cells_extent(n_heads, margin["l"], margin["r"], GRID_PANEL_MIN_PX),
+            title_width(title, margin),
+        ),
+        "height": margin["t"] + margin["b"] + GRID_PANEL_PX * n_layers,
+        "xaxis": _grid_axis(centre_x, "h", side="top"),
+        "yaxis": _grid_axis(centre_y, "L", autorange="reversed"),
+        "coloraxis": {
+            "colorscale": colorscale,
+            "cmin": 0.0,
+            "cmax": 1.0,
+            "colorbar": colorbar(_("weight")),
+        },
+        "plot_bgcolor": "white",
+        "hovermode": "closest",
+    }
+
+
 def head_grid(
     weights: object,
     *,
@@ -225,21 +295,9 @@ def head_grid(
         "hoverongaps": False,
         "hovertemplate": _("%{{y}} · %{{x}}<br>weight: %{{z:.3f}}<extra></extra>").format(),
     }
-    pooled = _(" (each cell: mean of a {k} x {k} block)").format(k=k) if k > 1 else ""
-    layout = {
-        "title": {"text": title + pooled},
-        "margin": MARGIN | {"t": 90, "r": colorbar_px(_("weight"))},  # room for the colour bar
-        "xaxis": _grid_axis(centre_x, "h", side="top"),
-        "yaxis": _grid_axis(centre_y, "L", autorange="reversed"),
-        "coloraxis": {
-            "colorscale": colorscale,
-            "cmin": 0.0,
-            "cmax": 1.0,
-            "colorbar": {"title": {"text": _("weight")}},
-        },
-        "plot_bgcolor": "white",
-        "hovermode": "closest",
-    }
+    if k > 1:
+        title += "<br>" + _("each cell: mean of a {k} x {k} block").format(k=k)
+    layout = _grid_layout(title, (n_layers, n_heads), (centre_x, centre_y), colorscale)
     if selected is not None:
         layout["shapes"] = [_frame(selected, (side_q, side_k), gap)]
     return go.Figure({"data": [heatmap, _pick_markers(centre_x, centre_y)], "layout": layout})
@@ -247,50 +305,21 @@ def head_grid(
 
 def share_heatmaps(shares: dict[str, np.ndarray], *, title: str = "") -> go.Figure:
     """Per group (e.g. special, punctuation, first token) the (L, H) share of each head's weight,
-    side by side on one 0..1 scale; hover gives layer, head and share."""
-    traces, layout = [], {}
-    names = list(shares)
-    for n, name in enumerate(names):
-        z = checked_weights(shares[name], 2, f"shares of {name}")
-        s = "" if n == 0 else str(n + 1)
-        traces.append(
-            {
-                "type": "heatmap",
-                "z": z,
-                "x": [f"h{h + 1}" for h in range(z.shape[1])],
-                "y": [f"L{layer + 1}" for layer in range(z.shape[0])],
-                "coloraxis": "coloraxis",
-                "xaxis": f"x{s}",
-                "yaxis": f"y{s}",
-                "texttemplate": "%{z:.2f}" if z.size <= 96 else None,
-                "hovertemplate": _(
-                    "{group}<br>%{{y}}, %{{x}}<br>share: %{{z:.3f}}<extra></extra>"
-                ).format(group=escape([name])[0]),
-            }
+    one panel under the other on one 0..1 scale, each cell with its number (hover: group, layer,
+    head, share); see :func:`viz.head_steps.step_panels` for the sizes."""
+    panels = []
+    for name, share in shares.items():
+        z = checked_weights(share, 2, f"shares of {name}")
+        panels.append(
+            Panel(
+                title=escape([name])[0],
+                z=z,
+                y_labels=[f"L{layer + 1}" for layer in range(z.shape[0])],
+                x_labels=[f"h{h + 1}" for h in range(z.shape[1])],
+                y_title=_("layer"),
+                x_title=_("head"),
+                value_name=_("share"),
+                zmax=1.0,
+            )
         )
-        layout[f"xaxis{s}"] = {"domain": _grid_domain(n, len(names), 0.06), "anchor": f"y{s}"}
-        layout[f"yaxis{s}"] = {"anchor": f"x{s}", "autorange": "reversed"}
-    layout["annotations"] = [
-        {
-            "text": escape([name])[0],
-            "x": sum(_grid_domain(n, len(names), 0.06)) / 2,
-            "y": 1.0,
-            "xref": "paper",
-            "yref": "paper",
-            "showarrow": False,
-            "yanchor": "bottom",
-        }
-        for n, name in enumerate(names)
-    ]
-    share = _("share")
-    layout |= {
-        "title": {"text": title},
-        "margin": MARGIN | {"t": 80, "r": colorbar_px(share)},
-        "coloraxis": {
-            "colorscale": SEQUENTIAL,
-            "cmin": 0.0,
-            "cmax": 1.0,
-            "colorbar": {"title": {"text": share}},
-        },
-    }
-    return go.Figure({"data": traces, "layout": layout})
+    return step_panels(panels, title=title)

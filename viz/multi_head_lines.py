@@ -5,6 +5,7 @@ dicts and validated once; legend and hover text in the session's language (:mod:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -12,7 +13,11 @@ import plotly.graph_objects as go
 
 from i18n import _
 from viz._checks import MARGIN, check_labels, escape
+from viz._margins import LEGEND_PX, widest_px
+from viz.head_steps import title_annotation, title_margin, title_width
 from viz.multi_head import checked_weights
+
+X_PAD = 0.6  # the x axis runs from -X_PAD to 1 + X_PAD: the token columns sit in the pads
 
 HEAD_COLOURS = [
     "#0072B2",
@@ -98,21 +103,23 @@ def _token_column(side: int, labels: list[str], anchor: str, bold: int | None) -
     }
 
 
-def _lines_layout(n_tokens: int, title: str) -> dict:
-    """Layout for ``n_tokens`` rows (the longer side): the title, then the legend, above."""
+def _lines_layout(n_tokens: int, labels: list[str], title: str) -> dict:
+    """Layout for ``n_tokens`` rows (the longer side): the title above, the legend (one head a
+    row) at the right, and a width that leaves each column of tokens room for the widest."""
+    margin = MARGIN | {
+        "t": title_margin(title),
+        "r": LEGEND_PX + widest_px([_("head {n}").format(n=99)]),
+    }
+    tokens_px = (widest_px(labels) + 16) * (1 + 2 * X_PAD) / X_PAD  # both token columns fit
+    height = max(360, 26 * n_tokens + 40 + margin["t"])
     return {
-        "title": {"text": title, "y": 0.995, "yanchor": "top"},
-        "height": max(360, 26 * n_tokens + 160),
-        "margin": MARGIN | {"t": 130},  # the title and two rows of legend (taller in Chinese)
-        "xaxis": {"range": [-0.6, 1.6], "visible": False},
+        "annotations": [title_annotation(title, height - margin["t"] - margin["b"])],
+        "height": height,
+        "width": max(title_width(title, margin), math.ceil(tokens_px) + margin["l"] + margin["r"]),
+        "margin": margin,
+        "xaxis": {"range": [-X_PAD, 1 + X_PAD], "visible": False},
         "yaxis": {"range": [n_tokens, -1], "visible": False},
-        "legend": {
-            "orientation": "h",
-            "y": 1.0,
-            "yanchor": "bottom",
-            "x": 0.5,
-            "xanchor": "center",
-        },
+        "legend": {"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1, "yanchor": "top"},
     }
 
 
@@ -139,5 +146,5 @@ def head_lines(
     for head in heads:
         traces += [*_line_traces(w[head], head, rows, threshold), _legend_entry(head)]
     traces += [_token_column(0, ys, "left", token), _token_column(1, xs, "right", None)]
-    layout = _lines_layout(max(len(xs), len(ys)), title)
+    layout = _lines_layout(max(len(xs), len(ys)), [*xs, *ys], title)
     return go.Figure({"data": traces, "layout": layout})
