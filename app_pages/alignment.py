@@ -1,21 +1,25 @@
 """Alignment: an English sentence, its French translation by an RNN encoder-decoder with attention,
-and where each French token looked (heatmap, lines, step inspector, beam hypotheses, a forced
-reference, two scoring functions compared)."""
+and where each French token looked (heatmap beside its score's formula, lines, the step inspector's
+scores, weights and context, beam hypotheses, a forced reference, two scoring functions compared,
+and all four scores on one translation)."""
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 
 import streamlit as st
 
 from i18n import N_, _, ngettext
 from models.rnn.translator import Translation, Translator
+from ui.alignment_lesson import formula_ui, step_inspector_ui
 from ui.charts import plotly_chart
 from ui.choices import segmented_ui
 from ui.downloads import csv_and_json
 from ui.errors import fragment
+from ui.explain import explain_ui
+from ui.four_scores import difference_section, four_scores_ui
 from ui.loaders import load_translator
+from ui.tables import table_ui
 from ui.text import page_intro, user_text
 from ui.translation import (
     GLOBAL_MODELS,
@@ -23,7 +27,7 @@ from ui.translation import (
     reference_ui,
     sentence_ui,
     show_notices,
-    step_slider,
+    unfamiliar_input_ui,
 )
 from ui.translation_compute import (
     AlignmentView,
@@ -34,18 +38,19 @@ from ui.translation_compute import (
     tokens_view,
 )
 from ui.url_state import check_number_param
-from viz import diff_heatmap
 from viz.alignment import (
     alignment_heatmap,
     alignment_lines,
-    entropy_bars,
-    row_entropy,
-    step_figure,
     token_prob_bars,
 )
 
 # id (in the URL) -> label (translated where shown)
-MODES = {"translate": N_("translate"), "reference": N_("reference"), "compare": N_("compare")}
+MODES = {
+    "translate": N_("translate"),
+    "reference": N_("reference"),
+    "compare": N_("compare"),
+    "four": N_("four scores"),
+}
 LEVELS = {"subword": N_("subword"), "word": N_("word")}
 MODEL_HELP = N_(
     "bahdanau: additive score from the previous state; luong-*: dot, general (x W) or "
@@ -57,8 +62,10 @@ LEVEL_HELP = N_(
 )
 MODE_HELP = N_(
     "translate: the model's own translation; reference: forced through your French "
-    "sentence; compare: two scoring functions on the same pair."
+    "sentence; compare: two scoring functions on the same pair; four scores: Bahdanau, dot, "
+    "general and concat on one translation."
 )
+WIDE_SOURCE = 24  # more source tokens than this: the heatmap gets the page's whole width
 LOW_PROB = 0.1
 ABOUT = N_(
     "Type an English sentence and press **Enter**. A recurrent encoder reads it; at every step "
@@ -83,9 +90,11 @@ class AlignmentSettings:
 
 
 def controls_ui() -> AlignmentSettings:
-    """Sentence, model, decoding, view level and mode; returns them."""
+    """Sentence, mode (a row of its own, so that its four choices are never cut), model,
+    decoding and view level; returns them."""
     raw = sentence_ui("aln_", with_ref=True, english_note=True)
-    c1, c2, c3, c4 = st.columns([3, 2, 2, 3])
+    mode = segmented_ui(st, _("Mode"), MODES, key="aln_mode", help=_(MODE_HELP))
+    c1, c2, c3 = st.columns([3, 3, 2])
     kind = c1.selectbox(
         _("Attention model"),
         list(GLOBAL_MODELS),
@@ -96,53 +105,47 @@ def controls_ui() -> AlignmentSettings:
     check_number_param("aln_beam", 1, 10)
     beam = c2.slider(_("Beam width (1 = greedy)"), 1, 10, 1, key="aln_beam", bind="query-params")
     level = segmented_ui(c3, _("View"), LEVELS, key="aln_view", help=_(LEVEL_HELP))
-    mode = segmented_ui(c4, _("Mode"), MODES, key="aln_mode", help=_(MODE_HELP))
     return AlignmentSettings(raw, kind, int(beam), level, mode)
 
 
-def alignment_ui(view: AlignmentView, title: str, key: str) -> None:
-    """The heatmap and, beside it, the same alignment as lines with a threshold slider."""
-    left, right = st.columns([3, 2], gap="medium")
+def alignment_ui(view: AlignmentView, title: str, key: str, kind: str) -> None:
+    """The heatmap with, beside it, model ``kind``'s formulas and the same alignment as lines
+    (under it when the sentence is long: the heatmap then takes the whole width)."""
+    heatmap = alignment_heatmap(view.weights, view.source, view.target, title=title)
+    if len(view.source) > WIDE_SOURCE:
+        plotly_chart(heatmap, key=f"{key}_heatmap")
+        left, right = st.columns([2, 3], gap="medium")
+    else:
+        left, right = st.columns([3, 2], gap="medium")
+        with left:
+            plotly_chart(heatmap, key=f"{key}_heatmap")
+        left, right = right, right
     with left:
-        plotly_chart(
-            alignment_heatmap(view.weights, view.source, view.target, title=title),
-            key=f"{key}_heatmap",
-        )
+        formula_ui(kind)
     with right:
-        check_number_param("aln_threshold", 0.0, 1.0, integer=False)
-        threshold = st.slider(
-            _("Hide lines below weight"),
-            0.0,
-            1.0,
-            0.1,
-            0.05,
-            key="aln_threshold",
-            bind="query-params",
-        )
-        lines = alignment_lines(
-            view.weights,
-            view.source,
-            view.target,
-            threshold=threshold,
-            title=_("The same weights as lines"),
-        )
-        plotly_chart(lines, key=f"{key}_lines")
+        lines_ui(view, key)
 
 
-def step_inspector_ui(tr: Translation) -> None:
-    """One target step: its weight row as bars and the top-k candidates for that step."""
-    st.subheader(_("Step inspector"))
-    step = step_slider(_("Target step (subword pieces)"), "aln_step", len(tr.target_tokens))
-    token = html.escape(tr.target_tokens[step])
-    title = _("Step {step}: where “{token}” looked, and what came next")
-    fig = step_figure(
-        tr.weights[step],
-        tr.source_tokens,
-        tr.top_k[step],
-        title=title.format(step=step, token=token),
+def lines_ui(view: AlignmentView, key: str) -> None:
+    """The alignment as lines, with a threshold slider."""
+    check_number_param("aln_threshold", 0.0, 1.0, integer=False)
+    threshold = st.slider(
+        _("Hide lines below weight"),
+        0.0,
+        1.0,
+        0.1,
+        0.05,
+        key="aln_threshold",
+        bind="query-params",
     )
-    plotly_chart(fig, key="aln_step_fig")
-    st.caption(_("The emitted token had probability {p:.3f}.").format(p=tr.token_probs[step]))
+    lines = alignment_lines(
+        view.weights,
+        view.source,
+        view.target,
+        threshold=threshold,
+        title=_("The same weights as lines"),
+    )
+    plotly_chart(lines, key=f"{key}_lines")
 
 
 def hypotheses_ui(tr: Translation, level: str) -> None:
@@ -152,7 +155,7 @@ def hypotheses_ui(tr: Translation, level: str) -> None:
     rows = [
         {rank: i + 1, score: round(h.score, 4), text: h.text} for i, h in enumerate(tr.hypotheses)
     ]
-    st.dataframe(rows, hide_index=True, width="stretch")
+    table_ui(rows)
     pick = st.selectbox(
         _("Show the alignment of hypothesis"),
         range(1, len(tr.hypotheses) + 1),
@@ -210,11 +213,13 @@ def translate_ui(translator: Translator, settings: AlignmentSettings) -> None:
         return
     tr = result.translation
     user_text(tr.text, label=_("Translation:"))
-    alignment_ui(result.view, model_label(settings.kind), "aln_main")
-    step_inspector_ui(tr)
+    unfamiliar_input_ui(result.sentence.text, translator)
+    alignment_ui(result.view, model_label(settings.kind), "aln_main", settings.kind)
+    step_inspector_ui(tr, settings.kind)
     if tr.hypotheses:
         hypotheses_ui(tr, settings.level)
     result_downloads_ui(result, settings, "alignment")
+    explain_ui(translator, result.sentence.text, tr)
 
 
 def reference_mode_ui(translator: Translator, settings: AlignmentSettings) -> None:
@@ -230,7 +235,8 @@ def reference_mode_ui(translator: Translator, settings: AlignmentSettings) -> No
             "the weights show how the model aligns this pair."
         )
     )
-    alignment_ui(result.view, _("Forced alignment"), "aln_ref")
+    unfamiliar_input_ui(result.sentence.text, translator)
+    alignment_ui(result.view, _("Forced alignment"), "aln_ref", settings.kind)
     fig = token_prob_bars(
         tr.token_probs,
         tr.target_tokens,
@@ -242,12 +248,12 @@ def reference_mode_ui(translator: Translator, settings: AlignmentSettings) -> No
     n = len(tr.target_tokens)
     st.caption(
         ngettext(
-            "{low} of {n} token below p = {limit} (orange).",
-            "{low} of {n} tokens below p = {limit} (orange).",
+            "{low} of {n} token below p = {limit} (orange, left of the dashed line).",
+            "{low} of {n} tokens below p = {limit} (orange, left of the dashed line).",
             n,
         ).format(low=len(low), n=n, limit=LOW_PROB)
     )
-    step_inspector_ui(tr)
+    step_inspector_ui(tr, settings.kind)
     result_downloads_ui(result, settings, "forced-alignment")
 
 
@@ -265,57 +271,33 @@ def compare_ui(translator: Translator, settings: AlignmentSettings) -> None:
         _(
             "Both models read your sentence and are forced through the same French "
             "translation (the {kind} model's greedy output), so their weights share rows "
-            "and columns."
+            "and columns. One colour scale for both maps, from weight 0 to 1."
         ).format(kind=settings.kind)
     )
     user_text(result.translation.text, label=_("Translation:"))
-    names = (model_label(settings.kind), model_label(kind_b))
+    unfamiliar_input_ui(result.sentence.text, translator)
     view_b = result.second_view
-    cols = st.columns(2)
-    for col, view, name, key in zip(cols, (result.view, view_b), names, ("a", "b"), strict=True):
+    kinds = (settings.kind, kind_b)
+    for col, view, kind, key in zip(st.columns(2), (result.view, view_b), kinds, "ab", strict=True):
         with col:
-            plotly_chart(
-                alignment_heatmap(view.weights, view.source, view.target, title=name),
-                key=f"aln_cmp_{key}",
+            title = model_label(kind)
+            fig = alignment_heatmap(
+                view.weights, view.source, view.target, title=title, zmax=1.0, colorbar=False
             )
+            plotly_chart(fig, key=f"aln_cmp_{key}")
+            formula_ui(kind, score_only=True)
     difference_ui(result, view_b, (settings.kind, kind_b))
 
 
 def difference_ui(result: CompareResult, view_b: AlignmentView, kinds: tuple[str, str]) -> None:
-    """The diverging difference heatmap, per-row entropy, and downloads of both (``kinds``: the
-    two GLOBAL_MODELS ids)."""
-    diff, view = result.difference, result.view
-    names = (model_label(kinds[0]), model_label(kinds[1]))
-    if diff is None:
+    """The difference (second minus first) beside both rows' entropy, with downloads (``kinds``:
+    the two GLOBAL_MODELS ids)."""
+    if result.difference is None:
         st.info(_("These two models tokenize differently, so their weights cannot be subtracted."))
         return
-    cols = st.columns(2)
-    with cols[0]:
-        title = _("{b} minus {a}").format(a=names[0], b=names[1])
-        fig = diff_heatmap(diff, view.source, view.target, title=title)
-        plotly_chart(fig, key="aln_cmp_diff")
-    with cols[1]:
-        fig = entropy_bars(
-            {names[0]: view.weights, names[1]: view_b.weights},
-            view.target,
-            title=_("Entropy of each row: low = peaked, high = spread"),
-        )
-        plotly_chart(fig, key="aln_cmp_entropy")
-    mean_a, mean_b = row_entropy(view.weights).mean(), row_entropy(view_b.weights).mean()
-    st.caption(
-        _("Mean entropy: {a} {h_a:.2f} bits, {b} {h_b:.2f} bits.").format(
-            a=names[0], h_a=mean_a, b=names[1], h_b=mean_b
-        )
-    )
-    data = {
-        "models": [GLOBAL_MODELS[k] for k in kinds],
-        "source": view.source,
-        "target": view.target,
-        "weights_a": view.weights,
-        "weights_b": view_b.weights,
-        "difference": diff,
-    }
-    csv_and_json(diff, view.target, view.source, data, "alignment-difference", "aln_cmp")
+    views = {kinds[0]: result.view, kinds[1]: view_b}
+    scores = {kinds[0]: result.translation.scores, kinds[1]: result.second.scores}
+    difference_section(views, kinds, "aln_cmp", "alignment-difference", scores=scores)
 
 
 @fragment
@@ -329,6 +311,8 @@ def body() -> None:
         reference_mode_ui(translator, settings)
     elif settings.mode == "compare":
         compare_ui(translator, settings)
+    elif settings.mode == "four":
+        four_scores_ui(settings.raw, settings.kind, settings.level)
     else:
         translate_ui(translator, settings)
 

@@ -74,7 +74,8 @@ def _anatomy_figures() -> dict[str, tuple]:
 def _alignment_figures() -> dict[str, tuple]:
     """The alignment page's heatmap, lines and step inspector for two 15-word sentences (the
     shipped Bahdanau model, or random weights of a similar shape when it is absent)."""
-    from viz.alignment import alignment_heatmap, alignment_lines, step_figure
+    from viz.alignment import alignment_heatmap, alignment_lines
+    from viz.scores import candidates_bars, soft_addressing_figure
 
     rows = []
     try:
@@ -101,11 +102,15 @@ def _alignment_figures() -> dict[str, tuple]:
         "alignment: heatmap": [],
         "alignment: lines": [],
         "alignment: step inspector": [],
+        "alignment: next-token candidates": [],
     }
     for weights, src, tgt, top in rows:
         pairs["alignment: heatmap"].append(alignment_heatmap(weights, src, tgt, title="Bahdanau"))
         pairs["alignment: lines"].append(alignment_lines(weights, src, tgt, threshold=0.1))
-        pairs["alignment: step inspector"].append(step_figure(weights[3], src, top, title="Step 3"))
+        scores = np.log(np.asarray(weights[3]) + 1e-9)  # softmax(scores) == weights[3]
+        step = soft_addressing_figure(scores, weights[3], src, title="Step 3")
+        pairs["alignment: step inspector"].append(step)
+        pairs["alignment: next-token candidates"].append(candidates_bars(top))
     return {name: tuple(figs) for name, figs in pairs.items()}
 
 

@@ -23,10 +23,11 @@ from viz import (
     pe_heatmap,
     position_norms_figure,
 )
-from viz.alignment import alignment_heatmap, local_heatmap, step_figure
+from viz.alignment import alignment_heatmap, local_heatmap
 from viz.charts import vector_diagram, weights_bar
 from viz.multi_head import head_grid, head_heatmap, share_heatmaps
 from viz.multi_head_lines import head_lines
+from viz.scores import candidates_bars, soft_addressing_figure
 
 pytestmark = pytest.mark.browser
 
@@ -74,7 +75,8 @@ def _figures(tokens: list[str]) -> dict:
         "alignment_heatmap": alignment_heatmap(z, tokens[::-1], tokens, title="Bahdanau"),
         "diff_heatmap": diff_heatmap(z - z.T, tokens, tokens),
         "attention_panels": attention_panels([(z, tokens, tokens, "map")] * 4),
-        "step_figure": step_figure(z[0], tokens, [("le", 0.5), ("un", 0.25)]),
+        "soft_addressing_figure": soft_addressing_figure(np.log(z[0]), z[0], tokens),
+        "candidates_bars": candidates_bars([("le", 0.5), ("un", 0.25)]),
         "matrix_heatmap (positions)": matrix_heatmap(z, None, None, value_name="PE·PE"),
         "local_heatmap": local_heatmap(
             z,

@@ -45,7 +45,14 @@ TYPED = "Two children are playing with a red ball in the park."
 # in the selects and titles, the example in the Alignment text ("a black dog" → "un chien noir"),
 # the key to press, the download format, the local-p formula and the Gaussian's sigma.
 MODEL_IDS = {word for kind in (*GLOBAL_MODELS, *LOCAL_MODELS) for word in english_words(kind)}
-ALIGNMENT_NAMES = MODEL_IDS | {"black", "dog", "chien", "noir", "Enter", "CSV"}
+# The formulas' LaTeX in the notes (\bar h_s, \tilde h_t, \operatorname{softmax}, log2) and the
+# names of the "Does attention explain?" section's methods and authors, kept in brackets.
+FORMULA_WORDS = {"bar", "tilde", "operatorname", "softmax", "tanh", "log", "exp", "score"}
+EXPLAIN_NAMES = {"Jain", "Wallace", "Spearman", "TVD", "leave", "one", "out", "gradient", "input"}
+EXPLAIN_NAMES |= {"Wiegreffe", "Pinter", "Attention", "not", "Explanation"}  # the papers' titles
+ALIGNMENT_NAMES = (
+    MODEL_IDS | FORMULA_WORDS | EXPLAIN_NAMES | {"black", "dog", "chien", "noir", "Enter", "CSV"}
+)
 LOCAL_NAMES = MODEL_IDS | {"sigmoid", "tanh", "sigma", "Enter", "CSV"}
 
 
@@ -59,7 +66,7 @@ def _token_words(root: Path, kind: str, sentence: str) -> set[str]:
     """The Latin words inside what the page shows of ``kind``'s translation of ``sentence``: its
     source and target pieces, its text and every step's top-k candidates."""
     tr = Translator.load(root / f"seq2seq-{kind}").translate(sentence)
-    shown = [*tr.source_tokens, *tr.target_tokens, tr.text]
+    shown = [sentence, *tr.source_tokens, *tr.target_tokens, tr.text]  # words merge pieces
     shown += [str(token) for step in tr.top_k for token, __ in step]
     return {word for text in shown for word in english_words(text)}
 
@@ -168,7 +175,7 @@ def _labels_and_titles(at) -> list[str]:
             ALIGNMENT,
             {"aln_model": "luong-dot", "aln_beam": "2"},
             "对齐",
-            ["单步查看", "束搜索的候选译文"],
+            ["单步查看", "束搜索的候选译文", "注意力能解释模型吗？"],
         ),
         (LOCAL, {"loc_model": "local-m", "loc_D": "2"}, "局部注意力", ["逐步演示"]),
     ],
@@ -179,8 +186,8 @@ def test_pages_have_chinese_headers(tiny, page, params, title, headers):
     assert [link.proto.label for link in at.main.get("page_link")] == ["多头注意力"]
     if page == ALIGNMENT:  # the choices show Chinese labels and keep their ids
         assert [c.options for c in at.main.get("button_group")] == [
+            ["翻译", "参考译文", "比较", "四种打分"],
             ["子词", "词"],
-            ["翻译", "参考译文", "比较"],
         ]
         assert at.button_group(key="aln_mode").value == "translate"
     texts = [text for text in _labels_and_titles(at) if text]
@@ -192,7 +199,7 @@ def test_chinese_text_points_to_the_multi_head_page(tiny):
     """The translation pages say they translate English; Chinese text makes that a warning."""
     at = _open(_app({"lang": "en"}), ALIGNMENT, {"aln_text": EXAMPLES[0]})
     assert any("translate English into French" in c.value for c in at.caption)
-    assert not at.warning
+    assert not any("Multi-head attention page" in w.value for w in at.warning)
     at = _open(at, LOCAL, {"loc_text": "一只黑狗在草地上奔跑。"})
     assert any("Multi-head attention page" in w.value for w in at.warning)
     assert [link.proto.label for link in at.main.get("page_link")] == ["Multi-head attention"]

@@ -28,9 +28,17 @@ from ui.translation_compute import (
     compute_compare,
     compute_gradients,
     compute_local,
+    compute_scores,
     compute_why,
 )
-from viz.alignment import alignment_heatmap, alignment_lines, local_heatmap, token_prob_bars
+from viz.alignment import (
+    alignment_heatmap,
+    alignment_lines,
+    entropy_heatmap,
+    local_heatmap,
+    token_prob_bars,
+)
+from viz.scores import soft_addressing_figure
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 ALIGNMENT, LOCAL, WHY = (
@@ -106,7 +114,8 @@ def test_alignment_heatmap_axes_are_the_tokens(tiny: Path):
     assert fig["layout"]["yaxis"]["ticktext"] == [html.escape(t) for t in expected.target_tokens]
     z = _arr(fig["data"][0]["z"])
     assert np.allclose(z, expected.weights, atol=1e-6) and np.allclose(z.sum(1), 1, atol=1e-5)
-    assert _figure(at, "as lines") and _figure(at, "what came next")
+    assert _figure(at, "as lines") and _figure(at, "addressed the source")
+    assert _figure(at, "What it wrote next")
     assert len(at.get("download_button")) == 2
 
 
@@ -142,7 +151,8 @@ def test_alignment_beam_hypotheses_and_step_from_url(tiny: Path):
     )
     assert at.selectbox(key="aln_model").value == "luong-dot"
     assert at.slider(key="aln_step").value == 2 and _figure(at, "Step 2:")
-    assert len(at.table[0].value) == 4
+    hypotheses = next(t.value for t in at.table if "rank" in t.value.columns)
+    assert len(hypotheses) == 4 and list(hypotheses["rank"]) == [1, 2, 3, 4]
     assert _figure(at, "Hypothesis 1")
 
 
@@ -157,7 +167,8 @@ def test_alignment_reference_mode_highlights_low_probabilities(tiny: Path):
     at = _run(ALIGNMENT, {"aln_text": SENTENCE, "aln_mode": "reference", "aln_ref": ref})
     forced = Translator.load(tiny / "seq2seq-bahdanau").force(SENTENCE, ref)
     probs = _figure(at, "How likely")
-    assert np.allclose(_arr(probs["data"][0]["y"]), forced.token_probs, atol=1e-6)
+    assert np.allclose(_arr(probs["data"][0]["x"]), forced.token_probs, atol=1e-6)  # one row each
+    assert probs["layout"]["yaxis"]["ticktext"] == [html.escape(t) for t in forced.target_tokens]
     colours = probs["data"][0]["marker"]["color"]
     assert len(set(colours)) >= 1 and len(colours) == len(forced.target_tokens)
     assert _figure(at, "Forced alignment")["layout"]["yaxis"]["ticktext"] == [
@@ -174,7 +185,9 @@ def test_alignment_compare_mode_difference_and_entropy(tiny: Path):
     assert diff["data"][0]["zmid"] == 0
     z = _arr(diff["data"][0]["z"])
     assert np.allclose(z.sum(1), 0, atol=1e-5)  # two row-stochastic matrices
-    assert len(_figure(at, "Entropy")["data"]) == 2
+    entropy = _figure(at, "Entropy")
+    assert entropy["layout"]["xaxis"]["ticktext"] == ["bahdanau", "luong-concat"]
+    assert _arr(entropy["data"][0]["z"]).shape == (z.shape[0], 2)
     assert "Mean entropy" in _texts(at)
 
 
@@ -297,6 +310,14 @@ def _draw_everything(t: dict[str, Translator], text: str) -> None:
     if forced.ok:
         token_prob_bars(forced.translation.token_probs, forced.translation.target_tokens)
     compute_compare(t["bahdanau"], t["luong-general"], text)
+    four = compute_scores(
+        {"bahdanau": t["bahdanau"], "luong-general": t["luong-general"]}, "bahdanau", text
+    )
+    if four.ok and four.shared:
+        views = four.views
+        entropy_heatmap({k: v.weights for k, v in views.items()}, four.view.target)
+        tr = four.translation
+        soft_addressing_figure(tr.scores[0], tr.weights[0], tr.source_tokens)
     loc = compute_local(t["local-p"], text, window=4)
     if loc.ok:
         tr = loc.translation

@@ -12,11 +12,13 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from i18n import N_, _
+from i18n import N_, _, ngettext
+from models.english_check import check_english
 from models.rnn.seq2seq import ATTENTION_NAMES
 from models.rnn.translator import Translation, Translator
 from ui.guard import show_refusal
 from ui.registry import PAGES
+from ui.sidebar import classroom_mode
 from ui.translation_compute import MAX_CHARS, Result, truncation_notice
 from ui.url_state import parse_int, read_param
 from viz.local_steps import local_steps_figure
@@ -100,7 +102,9 @@ def sentence_ui(
 ) -> str:
     """The sentence box (Enter runs it; kept in the URL as ``<prefix>text``), with
     ``english_note`` the note that the models read English (:func:`english_only_note`), and an
-    example picker (which also fills ``<prefix>ref`` when ``with_ref``); returns the raw text."""
+    example picker (which also fills ``<prefix>ref`` when ``with_ref``); returns the raw text.
+    In classroom mode the picker and the note (unless it warns) fold into an expander, so that
+    the page's main chart starts on the first screen of a projector."""
     text_key, example_key = f"{prefix}text", f"{prefix}example"
     ref_key = f"{prefix}ref" if with_ref else None
     raw = st.text_input(
@@ -111,18 +115,29 @@ def sentence_ui(
         placeholder=_("Type an English sentence and press Enter"),
         help=_("Any text works; it is cut at {n:,} characters.").format(n=MAX_CHARS),
     )
-    if english_note:
+    warns = english_note and bool(_CJK.search(raw or ""))
+    if warns:
         english_only_note(raw or "")
+    folded = classroom_mode()
+    with st.expander(_("Examples and other languages")) if folded else st.container():
+        if english_note and not warns:
+            english_only_note(raw or "")
+        example_picker(examples, (text_key, example_key, ref_key))
+    return raw or ""
+
+
+def example_picker(examples: list[str], keys: tuple[str, str, str | None]) -> None:
+    """The example picker; ``keys``: the sentence box's, its own and the reference box's (or
+    None), see :func:`_pick_example`."""
     st.selectbox(
         _("…or pick an example from the test set"),
         examples,
         index=None,
-        key=example_key,
+        key=keys[1],
         placeholder=_("Examples (short, reordering adjectives, long)"),
         on_change=_pick_example,
-        args=(text_key, example_key, ref_key),
+        args=keys,
     )
-    return raw or ""
 
 
 def reference_ui(prefix: str, *, label: str | None = None, default: str = "") -> str:
@@ -162,6 +177,31 @@ def local_steps(tr: Translation, *, step: int = 0) -> go.Figure:
         tr.target_tokens,
         step=step,
     )
+
+
+def unfamiliar_input_ui(text: str, translator: Translator) -> bool:
+    """Next to a translation: a warning when ``text`` is mostly not in the Latin script, or when
+    most of its words are not in ``translator``'s English vocabulary (the model then writes
+    fluent French that does not translate anything). True when a warning was shown."""
+    check = check_english(text, translator.src_tok)
+    if check.not_latin:
+        message = _(
+            "Most of this text is not in the Latin alphabet, but this model reads English only: "
+            "the French above is not a translation of it."
+        )
+    elif check.mostly_unknown:
+        unknown = check.n_words - check.n_known
+        message = ngettext(
+            "{unknown} of {n} word is not in the model's English vocabulary (the model reads "
+            "it as pieces of words): the French above is probably not a translation of the text.",
+            "{unknown} of {n} words are not in the model's English vocabulary (the model reads "
+            "them as pieces of words): the French above is probably not a translation of the text.",
+            check.n_words,
+        ).format(unknown=unknown, n=check.n_words)
+    else:
+        return False
+    st.warning(message, icon=":material/translate:")
+    return True
 
 
 def show_notices(result: Result, translator: Translator | None = None) -> bool:

@@ -149,6 +149,18 @@ class CompareResult(Result):
 
 
 @dataclass(frozen=True)
+class ScoresResult(Result):
+    """Several models forced through one translation (the reference model's greedy output), so
+    their alignments share rows: ``translations`` and ``views`` by model id in the order given
+    (``translation``/``view`` are the reference model's); ``shared`` is True when every view has
+    the same tokens (then any two weight matrices can be subtracted)."""
+
+    translations: Mapping[str, Translation] = field(default_factory=dict)
+    views: Mapping[str, AlignmentView] = field(default_factory=dict)
+    shared: bool = False
+
+
+@dataclass(frozen=True)
 class WhyResult(Result):
     """Each available model's translation (kind -> Translation; ``translation`` is the first), and
     with a reference each one's sentence BLEU (kind -> score; empty without a reference)."""
@@ -245,6 +257,35 @@ def compute_compare(
         return CompareResult(sentence, a, va, second=b, second_view=vb, difference=diff)
 
     return _guard(sentence, run, CompareResult)
+
+
+def compute_scores(
+    translators: Mapping[str, Translator],
+    reference: str,
+    raw: str | None,
+    *,
+    level: str = "subword",
+) -> ScoresResult:
+    """Every model in ``translators`` (id -> translator) forced through the greedy translation of
+    the ``reference`` model (one of the ids), so that their weights share rows and columns."""
+    sentence = clean_sentence(raw)
+
+    def run() -> ScoresResult:
+        target = decode(translators[reference], sentence.text).text
+        if not target.strip():
+            return ScoresResult(sentence, error=_("The first model produced an empty translation."))
+        forced = {k: decode(t, sentence.text, reference=target) for k, t in translators.items()}
+        views = {k: view_of(tr, level) for k, tr in forced.items()}
+        first = views[reference]
+        shared = all(
+            v.weights is not None and v.source == first.source and v.target == first.target
+            for v in views.values()
+        )
+        return ScoresResult(
+            sentence, forced[reference], first, translations=forced, views=views, shared=shared
+        )
+
+    return _guard(sentence, run, ScoresResult)
 
 
 def compute_local(local: Translator, raw: str | None, *, window: int | None = None) -> Result:

@@ -1,9 +1,8 @@
-"""Figures for the translation pages (pure plotly, no streamlit, no torch).
+"""Figures for the Alignment and Local attention pages (pure plotly, no streamlit, no torch).
 
-Alignment lines between two sentences (Bahdanau et al. 2015, Fig. 3; Seq2Seq-Vis), per-row entropy,
-token probabilities, the local-attention step (window, Gaussian, raw and final weights) as an
-animation, the local heatmap with its p_t path, BLEU against sentence length (Bahdanau et al. 2015,
-Fig. 2) and the encoder's gradient norms over positions.
+Alignment heatmaps and their difference, alignment lines between two sentences (Bahdanau et al.
+2015, Fig. 3; Seq2Seq-Vis), per-row entropy, token probabilities and the local heatmap with its p_t
+path. Every token keeps its label: charts grow with the sentence (``viz.heatmaps.fit_cells``).
 """
 
 from __future__ import annotations
@@ -15,22 +14,52 @@ import plotly.graph_objects as go
 
 from i18n import _
 from viz._checks import as_matrix, check_labels, escape
-from viz._margins import fitted_margin, legend_below
-from viz.heatmaps import matrix_heatmap
+from viz._margins import (
+    AXIS_TITLE_PX,
+    LEGEND_ROW_PX,
+    Y_TICKS_PAD_PX,
+    cells_extent,
+    legend_below,
+    widest_px,
+)
+from viz.heatmaps import (
+    COLUMN_PX,
+    ROW_PX,
+    SMALL_MATRIX_CELLS,
+    fit_cells,
+    matrix_heatmap,
+    signed_heatmap,
+    title_width,
+)
 
 LINE_BINS = 8  # alignment lines are grouped into this many opacity/width classes (one trace each)
 INK = "#0072B2"
 ACCENT = "#D55E00"
 _MARGIN = {"l": 10, "r": 10, "t": 50, "b": 10}
+LABEL_GAP_PX = 16  # between a token column's dot and the plot's edge, besides the label
+ENTROPY_COLUMN_PX = 56  # a column of entropies: room for "1.23" in the cell
+NUMBER_COLUMN_PX = 40  # a column of a small map, which prints "−0.25" in each cell
+PLOT_PX = 200  # the least width of a bar chart's plot area
+COLORBAR_SIDE_TITLE_PX = 128  # right margin: a colour bar, its ticks (−0.85) and its title beside
 
 
 def alignment_heatmap(
-    weights: object, source_tokens: Sequence[str], target_tokens: Sequence[str], *, title: str = ""
+    weights: object,
+    source_tokens: Sequence[str],
+    target_tokens: Sequence[str],
+    *,
+    title: str = "",
+    zmax: float | None = None,
+    colorbar: bool = True,
 ) -> go.Figure:
     """Weights (T_out, T_src) as a heatmap: target tokens as rows (top to bottom), source tokens as
-    columns (left to right), colour scale from 0; hover shows both tokens and the weight."""
+    columns (left to right), colour scale from 0 to ``zmax`` (default: the largest weight; 1.0
+    puts several maps on one scale, whose colour bar the page may leave out with ``colorbar``);
+    hover shows both tokens and the weight. Every token keeps its label: rows are ``ROW_PX`` tall
+    and ``layout.width`` gives each column ``COLUMN_PX``."""
     z = as_matrix(weights)
-    zmax = max(1e-12, float(z.max())) if z.size else 1.0
+    if zmax is None:
+        zmax = max(1e-12, float(z.max())) if z.size else 1.0
     fig = matrix_heatmap(
         z,
         source_tokens,
@@ -41,8 +70,48 @@ def alignment_heatmap(
         axis_names=(_("target"), _("source")),
         value_name=_("weight"),
     )
-    fig.update_layout(height=max(360, 26 * z.shape[0] + 160))
-    return fig
+    if colorbar:
+        _title_beside_colorbar(fig)
+    else:
+        fig.update_traces(showscale=False)
+        fig.update_layout(margin={"r": 20})
+    return fit_cells(fig, *z.shape, column_px=_column_px(z))
+
+
+def _column_px(z: np.ndarray) -> int:
+    """A column's least width: room for its cells' numbers where a small map prints them."""
+    return NUMBER_COLUMN_PX if z.size <= SMALL_MATRIX_CELLS else COLUMN_PX
+
+
+def _title_beside_colorbar(fig: go.Figure) -> None:
+    """The colour bar's title along the bar's right side: on top, it met the top tick's label
+    whenever the largest value was just above a round number (0.83 and its tick 0.8)."""
+    fig.update_traces(colorbar_title_side="right")
+    fig.update_layout(margin={"r": COLORBAR_SIDE_TITLE_PX})
+
+
+def alignment_difference(
+    difference: object,
+    source_tokens: Sequence[str],
+    target_tokens: Sequence[str],
+    *,
+    title: str = "",
+) -> go.Figure:
+    """A difference of two alignments (T_out, T_src) on a diverging scale centred at 0, rows and
+    columns labelled and sized like :func:`alignment_heatmap`."""
+    z = as_matrix(difference, "difference")
+    bound = max(1e-12, float(np.abs(z).max())) if z.size else 1.0
+    fig = signed_heatmap(
+        z,
+        source_tokens,
+        target_tokens,
+        bound=bound,
+        title=title,
+        axis_names=(_("target"), _("source")),
+        value_name=_("difference"),
+    )
+    _title_beside_colorbar(fig)
+    return fit_cells(fig, *z.shape, column_px=_column_px(z))
 
 
 def _checked(weights: object, src: Sequence[str], tgt: Sequence[str]) -> tuple:
@@ -83,10 +152,13 @@ def alignment_lines(
         _token_column(0.0, y_src, xs, "left", "source"),
         _token_column(1.0, y_tgt, ys, "right", "target"),
     ]
+    # the x range [-1, 2] gives each column of labels a third of the plot's width
+    label_px = max(widest_px(xs), widest_px(ys)) + LABEL_GAP_PX
     layout = {
         "title": {"text": title},
         "margin": _MARGIN,
         "height": max(320, 22 * span + 100),
+        "width": max(3 * label_px + _MARGIN["l"] + _MARGIN["r"], title_width(title)),
         "xaxis": {"visible": False, "range": [-1.0, 2.0]},
         "yaxis": {"visible": False, "autorange": "reversed"},
     }
@@ -176,66 +248,90 @@ def row_entropy(weights: object) -> np.ndarray:
     return terms.sum(axis=1)
 
 
-def entropy_bars(
+def _row_layout(tokens: list[str], x_title: str, title: str) -> dict:
+    """The layout of a chart with one row per target token (top to bottom, each labelled, rows
+    ``ROW_PX`` tall) and values along x."""
+    margin = {"l": widest_px(tokens) + Y_TICKS_PAD_PX, "r": 40, "t": 60, "b": 28 + AXIS_TITLE_PX}
+    return {
+        "title": {"text": title},
+        "margin": margin,
+        "height": max(200, cells_extent(len(tokens), margin["t"], margin["b"], ROW_PX)),
+        "width": max(PLOT_PX + margin["l"] + margin["r"], title_width(title)),
+        "showlegend": False,
+        "xaxis": {"title": {"text": x_title}},
+        "yaxis": {
+            "tickmode": "array",
+            "tickvals": list(range(len(tokens))),
+            "ticktext": escape(tokens),
+            "autorange": "reversed",
+        },
+    }
+
+
+def entropy_heatmap(
     weights_by_name: Mapping[str, object], target_tokens: Sequence[str], *, title: str = ""
 ) -> go.Figure:
-    """Per-row entropy (bits) of each named weight matrix, grouped bars over the target tokens,
-    with the maximum log2(T_src) (a flat row) as a dashed line."""
-    entropies = {name: row_entropy(w) for name, w in weights_by_name.items()}
-    n_src = {as_matrix(w).shape[1] for w in weights_by_name.values()}
-    ticks = escape(check_labels(target_tokens, len(target_tokens), "target tokens"))
-    fig = go.Figure()
-    for name, h in entropies.items():
-        if h.size != len(ticks):
-            raise ValueError(f"{name}: {h.size} rows but {len(ticks)} target tokens")
-        fig.add_bar(
-            x=list(range(h.size)),
-            y=h,
-            name=name,
-            customdata=ticks,
-            hovertemplate=_("%{customdata}: %{y:.2f} bits") + f"<extra>{escape([name])[0]}</extra>",
-        )
-    if n_src:
-        fig.add_hline(
-            y=float(np.log2(max(n_src))),
-            line_dash="dash",
-            line_color="#555",
-            annotation_text=_("flat (log2 T_src)"),
-        )
-    fig.update_xaxes(tickmode="array", tickvals=list(range(len(ticks))), ticktext=ticks)
-    fig.update_layout(title={"text": title}, yaxis_title=_("entropy (bits)"), barmode="group")
-    fig.update_layout(margin=_MARGIN)
-    return fig
+    """Per-row entropy (bits) of each named weight matrix (T_out, T_src): one row per target token
+    (as in the heatmaps beside it), one column per name, the number in each cell; the colour runs
+    from 0 (all weight on one token) to log2 T_src (a flat row)."""
+    columns = []
+    for name, w in weights_by_name.items():
+        h = row_entropy(w)
+        if h.size != len(target_tokens):
+            raise ValueError(f"{name}: {h.size} rows but {len(target_tokens)} target tokens")
+        columns.append(h)
+    n_src = max((as_matrix(w).shape[1] for w in weights_by_name.values()), default=2)
+    z = np.stack(columns, axis=1) if columns else np.zeros((len(target_tokens), 0))
+    fig = matrix_heatmap(
+        z,
+        list(weights_by_name),
+        target_tokens,
+        title=title,
+        show_values=True,
+        zmin=0.0,
+        zmax=float(np.log2(max(n_src, 2))),
+        axis_names=(_("target"), _("model")),
+        value_name=_("entropy (bits)"),
+    )
+    fig.update_traces(showscale=False)  # the numbers are in the cells
+    fig.update_layout(margin={"r": 20})
+    return fit_cells(fig, *z.shape, column_px=ENTROPY_COLUMN_PX, min_height=200)
 
 
 def token_prob_bars(
     probs: object, target_tokens: Sequence[str], *, low: float = 0.1, title: str = ""
 ) -> go.Figure:
-    """The probability the model gave each target token; those below ``low`` in orange."""
+    """The probability the model gave each target token, one labelled row per token (top to
+    bottom, as in the heatmap) with its number; those below ``low`` in orange, left of the dashed
+    line at ``low``."""
     p = np.asarray(probs, dtype=float).ravel()
-    ticks = escape(check_labels(target_tokens, p.size, f"target tokens vs {p.size} probabilities"))
-    colours = [ACCENT if v < low else INK for v in p]
-    fig = go.Figure(
-        go.Bar(
-            x=list(range(p.size)),
-            y=p,
-            marker_color=colours,
-            customdata=ticks,
-            text=[f"{v:.2f}" for v in p],
-            textposition="auto",
-            hovertemplate="%{customdata}: p = %{y:.3f}<extra></extra>",
-        )
-    )
-    fig.add_hline(
-        y=low,
-        line_dash="dash",
-        line_color=ACCENT,
-        annotation_text=_("low (< {low:g})").format(low=low),
-    )
-    fig.update_xaxes(tickmode="array", tickvals=list(range(p.size)), ticktext=ticks)
-    fig.update_yaxes(range=[0, 1.05], title={"text": _("probability")})
-    fig.update_layout(title={"text": title}, margin=_MARGIN)
-    return fig
+    tokens = check_labels(target_tokens, p.size, f"target tokens vs {p.size} probabilities")
+    bars = {
+        "type": "bar",
+        "orientation": "h",
+        "x": p,
+        "y": list(range(p.size)),
+        "marker": {"color": [ACCENT if v < low else INK for v in p]},
+        "customdata": escape(tokens),
+        "text": [f"{v:.2f}" for v in p],
+        "textposition": "outside",
+        "constraintext": "none",  # the numbers keep their size (they sit right of the bars)
+        "cliponaxis": False,
+        "hovertemplate": "%{customdata}: p = %{x:.3f}<extra></extra>",
+    }
+    low_line = {
+        "type": "line",
+        "x0": low,
+        "x1": low,
+        "yref": "paper",
+        "y0": 0,
+        "y1": 1,
+        "line": {"color": ACCENT, "dash": "dash"},
+    }
+    layout = _row_layout(tokens, _("probability"), title)
+    layout["xaxis"] |= {"range": [0, 1.15], "tickvals": [0, low, 0.5, 1.0]}
+    layout["shapes"] = [low_line]
+    return go.Figure({"data": [bars], "layout": layout})
 
 
 def local_heatmap(
@@ -256,13 +352,17 @@ def local_heatmap(
         raise ValueError(f"{z.shape[0]} rows but {centres.size} p_t and {bounds.shape[0]} windows")
     fig = alignment_heatmap(z, source_tokens, target_tokens, title=title)
     rows = list(range(z.shape[0]))
-    for k, name in ((0, "p_t - D"), (1, "p_t + D")):
+    for k, name in ((0, "p_t - D"), (1, "p_t + D")):  # one legend entry for both bounds
         fig.add_scatter(
             x=bounds[:, k],
             y=rows,
             mode="lines",
-            name=name,
+            name="p_t ± D",
+            legendgroup="window",
+            showlegend=k == 0,
             line={"color": "#555", "dash": "dot", "width": 1},
+            hovertemplate=_("step %{{y}}: {bound} = %{{x:.2f}}").format(bound=name)
+            + "<extra></extra>",
         )
     fig.add_scatter(
         x=centres,
@@ -273,79 +373,12 @@ def local_heatmap(
         marker={"size": 7},
         hovertemplate=_("step %{y}: p_t = %{x:.2f}") + "<extra></extra>",
     )
-    # the legend in its own row at the bottom of the figure, under the axis title
-    fig.update_layout(**legend_below(fig.layout.margin.to_plotly_json()))
+    # the legend (one short row, even on a phone) under the axis title; the rows keep their size,
+    # and the figure is at least as wide as the legend
+    legend = fig.layout.margin.l + sum(widest_px([name]) + 50 for name in ("p_t ± D", "p_t")) + 20
+    height = (fig.layout.height or 0) + LEGEND_ROW_PX
+    width = max(fig.layout.width or 0, legend)
+    fig.update_layout(
+        **legend_below(fig.layout.margin.to_plotly_json()), height=height, width=width
+    )
     return fig
-
-
-def step_figure(
-    weights_row: object,
-    source_tokens: Sequence[str],
-    candidates: Sequence[tuple[str, float]],
-    *,
-    title: str = "",
-) -> go.Figure:
-    """One decoding step in one figure: its weights over the source tokens (bars, left) and the
-    top-k next-token candidates with their probabilities (horizontal bars, right). Two axes side
-    by side, laid out by hand (make_subplots costs ~30 ms per figure)."""
-    w = np.asarray(weights_row, dtype=float).ravel()
-    shown = check_labels(source_tokens, w.size, f"source labels vs {w.size} weights")
-    ticks = escape(shown)
-    cand = escape([str(tok) for tok, __ in candidates])
-    probs = [float(p) for __, p in candidates]
-    weights = go.Bar(
-        x=list(range(w.size)),
-        y=w,
-        marker_color=INK,
-        customdata=ticks,
-        name="weights",
-        hovertemplate="%{customdata}: %{y:.3f}<extra>" + _("weight") + "</extra>",
-    )
-    top = go.Bar(
-        x=probs,
-        y=list(range(len(probs))),
-        orientation="h",
-        marker_color=ACCENT,
-        name="top-k",
-        customdata=cand,
-        text=[f"{p:.3f}" for p in probs],
-        textposition="inside",
-        hovertemplate="%{customdata}: %{x:.3f}<extra>" + _("probability") + "</extra>",
-        xaxis="x2",
-        yaxis="y2",
-    )
-    return go.Figure([weights, top], _step_layout(shown, ticks, cand, title))
-
-
-def _step_layout(shown: list[str], ticks: list[str], cand: list[str], title: str) -> dict:
-    """The two axes of ``step_figure`` side by side: weights over the source tokens (``shown``,
-    escaped as ``ticks``) on the left, the candidates ``cand`` on the right."""
-    margin, angle = fitted_margin(shown, ["0.8"], right=20)
-    return {
-        "title": {"text": title},
-        "margin": margin,
-        "showlegend": False,
-        "height": 400,
-        "xaxis": {
-            "domain": [0, 0.6],
-            "tickmode": "array",
-            "tickvals": list(range(len(ticks))),
-            "ticktext": ticks,
-            "title": {"text": _("source (attention weights)")},
-            "tickangle": angle,
-        },
-        "yaxis": {"range": [0, 1.05], "title": {"text": _("weight")}},
-        "xaxis2": {
-            "domain": [0.72, 1],
-            "anchor": "y2",
-            "range": [0, 1.05],
-            "title": {"text": _("next-token probability")},
-        },
-        "yaxis2": {
-            "anchor": "x2",
-            "tickmode": "array",
-            "tickvals": list(range(len(cand))),
-            "ticktext": cand,
-            "autorange": "reversed",
-        },
-    }

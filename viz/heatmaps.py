@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -12,8 +13,10 @@ from i18n import N_, _, pgettext
 from viz._checks import HOVER_CELL_LIMIT, MARGIN, as_matrix, check_labels, escape
 from viz._margins import (
     Y_TICKS_PAD_PX,
+    cells_extent,
     colorbar_px,
     fitted_margin,
+    text_px,
     widest_px,
     x_tick_angle,
     x_ticks_height,
@@ -22,6 +25,10 @@ from viz._margins import (
 SEQUENTIAL = "Blues"
 DIVERGING = "RdBu"
 SMALL_MATRIX_CELLS = 144  # per-cell numbers are drawn up to 12 x 12
+ROW_PX = 24  # a token row of a heatmap: a horizontal label of the 12 px font and its spacing
+COLUMN_PX = 16  # a token column: a vertical label of the 12 px font (13.4 px tall) and a gap
+TITLE_SCALE = 1.4  # plotly draws a figure's title at 1.4 times the figure's font
+AXIS_TITLE_STANDOFF_PX = 6  # between an axis's tick labels and its title (within AXIS_TITLE_PX)
 # The default names of the rows, the columns and the values (translated where shown).
 QUERY, KEY, WEIGHT, DIFFERENCE = N_("query"), N_("key"), N_("weight"), N_("difference")
 
@@ -133,21 +140,53 @@ def _matrix_layout(
 
 
 def _token_axis(labels: list[str], name: str, *, plain: bool) -> tuple[dict, list[str]]:
-    """One axis: tokens on the ticks (every one up to 64, else thinned), or plain numbers for
-    positions. Returns (axis layout, the labels it shows, for the margins)."""
+    """One axis: every token on its tick (never thinned: a chart with many tokens grows, see
+    :func:`fit_cells`), or plain numbers for positions. Returns (axis layout, the labels it
+    shows, for the margins)."""
     if plain:  # plotly picks a few round positions
         return {"title": {"text": name}}, (["-0.5", str(len(labels) - 1)] if labels else [])
-    step = max(1, len(labels) // 64)
-    return {"title": {"text": name}} | _ticks(labels, step), labels[::step]
+    return {"title": axis_title(name)} | _ticks(labels), labels
 
 
-def _ticks(labels: list[str], step: int = 1) -> dict:
-    """Axis entries that write every ``step``-th label (escaped) at its position."""
+def axis_title(text: str) -> dict:
+    """An axis title under (or beside) every one of its axis's tick labels: without a standoff
+    plotly placed it as if vertical labels were one line high, among the longer ones."""
+    return {"text": text, "standoff": AXIS_TITLE_STANDOFF_PX}
+
+
+def _ticks(labels: list[str]) -> dict:
+    """Axis entries that write every label (escaped) at its position."""
     return {
         "tickmode": "array",
-        "tickvals": list(range(0, len(labels), step)),
-        "ticktext": escape(labels[::step]),
+        "tickvals": list(range(len(labels))),
+        "ticktext": escape(labels),
     }
+
+
+def title_width(title: str) -> int:
+    """The least width in px of a figure whose title is ``title`` (one line), so that the title
+    is not cut at the figure's edges."""
+    return math.ceil(TITLE_SCALE * text_px(title)) + 40
+
+
+def fit_cells(
+    fig: go.Figure,
+    n_rows: int,
+    n_cols: int,
+    *,
+    row_px: int = ROW_PX,
+    column_px: int = COLUMN_PX,
+    min_height: int = 360,
+) -> go.Figure:
+    """Size a heatmap drawn with its final margins so that every row is ``row_px`` tall (at least
+    ``min_height`` in all) and every column at least ``column_px`` wide: ``layout.width`` is the
+    width the columns (and the title) need; ``ui.charts`` lets a wider chart scroll. Changes
+    ``fig``; returns it."""
+    margin = fig.layout.margin
+    height = cells_extent(n_rows, margin.t or 0, margin.b or 0, row_px)
+    width = cells_extent(n_cols, margin.l or 0, margin.r or 0, column_px)
+    title = fig.layout.title.text or ""
+    return fig.update_layout(height=max(min_height, height), width=max(width, title_width(title)))
 
 
 def diff_heatmap(

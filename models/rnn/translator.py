@@ -43,6 +43,9 @@ class Translation:
     top_k: per step, the k most likely next pieces with their probabilities.
     queries: (T_out, H) the decoder vector the scores came from (s_{i-1} for Bahdanau, h_t for Luong;
         the fixed context c for ``none``); keys: (T_src, H) the encoder outputs h_s.
+    scores: (T_out, T_src) the scores e before the softmax (Bahdanau's e_ij, Luong's
+        score(h_t, h_s)), so softmax(scores[t]) == weights[t] for global attention (for local
+        attention, the general score before the window and the Gaussian). None for ``none``.
     For local attention (else None): p_t (T_out,) the window centre, window (T_out, 2) its
     [p_t - D, p_t + D] bounds clipped to the sentence, gaussian (T_out, T_src) the factor
     exp(-(s - p_t)^2 / (2 sigma^2)) (0 outside the window), raw_weights (T_out, T_src) the softmax
@@ -61,6 +64,7 @@ class Translation:
     top_k: list[list[tuple[str, float]]]
     queries: np.ndarray
     keys: np.ndarray
+    scores: np.ndarray | None = None
     p_t: np.ndarray | None = None
     window: np.ndarray | None = None
     gaussian: np.ndarray | None = None
@@ -70,6 +74,12 @@ class Translation:
     truncated: bool = False
     n_source_pieces: int = 0
     forced: bool = False
+
+    @property
+    def contexts(self) -> np.ndarray | None:
+        """(T_out, H) the context vectors c_t = sum_s weights[t, s] keys[s] the decoder read
+        (None for ``none``)."""
+        return None if self.weights is None else self.weights @ self.keys
 
 
 @dataclass(frozen=True)
@@ -114,6 +124,7 @@ class Translator(TranslatorBase):
         if local:
             last = len(source.ids) - 1
             bounds = np.stack([np.clip(p_t - D, 0, last), np.clip(p_t + D, 0, last)], 1)
+        queries = _stack([s.query for s in steps])  # (T_out, H)
         return Translation(
             attention=cfg.attention,
             source_tokens=self.src_tok.pieces(source.ids),
@@ -128,8 +139,9 @@ class Translator(TranslatorBase):
                 ]
                 for s in steps
             ],
-            queries=_stack([s.query for s in steps]),
+            queries=queries,
             keys=keys,
+            scores=self._scores(queries, keys),
             p_t=p_t,
             window=bounds,
             gaussian=_stack([s.gaussian for s in steps]),
@@ -139,6 +151,19 @@ class Translator(TranslatorBase):
             n_source_pieces=source.n_pieces,
             **extra,
         )
+
+    @torch.inference_mode()
+    def _scores(self, queries: np.ndarray | None, keys: np.ndarray) -> np.ndarray | None:
+        """The attention's scores e (T_out, T_src) of the recorded queries (T_out, H) against the
+        keys h_s (T_src, H): the decoding steps' own scores, in one batched call."""
+        attention = self.model.attention
+        if attention is None or queries is None or not len(queries):
+            return None
+        param = next(self.model.parameters())
+        query = torch.from_numpy(queries).to(param.device, param.dtype)  # (T_out, H)
+        key = torch.from_numpy(keys).to(param.device, param.dtype)[None]  # (1, T_src, H)
+        keys_proj = attention.project_keys(key).expand(len(queries), -1, -1)  # (T_out, T_src, A)
+        return attention.scores(query, keys_proj).float().cpu().numpy()  # (T_out, T_src)
 
     @torch.inference_mode()
     def _encode(self, source: Source) -> tuple[tuple, np.ndarray]:

@@ -1,0 +1,187 @@
+"""The Alignment page in real Chromium (issues 13 and 14): the formulas drawn by KaTeX, the four
+scores on a typed sentence, every chart legible (``tests.legibility.check_page``) at a projector's
+1280x720 in classroom mode and on a phone, the Mode control whole, the beam hypotheses whole, and
+the warning next to the translation of Chinese text.
+
+The server reads the shipped checkpoints where the four global models exist, else tiny
+random-weight ones (what is checked here does not depend on training).
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+
+import pytest
+
+from models.rnn.translator import Translator
+from tests.browser_helpers import (
+    CHART,
+    checkpoints_fixture,
+    is_shipped,
+    served_fixtures,
+    wait_settled,
+)
+from tests.legibility import check_page, main_chart_visible
+from tests.tiny_seq2seq import build_tiny_checkpoints
+
+pytestmark = pytest.mark.browser
+GLOBAL = ("bahdanau", "luong-dot", "luong-general", "luong-concat")
+TYPED = "Two children are playing with a red ball in the park."
+LONG = (  # 46 words
+    "A man in light colored clothing photographs a group of men wearing dark suits and hats "
+    "standing around a woman dressed in a strapless gown while two children play with a red "
+    "ball near the old stone fountain in the park on a sunny day in early spring ."
+)
+PROJECTOR, PHONE = {"width": 1280, "height": 720}, {"width": 390, "height": 844}
+
+checkpoints = checkpoints_fixture(
+    lambda: all(is_shipped(f"seq2seq-{k}") for k in GLOBAL),
+    lambda folder: build_tiny_checkpoints(folder, kinds=GLOBAL),
+    "tiny_alignment_browser",
+)
+url, tab = served_fixtures("streamlit_alignment", 180_000)
+
+
+def _open(page, url: str, params: dict[str, str], n_charts: int) -> None:
+    page.goto(f"{url}/alignment?{urllib.parse.urlencode(params)}")
+    wait_settled(page, n_charts)
+
+
+def _type(page, sentence: str, source_tokens: list[str]) -> None:
+    """Type ``sentence``, press Enter, wait until the first chart shows its source tokens."""
+    box = page.get_by_role("textbox", name="English sentence")
+    box.fill(sentence)
+    box.press("Enter")
+    want = json.dumps(source_tokens)
+    page.wait_for_function(
+        f"() => {{ const c = document.querySelectorAll('{CHART}')[0]; if (!c) return false; "
+        "return JSON.stringify([...c.querySelectorAll('.xtick text')].map(t => t.textContent)) "
+        f"=== JSON.stringify({want}); }}"
+    )
+    wait_settled(page, 1)
+
+
+def _pick(page, key: str, option: str) -> None:
+    """Choose ``option`` in the selectbox ``key`` (the first click after typing in the sentence
+    box only takes the focus from it, so open the list until it shows)."""
+    for __ in range(5):
+        page.locator(f'.st-key-{key} button[aria-label="Open"]').click()
+        page.wait_for_timeout(500)
+        if page.get_by_role("option").count():
+            break
+        page.keyboard.press("Escape")
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+def _legible(page, classroom: bool) -> None:
+    problems = check_page(page, classroom=classroom)
+    assert not problems, "\n".join(problems)
+
+
+def test_formulas_are_drawn(tab, url):
+    _open(tab, url, {"aln_model": "luong-concat"}, 4)
+    tex = tab.locator(".katex annotation").all_text_contents()  # KaTeX keeps the TeX source
+    assert any(r"v_a^{\top} \tanh\left(W_a [h_t; \bar h_s]\right)" in t for t in tex), tex
+    assert any(r"\operatorname{softmax}_s" in t for t in tex)
+    assert any(r"\bar h_s" in t and "c_t" in t for t in tex)
+    assert any(r"\lVert c_{" in t for t in tex)  # the step inspector's context, in numbers
+    assert tab.locator(".katex-display").count() >= 5
+
+
+def test_four_scores_on_a_typed_sentence(tab, url, checkpoints):
+    tab.set_viewport_size(PROJECTOR)
+    _open(tab, url, {"aln_mode": "four", "classroom": "true"}, 6)
+    first = Translator.load(checkpoints / "seq2seq-bahdanau")
+    _type(tab, TYPED, first.translate(TYPED).source_tokens)
+    wait_settled(tab, 6)
+    charts = tab.locator(CHART)
+    titles = [charts.nth(i).locator(".gtitle").text_content() for i in range(charts.count())]
+    assert titles[:4] == [
+        "Bahdanau (additive)",
+        "Luong global · dot",
+        "Luong global · general",
+        "Luong global · concat",
+    ]
+    rows = [charts.nth(i).locator(".ytick text").all_text_contents() for i in range(4)]
+    assert rows[0] and all(r == rows[0] for r in rows)  # one shared translation
+    assert "luong-dot minus bahdanau" in titles
+    assert tab.locator(".katex").count() >= 4  # each map's score formula
+    _pick(tab, "aln_pair", "luong-concat − luong-general")
+    tab.wait_for_function(
+        "[...document.querySelectorAll('.gtitle')]"
+        ".some(t => t.textContent === 'luong-concat minus luong-general')"
+    )
+    assert "aln_pair=luong-concat" in urllib.parse.unquote_plus(tab.url)
+    wait_settled(tab, 6)
+    _legible(tab, classroom=True)
+
+
+@pytest.mark.parametrize("mode", ["translate", "reference", "compare", "four"])
+def test_every_chart_legible_at_46_words(tab, url, mode):
+    """Issue 13: at 46 words the heatmap stayed ~250 px wide and its labels fused; the reference
+    bars had no readable labels; compare's entropy labels shrank to dots and the difference's
+    row labels overlapped."""
+    params = {"aln_text": LONG, "aln_mode": mode, "aln_ref": "Un homme photographie un groupe ."}
+    for viewport, classroom in ((PROJECTOR, True), (PHONE, False)):
+        tab.set_viewport_size(viewport)
+        _open(tab, url, params | ({"classroom": "true"} if classroom else {}), 3)
+        _legible(tab, classroom)
+
+
+def test_main_chart_on_the_projectors_first_screen(tab, url):
+    tab.set_viewport_size(PROJECTOR)
+    _open(tab, url, {"classroom": "true"}, 4)
+    assert main_chart_visible(tab)
+    _legible(tab, classroom=True)
+
+
+def _cut_buttons(page) -> list[str]:
+    """The Mode control's buttons that pass the right edge of their container or the window."""
+    return page.evaluate(
+        """() => { const box = document.querySelector('.st-key-aln_mode');
+        const edge = Math.min(box.getBoundingClientRect().right, window.innerWidth);
+        return [...box.querySelectorAll('button')]
+          .filter(b => b.getBoundingClientRect().right > edge + 1).map(b => b.innerText); }"""
+    )
+
+
+@pytest.mark.parametrize(
+    ("viewport", "params"),
+    [
+        ({"width": 1280, "height": 800}, {}),
+        (PROJECTOR, {"classroom": "true"}),
+        (PHONE, {}),
+        ({"width": 1280, "height": 800}, {"lang": "zh"}),
+    ],
+)
+def test_mode_control_is_whole(tab, url, viewport, params):
+    """Issue 13: at 1280 px the Mode control was cut ("compar...")."""
+    tab.set_viewport_size(viewport)
+    _open(tab, url, params, 3)
+    buttons = tab.locator('.st-key-aln_mode button[data-variant="segmented_control"]')
+    assert buttons.count() == 4
+    assert not _cut_buttons(tab)
+
+
+def test_beam_hypotheses_are_whole(tab, url):
+    """Issue 13: hypotheses 2-5 differed only in a tail the table hid."""
+    tab.set_viewport_size({"width": 1280, "height": 800})
+    _open(tab, url, {"aln_text": LONG, "aln_beam": "5"}, 4)
+    table = tab.locator('[data-testid="stTable"]').filter(has_text="rank")
+    cells = table.locator("td")
+    assert cells.count() >= 3 * 2
+    hidden = cells.evaluate_all(
+        "cells => cells.filter(c => c.scrollWidth > c.clientWidth + 1).map(c => c.innerText)"
+    )
+    assert not hidden
+
+
+def test_chinese_text_is_flagged_next_to_the_translation(tab, url):
+    tab.set_viewport_size({"width": 1280, "height": 800})
+    _open(tab, url, {"aln_text": "注意力机制很重要"}, 3)
+    alerts = tab.locator('[data-testid="stAlert"]').all_inner_texts()
+    assert any("not in the Latin alphabet" in a for a in alerts), alerts
+    translation = tab.get_by_text("Translation:").bounding_box()
+    warning = tab.get_by_text("not in the Latin alphabet").bounding_box()
+    assert 0 < warning["y"] - translation["y"] < 200  # right under the translation
