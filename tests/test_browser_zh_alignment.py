@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from models.analysis.explain import explain
 from models.checkpoints import SHIPPED_ROOT
 from models.rnn.translator import Translator
 from tests.browser_helpers import (
@@ -64,10 +65,14 @@ checkpoints = checkpoints_fixture(
 
 def _token_words(root: Path, kind: str, sentence: str) -> set[str]:
     """The Latin words inside what the page shows of ``kind``'s translation of ``sentence``: its
-    source and target pieces, its text and every step's top-k candidates."""
-    tr = Translator.load(root / f"seq2seq-{kind}").translate(sentence)
+    source and target pieces, its text, every step's top-k candidates and the explained step's."""
+    translator = Translator.load(root / f"seq2seq-{kind}")
+    tr = translator.translate(sentence)
     shown = [sentence, *tr.source_tokens, *tr.target_tokens, tr.text]  # words merge pieces
     shown += [str(token) for step in tr.top_k for token, __ in step]
+    # "Does attention explain?" explains the first French word by default: its candidates under
+    # the model's own, uniform and permuted attention
+    shown += explain(translator, sentence, tr.target_tokens, 0).candidates
     return {word for text in shown for word in english_words(text)}
 
 
