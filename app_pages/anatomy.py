@@ -5,15 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
-from i18n import N_, _, current_language
+from i18n import N_, _
 from models.analysis.toy import ADDITIVE_V, AnatomyResult, anatomy, hard_pick
 from ui.charts import plotly_chart
 from ui.choices import choice_ui
 from ui.downloads import csv_and_json
 from ui.errors import fragment
+from ui.number_table import LIMIT, number_grid_ui, set_rows
+from ui.text import page_intro
 from ui.url_state import (
     check_number_param,
     format_matrix,
@@ -31,7 +32,6 @@ COLUMN_LABELS = {
     "value x": N_("value x"),
     "value y": N_("value y"),
 }
-LIMIT = 100.0  # entries of the vectors are kept within [-LIMIT, LIMIT]
 ALIGNED = [
     [2.0, 1.0, 1.0, 0.0],
     [-1.0, 1.0, 0.0, 1.0],
@@ -113,64 +113,32 @@ def _apply_preset() -> None:
     query, items, temperature = PRESETS[st.session_state["anat_preset"]]
     st.session_state["anat_qx"], st.session_state["anat_qy"] = query
     st.session_state["anat_temp"] = temperature
-    st.session_state["anat_items"] = [list(row) for row in items]
-    st.session_state["anat_version"] = st.session_state.get("anat_version", 0) + 1
+    set_rows("anat_items", items)
 
 
 def _init_state() -> None:
     """First run of the session: the table, W and the seed come from the URL (``anat_items``,
     ``anat_W``, ``anat_seed``: the same names as their session-state keys) or the defaults."""
     if "anat_items" not in st.session_state:
-        st.session_state["anat_items"] = read_param("anat_items", parse_matrix, ALIGNED, None, 4)
+        set_rows("anat_items", read_param("anat_items", parse_matrix, ALIGNED, None, 4))
         identity = [[1.0, 0.0], [0.0, 1.0]]
-        st.session_state["anat_W"] = read_param("anat_W", parse_matrix, identity, 2, 2)
+        set_rows("anat_W", read_param("anat_W", parse_matrix, identity, 2, 2))
         st.session_state["anat_seed"] = read_param("anat_seed", parse_int, 0, 0, 2**31 - 1)
-        st.session_state["anat_version"] = 0
-
-
-def _number_columns(names: list[str], labels: dict[str, str] | None = None) -> dict:
-    """Column config: bounded numbers for each named column, headed ``labels[name]`` if given."""
-    labels = labels or {}
-    return {
-        n: st.column_config.NumberColumn(
-            labels.get(n, n), min_value=-LIMIT, max_value=LIMIT, format="%.2f", width="small"
-        )
-        for n in names
-    }
-
-
-def _carry_edits_across_languages() -> None:
-    """The table's headers are translated, and Streamlit tells a dynamic data editor apart by its
-    configuration, so a language switch draws a new, unedited editor: start that one from the
-    rows as last edited (``anat_items_edited``), empty cells included."""
-    lang = current_language()
-    shown_in = st.session_state.get("anat_items_shown_in", lang)
-    if shown_in != lang and "anat_items_edited" in st.session_state:
-        st.session_state["anat_items"] = st.session_state["anat_items_edited"]
-        st.session_state["anat_version"] = st.session_state.get("anat_version", 0) + 1
-    st.session_state["anat_items_shown_in"] = lang
 
 
 def items_ui() -> np.ndarray | None:
     """The key/value table (3 to 8 rows); returns items (n, 4) or None with a message."""
-    _carry_edits_across_languages()
-    base = pd.DataFrame(
-        st.session_state["anat_items"],
-        columns=COLUMNS,
-        index=_letters(len(st.session_state["anat_items"])),
-    )
-    labels = {name: _(label) for name, label in COLUMN_LABELS.items()}
-    edited = st.data_editor(
-        base,
-        num_rows="dynamic",
-        column_config=_number_columns(COLUMNS, labels),
-        key=f"anat_editor_{st.session_state['anat_version']}",
-    )
-    items = edited.to_numpy(dtype=float)  # (n, 4)
-    st.session_state["anat_items_edited"] = items.tolist()
+    labels = [_(COLUMN_LABELS[name]) for name in COLUMNS]
+    names = _letters(len(st.session_state["anat_items"]))
+    items = number_grid_ui("anat_items", labels, names, rows=(3, 8))  # (n, 4)
     complete = items[np.isfinite(items).all(axis=1)]
     if len(complete) < len(items):
-        st.caption(_("Rows with an empty cell are ignored until you fill them in."))
+        st.caption(
+            _(
+                "Rows with an empty cell, or one that is not a number from {lo:g} to {hi:g}, are "
+                "ignored until you fill them in."
+            ).format(lo=-LIMIT, hi=LIMIT)
+        )
     if not 3 <= len(complete) <= 8:
         st.warning(
             _("Use between 3 and 8 complete items; the table has {n}.").format(n=len(complete))
@@ -181,12 +149,8 @@ def items_ui() -> np.ndarray | None:
 
 
 def w_ui() -> np.ndarray:
-    """The editable 2x2 matrix W of the general score."""
-    base = pd.DataFrame(st.session_state["anat_W"], columns=["k x", "k y"], index=["q x", "q y"])
-    edited = st.data_editor(
-        base, column_config=_number_columns(["k x", "k y"]), key="anat_W_editor"
-    )
-    W = edited.to_numpy(dtype=float)  # (2, 2)
+    """The editable 2x2 matrix W of the general score (an unreadable cell counts as 0)."""
+    W = number_grid_ui("anat_W", ["k x", "k y"], ["q x", "q y"])  # (2, 2)
     W = np.where(np.isfinite(W), W, 0.0)
     write_params(anat_W=format_matrix(W))
     return W
@@ -318,29 +282,15 @@ def downloads_ui(result: AnatomyResult, settings: AnatomySettings, names: list[s
 
 
 def items_section() -> np.ndarray | None:
-    """The preset and the key/value table, beside the explanation. Outside the fragment: editing
-    them reruns the page, while the query, score and temperature rerun only the fragment, which
-    then leaves the table alone (redrawing it cost the browser ~35 ms per edit)."""
-    left, right = st.columns([1, 1], gap="large")
-    with right:
-        st.markdown(_(ABOUT))
-        st.markdown(_(TRY))
-    with left:
-        presets = {name: name for name in PRESETS}  # id -> label (the English name)
-        choice_ui(st.selectbox, _("Preset"), presets, key="anat_preset", on_change=_apply_preset)
-        st.markdown(_("**Keys and values** (one row per item; add or delete rows)"))
-        return items_ui()
+    """The preset and the key/value table."""
+    presets = {name: name for name in PRESETS}  # id -> label (the English name)
+    choice_ui(st.selectbox, _("Preset"), presets, key="anat_preset", on_change=_apply_preset)
+    st.markdown(_("**Keys and values** (one row per item; add or delete rows)"))
+    return items_ui()
 
 
-@fragment
-def body(items: np.ndarray | None) -> None:
-    """The query, the scoring inputs and the three stages; a fragment, so an edit reruns only
-    this part of the page (with the items of the page's last run)."""
-    left, right = st.columns([1, 1], gap="large")
-    with left:
-        settings = controls_ui(items)
-    if settings is None:
-        return
+def stages_ui(settings: AnatomySettings) -> None:
+    """The three stages computed from ``settings``, and the downloads."""
     result = anatomy(
         settings.query,
         settings.items[:, :2],
@@ -350,21 +300,34 @@ def body(items: np.ndarray | None) -> None:
         W=settings.W,
     )
     if not all(np.all(np.isfinite(a)) for a in (result.scores, result.weights, result.context)):
-        right.error(_("These numbers overflow. Use smaller vectors or a larger temperature."))
+        st.error(_("These numbers overflow. Use smaller vectors or a larger temperature."))
         return
     names = _letters(len(settings.items))
-    with right:
-        stage_scores(result, names, settings.kind, settings.W)
-        stage_weights(result, names, settings.temperature)
-        stage_context(result, settings, names)
-        downloads_ui(result, settings, names)
+    stage_scores(result, names, settings.kind, settings.W)
+    stage_weights(result, names, settings.temperature)
+    stage_context(result, settings, names)
+    downloads_ui(result, settings, names)
+
+
+@fragment
+def body() -> None:
+    """Every input on the left (the table, the query, the scoring), the three stages on the
+    right, where the first chart comes into a projector's first screen; a fragment, so an edit
+    reruns only this part of the page."""
+    left, right = st.columns([1, 1], gap="large")
+    with left:
+        settings = controls_ui(items_section())
+        st.markdown(_(TRY))
+    if settings is not None:
+        with right:
+            stages_ui(settings)
 
 
 def main() -> None:
     """The page."""
-    st.title(_("Attention anatomy"))
+    page_intro(_("Attention anatomy"), _(ABOUT))
     _init_state()
-    body(items_section())
+    body()
 
 
 main()

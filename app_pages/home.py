@@ -8,6 +8,7 @@ from i18n import N_, _
 from ui.model_status import shipped_models
 from ui.registry import PAGES, STORY, PageEntry
 from ui.sidebar import current_device
+from ui.tables import table_ui
 
 INTRO = N_(
     "This atlas lets you watch attention at work. Every picture is computed while you look, "
@@ -57,7 +58,7 @@ def models_ui() -> None:
             _("No trained checkpoint found under checkpoints/. See the README to train them.")
         )
         return
-    st.dataframe(table, hide_index=True, width="stretch")
+    table_ui(table)
     st.caption(
         _(
             "Each page loads its models the first time it needs them. The figures come from each "

@@ -83,15 +83,16 @@ def probe_heatmaps_ui(config: LabConfig, probe: Example, snap: Snapshot, key: st
         if snap.probe_weights is None:
             st.info(_("This model has no attention: there is no alignment to draw."))
         else:
-            title = _("{model}: attention at step {step}").format(
-                model=run_label(config), step=snap.step
-            )
+            title = _("Attention at step {step}").format(step=snap.step)  # short: a half column
             plotly_chart(alignment_heatmap(snap.probe_weights, src, tgt, title=title), key=key)
     with right:
         truth = alignment_heatmap(probe.alignment, src, tgt, title=_("True alignment"))
         plotly_chart(truth, key=f"{key}_truth")
-    text = _("Probe: `{source}` → the model writes `{output}` at step {step}.").format(
-        source="".join(probe.source), output=written(config, snap), step=snap.step
+    text = _("Probe: `{source}` → **{model}** writes `{output}` at step {step}.").format(
+        source="".join(probe.source),
+        model=run_label(config),
+        output=written(config, snap),
+        step=snap.step,
     )
     if snap.agreement is not None:
         text += " " + _("Attention on the true alignment: {share:.0%}.").format(

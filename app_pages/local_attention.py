@@ -110,7 +110,7 @@ def steps_ui(tr: Translation) -> None:
     lo, hi = tr.window[step]
     st.caption(
         _(
-            "Press **▶ Play** under the chart to run through all {n} steps. Step {step}: "
+            "Press **▶ Play** at the top of the chart to run through all {n} steps. Step {step}: "
             "p_t = {p:.2f}, window [{lo:.1f}, {hi:.1f}]. The final weights are raw x "
             "Gaussian, rescaled so the row sums to {total:.2f}: Luong et al. leave the "
             "product below 1, our models renormalise it (see the README)."

@@ -17,7 +17,8 @@ from ui.loaders import card_of, load_transformer
 from ui.multi_head import POSITIONAL_LABELS, POSITIONALS
 from ui.text import escape_markdown, page_intro, sanitize_text, tokenize
 from ui.url_state import check_number_param, seed_number, write_params
-from viz import attention_panels, matrix_heatmap, pe_curves, pe_heatmap, position_norms_figure
+from viz import pe_curves, pe_heatmap, position_norms_figure
+from viz.positional import permutation_maps, position_heatmap
 
 MAX_CHARS = 300
 MAX_TOKENS = 40
@@ -94,15 +95,7 @@ def similarity_section(n: int, d: int) -> None:
     """PE · PE^T and what it shows."""
     st.subheader(_("How similar are two positions?"))
     sim = position_similarity(n, d)  # (n, n)
-    fig = matrix_heatmap(
-        sim,
-        None,
-        None,
-        title="PE · PEᵀ",
-        colorscale="Viridis",
-        axis_names=(_("position"), _("position")),
-        value_name="PE·PE",
-    )
+    fig = position_heatmap(sim, title="PE · PEᵀ", value_name="PE·PE", colorscale="Viridis")
     plotly_chart(fig, key="pe_sim")
     st.markdown(
         _(
@@ -124,20 +117,19 @@ def demo_maps(plain: PermutationResult, with_pe: PermutationResult) -> None:
             plain.shuffled_tokens,
             plain.shuffled_tokens,
             _(
-                "without PE · shuffled order\nmax |difference| after un-shuffling: {diff:.2e}"
+                "without PE · shuffled order\nmax |difference|\nafter un-shuffling: {diff:.2e}"
             ).format(diff=plain.max_diff),
         ),
         (
             with_pe.shuffled_weights,
             with_pe.shuffled_tokens,
             with_pe.shuffled_tokens,
-            _("with PE · shuffled order\nmax |difference| after un-shuffling: {diff:.2e}").format(
+            _("with PE · shuffled order\nmax |difference|\nafter un-shuffling: {diff:.2e}").format(
                 diff=with_pe.max_diff
             ),
         ),
     ]
-    side = min(700, 260 + 22 * len(plain.tokens))  # px per row of maps
-    plotly_chart(attention_panels(panels), key="pe_perm_maps", height=2 * side)
+    plotly_chart(permutation_maps(panels), key="pe_perm_maps")
     # the CSV's row names are data: English in every language
     labels = [f"without PE · {t}" for t in plain.tokens] + [f"with PE · {t}" for t in plain.tokens]
     download_csv(
@@ -258,17 +250,14 @@ def trained_section() -> None:
             title = _("{name}: {n} positions × {d} dims").format(name=label, n=n, d=shown.shape[1])
             plotly_chart(pe_heatmap(shown, title=title, zmax=zmax), key=f"pe_tr_map_{name}")
             sim = position_cosine(table[:n]).numpy()  # (n, n)
-            fig = matrix_heatmap(
+            fig = position_heatmap(
                 sim,
-                None,
-                None,
                 title=_("{name}: cosine similarity of positions").format(name=label),
+                value_name=_("cosine"),
                 colorscale="RdBu_r",
                 zmin=-1.0,
                 zmax=1.0,
                 zmid=0.0,
-                axis_names=(_("position"), _("position")),
-                value_name=_("cosine"),
             )
             plotly_chart(fig, key=f"pe_tr_sim_{name}")
     norms = {

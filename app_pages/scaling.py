@@ -26,11 +26,11 @@ from ui.errors import fragment
 from ui.guard import guarded_ui
 from ui.loaders import load_transformer
 from ui.multi_head import multi_choice_ui
+from ui.tables import table_ui
 from ui.text import page_intro, sanitize_text
 from ui.translation import sentence_ui
 from ui.translation_compute import MAX_CHARS
-from viz.heatmaps import matrix_heatmap
-from viz.scaling import dot_histograms, grouped_bars, lines_over_dims
+from viz.scaling import dot_histograms, entropy_heatmap, grouped_bars, lines_over_dims
 
 FORMULA = (
     r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"
@@ -107,7 +107,7 @@ def variance_ui() -> None:
         }
         for s in samples
     ]
-    st.dataframe(rows, hide_index=True)
+    table_ui(rows)
     st.caption(_(HIST_NOTE).format(n=N_SAMPLES))
 
 
@@ -160,30 +160,22 @@ def model_ui(text: str) -> None:
     if found is None:
         return
     st.caption(_(MODEL_NOTE).format(d_k=found.d_k))
-    n_layers, n_heads = found.scores.shape[:2]
+    n_layers = found.scores.shape[0]
     layers = [_("layer {n}").format(n=i + 1) for i in range(n_layers)]
-    heads = [_("head {n}").format(n=i + 1) for i in range(n_heads)]
     with_scale = row_entropy(found.scores, found.d_k, scaled=True)  # (L, H)
     without = row_entropy(found.scores, found.d_k, scaled=False)  # (L, H)
     top = float(max(with_scale.max(), without.max()))
-    names = (_("layer"), _("head"))
+    names = (_("head"), _("layer"))
     c1, c2 = st.columns(2)
     for column, matrix, title, key in (
         (c1, with_scale, _("with the scale (as trained)"), "sdk_model_scaled"),
         (c2, without, _("scale removed: softmax(QKᵀ)"), "sdk_model_raw"),
     ):
-        fig = matrix_heatmap(
-            matrix,
-            heads,
-            layers,
-            title=title,
-            zmin=0.0,
-            zmax=top,
-            axis_names=names,
-            value_name=_("entropy (bits)"),
+        fig = entropy_heatmap(
+            matrix, title=title, zmax=top, axis_names=names, value_name=_("entropy (bits)")
         )
         with column:
-            plotly_chart(fig, key=key, height=360)
+            plotly_chart(fig, key=key)
     layer_bars_ui(layers, with_scale, without, found.scores.shape[-1])
 
 

@@ -142,7 +142,7 @@ def test_anatomy_presets_and_hard_pick():
     at.toggle(key="anat_hard").set_value(True).run()
     first = [m.value for m in at.markdown if "Hard attention sampled" in m.value][0]
     assert "seed 0" in first
-    at.button[0].click().run()
+    at.button(key="anat_resample").click().run()
     second = [m.value for m in at.markdown if "Hard attention sampled" in m.value][0]
     assert "seed 1" in second
     assert len(at.get("plotly_chart")) == 3 and not at.exception

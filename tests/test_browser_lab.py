@@ -32,7 +32,7 @@ def test_train_scrub_and_screenshot(page, app_url, screenshots):
     page.get_by_role("button", name="Train", exact=True).click()
     page.get_by_text(TIMELINE).wait_for()  # the run has ended: the results are drawn
     wait_settled(page, 4)
-    heatmap = _chart(page, "attention at step 300")
+    heatmap = _chart(page, "Attention at step 300")
     heatmap.wait_for()
     probe = probe_example("reverse", 6)
     assert _ticks(heatmap, "x") == [*probe.source, "</s>"]
@@ -42,9 +42,9 @@ def test_train_scrub_and_screenshot(page, app_url, screenshots):
     thumb = page.get_by_role("slider", name=TIMELINE)
     thumb.focus()
     page.keyboard.press("Home")
-    _chart(page, "attention at step 0").wait_for()
+    _chart(page, "Attention at step 0").wait_for()
     page.keyboard.press("End")
-    _chart(page, "attention at step 300").wait_for()
+    _chart(page, "Attention at step 300").wait_for()
     wait_settled(page, 4)
     page.evaluate("document.querySelector('[data-testid=\"stMain\"]')?.scrollTo(0, 0)")
     page.set_viewport_size({"width": 1400, "height": 2600})

@@ -2,7 +2,7 @@
 
 ``?lang=zh`` with the default vectors, then with typed input (a query coordinate typed in, a cell
 of the key/value table edited, the general score and hard attention picked): no English word is
-left on screen, in the charts' SVG text, in their hover text or in the table's headers, other than
+left on screen, in the charts' SVG text, in their hover text or in the table's labels, other than
 the formula's names listed below; no missing-glyph box; switching to English and back keeps the
 typed query, the edited table, the score function and the toggle.
 """
@@ -26,49 +26,36 @@ pytestmark = pytest.mark.browser
 # download formats, and Luong's name of the general score, kept beside its Chinese (双线性 (general)).
 KEPT = {"exp", "CSV", "JSON"}
 GENERAL = {"general"}
-EDITOR = '[data-testid="stDataFrame"]'
-ROW_PX, HEADER_PX = 35, 35  # the data editor's row and header heights
-
-
-def _table(page):
-    """The key/value table (the first data editor; the general score's W is the second), once
-    its accessible grid (what the canvas shows, as a hidden table) is filled in."""
-    table = page.locator(EDITOR).first
-    table.locator('[role="columnheader"]').nth(4).wait_for(state="attached")
-    table.locator("#glide-cell-2-0").wait_for(state="attached")
-    return table
 
 
 def _headers(page) -> list[str]:
-    """The key/value table's column headers (drawn on a canvas; read from its accessible grid)."""
-    headers = _table(page).locator('[role="columnheader"]').all_text_contents()
-    return [h for h in headers if h]
+    """The key/value table's column names: the shown labels of its first row's boxes (the
+    other rows' labels are hidden)."""
+    labels = page.locator('[data-testid="stTextInput"] label').all_inner_texts()
+    return [label.strip() for label in labels if label.strip()][:4]
 
 
-def _cell(page, col: int, row: int) -> str:
-    """The text of the table's cell (col, row): col 1 is the item's letter, 2 to 5 the numbers."""
-    return _table(page).locator(f"#glide-cell-{col}-{row}").text_content()
+def _cell(page, row: int, col: int):
+    """The text box of the table's cell (row, col), both from 0 (the general score's W comes
+    after the table's boxes)."""
+    return page.locator('[data-testid="stTextInput"] input').nth(4 * row + col)
 
 
 def _check_chinese(page, allowed: set[str]) -> None:
-    """No English word beyond ``allowed`` on screen, in the charts, their hover text or the table's
-    headers; no missing-glyph box."""
-    texts = shown_texts(page) + chart_hover_texts(page) + _headers(page)
+    """No English word beyond ``allowed`` on screen, in the charts or their hover text (the
+    boxes' hidden labels included); no missing-glyph box."""
+    labels = page.locator('[data-testid="stTextInput"] input').evaluate_all(
+        "boxes => boxes.map(b => b.getAttribute('aria-label') || '')"
+    )
+    texts = shown_texts(page) + chart_hover_texts(page) + labels
     assert_chinese(texts, allowed)
 
 
 def _edit_first_key(page, row: int, value: str) -> None:
     """Type ``value`` into the 'key x' cell of ``row`` (0-based) of the table and commit it."""
-    box = _table(page).bounding_box()  # the grid itself is a canvas
-    # the row-marker and index columns take about 83 px; 'key x' is the next, about 88 px wide
-    page.mouse.dblclick(box["x"] + 127, box["y"] + HEADER_PX + ROW_PX * row + ROW_PX / 2)
-    editor = page.locator("#portal input, #portal textarea").first  # the grid's cell editor
-    editor.fill(value)
-    editor.press("Enter")
-    page.wait_for_function(
-        f"document.querySelector('{EDITOR}').querySelector('#glide-cell-2-{row}')"
-        f"?.textContent === '{value}'"
-    )
+    cell = _cell(page, row, 0)
+    cell.fill(value)
+    cell.press("Enter")
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
 
 
@@ -76,7 +63,7 @@ def _assert_view_kept(page, query_label: str, hard_label: str) -> None:
     """The typed query, the edited cell, the score function and the toggle are all still there."""
     wait_settled(page, 3)
     assert page.get_by_role("spinbutton", name=query_label).input_value() == "3.00"
-    assert _cell(page, 2, 1) == "7"
+    assert _cell(page, 1, 0).input_value() == "7"
     assert re.search(r"anat_qx=3(&|$)", page.url) and "anat_score=general" in page.url
     assert "anat_hard=true" in page.url and "anat_items=2%2C1%2C1%2C0%3B7%2C" in page.url
     assert page.get_by_role("switch", name=hard_label).is_checked()

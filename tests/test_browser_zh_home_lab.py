@@ -56,7 +56,7 @@ TIMELINE = {"zh": "时间轴：拖动回看训练过程", "en": "Timeline: scrub
 TASK = {"zh": "任务", "en": "Task"}
 BIDIRECTIONAL = {"zh": "双向编码器", "en": "Bidirectional encoder"}
 STEP = {"zh": "第 {step} 步", "en": "step {step}"}
-AT_STEP = {"zh": "第 {step} 步的注意力", "en": "attention at step {step}"}
+AT_STEP = {"zh": "第 {step} 步的注意力", "en": "Attention at step {step}"}
 
 
 def _check_chinese(texts: list[str], allowed: set[str]) -> None:

@@ -119,9 +119,9 @@ def test_train_to_the_end_and_scrub(server: LabServer) -> None:
     assert [m.label for m in at.metric][:3] == ["Sequences right", "Longest third", "Training time"]
     assert "GRU + bahdanau" in _texts(at) and "GRU, no attention" in _texts(at)
     timeline = next(s for s in at.select_slider if s.label == TIMELINE)
-    assert "attention at step 100" in _heatmap_titles(at)[0]
+    assert "Attention at step 100" in _heatmap_titles(at)[0]
     timeline.set_value(0).run()
-    assert "attention at step 0" in _heatmap_titles(at)[0]
+    assert "Attention at step 0" in _heatmap_titles(at)[0]
     assert any("Probe:" in c.value and "at step 0" in c.value for c in at.caption)
 
 

@@ -132,7 +132,7 @@ def help_text(key: str) -> str | None:
 
 def _model_ui() -> tuple[str, int, bool, str]:
     """Cell, layers, direction and attention."""
-    c1, c2, c3, c4 = st.columns([1.3, 0.8, 1, 1.6])
+    c1, c2, c3, c4 = st.columns([1.3, 0.7, 1.4, 1.3])  # room for the toggle's label
     cells, default_cell = tuple(CELL_LABELS.values()), CELL_LABELS[DEFAULTS.cell]
     cell = _in_url(
         c1.segmented_control,

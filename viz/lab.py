@@ -108,20 +108,40 @@ def log_ticks(values: Sequence[float]) -> list[float]:
     return ticks if len(ticks) >= 2 else []
 
 
+# The curves' panels stacked (loss on top), sharing the step axis, in px for the 12 px font: each
+# panel's title sits in the gap above it, the steps and the legend under the last panel. Stacked,
+# not side by side: three panels in a row left a phone ~90 px for each.
+PANEL_PX, PANEL_GAP_PX = 130, 34
+CURVES_MARGIN = {
+    "l": 56,
+    "r": 20,
+    "t": 80,
+    "b": 64 + 2 * LEGEND_ROW_PX,
+}  # a phone: legend in 2 rows
+
+
 def _panel(index: int, panel_title: str, step: int | None, y_axis: dict) -> tuple[dict, ...]:
-    """Panel ``index``: its x axis, y axis, title annotation and step marker (or None)."""
+    """Panel ``index`` (0 at the top): its x axis (the steps, labelled under the last panel
+    only), y axis, title annotation and step marker (or None)."""
     xaxis, yaxis = _axis_names(index)
-    width, gap = (1 - 0.08 * 2) / 3, 0.08
-    x0 = index * (width + gap)
-    x_axis = {"domain": [x0, x0 + width], "anchor": yaxis, "title": {"text": _("step")}}
+    n = len(PANELS)
+    plot = n * PANEL_PX + (n - 1) * PANEL_GAP_PX
+    top = 1 - index * (PANEL_PX + PANEL_GAP_PX) / plot
+    domain = [round(max(0.0, top - PANEL_PX / plot), 6), round(top, 6)]
+    last = index == n - 1
+    x_axis = {
+        "anchor": yaxis,
+        "showticklabels": last,
+        **({"title": {"text": _("step")}, "ticklabelstandoff": 10} if last else {"matches": "x3"}),
+    }
     title = {
         "text": _(panel_title),
-        "x": x0 + width / 2,
-        "y": 1.0,
+        "x": 0,
+        "y": domain[1],
         "xref": "paper",
         "yref": "paper",
         "showarrow": False,
-        "xanchor": "center",
+        "xanchor": "left",
         "yanchor": "bottom",
     }
     marker = None
@@ -136,24 +156,25 @@ def _panel(index: int, panel_title: str, step: int | None, y_axis: dict) -> tupl
             "y1": 1,
             "line": {"color": MARKER_COLOUR, "dash": "dash", "width": 1},
         }
-    return x_axis, y_axis | {"anchor": xaxis}, title, marker
+    return x_axis, y_axis | {"anchor": xaxis, "domain": domain}, title, marker
 
 
 def training_curves(
     runs: Sequence[Curves], *, step: int | None = None, title: str = ""
 ) -> go.Figure:
     """Loss (log scale), sequence accuracy and agreement with the true alignment against the
-    training step, side by side, one line per model; ``step`` draws a dashed marker on each."""
+    training step, stacked, one line per model; ``step`` draws a dashed marker on each."""
     traces: list[dict] = []
     for curves in runs:
         curves.check()
         traces.extend(_curve_traces(curves))
     ticks = log_ticks([v for curves in runs for v in curves.loss])
+    n = len(PANELS)
     layout: dict = {
         "template": TEMPLATE,
         "title": {"text": title},
-        "height": 340,
-        "margin": {"l": 60, "r": 20, "t": 70, "b": 50 + LEGEND_ROW_PX},
+        "height": CURVES_MARGIN["t"] + n * PANEL_PX + (n - 1) * PANEL_GAP_PX + CURVES_MARGIN["b"],
+        "margin": CURVES_MARGIN,
         "legend": {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"},
         "annotations": [],
         "shapes": [],
@@ -163,7 +184,7 @@ def training_curves(
             {"type": "log"}
             | ({"tickvals": ticks, "ticktext": [f"{t:g}" for t in ticks]} if ticks else {})
             if name == "loss"
-            else {"range": [-0.03, 1.03]}
+            else {"range": [-0.03, 1.03], "tickvals": [0, 0.5, 1], "ticktext": ["0", "0.5", "1"]}
         )
         x_axis, y_axis, annotation, marker = _panel(index, panel_title, step, y_axis)
         suffix = "" if index == 0 else str(index + 1)

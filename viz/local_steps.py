@@ -15,6 +15,8 @@ import plotly.graph_objects as go
 
 from i18n import N_, _
 from viz._checks import as_matrix, check_labels, escape
+from viz._margins import Y_TICKS_PAD_PX, cells_extent, fitted_margin, widest_px
+from viz.heatmaps import COLUMN_PX
 
 WINDOW_FILL = "#F0E442"
 RAW = "#56B4E9"
@@ -99,28 +101,48 @@ def _step_traces(
 
 
 PANEL_OF_TRACE = ("y3", "y3", "y3", "y2", "y")  # Gaussian panel on top, raw, final at the bottom
-PANELS = {"y3": [0.7, 1.0], "y2": [0.36, 0.64], "y": [0.0, 0.28]}
 FINAL_TITLE = N_("final weights = raw x Gaussian")
 PANEL_TITLES = {  # marked with N_, translated where drawn
     "y3": N_("Gaussian around p_t (sigma = D/2)"),
     "y2": N_("raw weights (softmax in the window)"),
     "y": FINAL_TITLE,
 }
+# The figure's rows, in px for plotly's 12 px font (ui.charts scales them all in classroom mode),
+# from the top: the two-line title, the play buttons, the step slider, then the three panels,
+# each under its title, and the source tokens. Nothing overlaps at any width: every position is
+# known here, so plotly draws the figure once.
+TITLE_PX = 52  # the title's two lines (17 px font)
+BUTTONS_PX = 34  # the play and pause buttons
+SLIDER_PX = 54  # the slider's rail, ticks and labels (its current value is the title)
+PANEL_PX, PANEL_GAP_PX = 120, 40  # a panel's height; between panels, room for the next title
+TOP_PX = TITLE_PX + BUTTONS_PX + SLIDER_PX + PANEL_GAP_PX
+PLOT_PX = 3 * PANEL_PX + 2 * PANEL_GAP_PX
+Y_TICKS = [0, 0.5, 1]
 
 
 def _panel_layout() -> dict:
-    """Three stacked y axes sharing one x axis, laid out by hand (make_subplots is slow)."""
+    """Three stacked y axes sharing one x axis, laid out by hand (make_subplots is slow); each
+    panel's title sits in the gap above it."""
     layout: dict = {"xaxis": {"anchor": "y"}, "annotations": []}
-    for axis, domain in PANELS.items():
-        name = "yaxis" + axis[1:]
+    for index, axis in enumerate(("y", "y2", "y3")):
+        low = index * (PANEL_PX + PANEL_GAP_PX) / PLOT_PX
+        domain = [round(low, 6), round(low + PANEL_PX / PLOT_PX, 6)]
         top = 1.12 if axis == "y3" else 1.02
-        layout[name] = {"domain": domain, "anchor": "x", "range": [0, top]}
+        layout["yaxis" + axis[1:]] = {
+            "domain": domain,
+            "anchor": "x",
+            "range": [0, top],
+            "tickmode": "array",
+            "tickvals": Y_TICKS,
+            "ticktext": [f"{v:g}" for v in Y_TICKS],
+        }
         layout["annotations"].append(
             {
                 "text": _(PANEL_TITLES[axis]),
                 "xref": "paper",
                 "yref": "paper",
-                "x": 0.5,
+                "x": 0,  # at the left: a long sentence's figure is wider than the screen
+                "xanchor": "left",
                 "y": domain[1],
                 "yanchor": "bottom",
                 "showarrow": False,
@@ -147,13 +169,17 @@ def _window_shapes(lo: float, hi: float) -> list[dict]:
             "layer": "below",
             "name": "window",
         }
-        for axis in PANELS
+        for axis in PANEL_TITLES
     ]
 
 
 def _step_title(t: int, tokens: list[str], p_t: np.ndarray, lo: float, hi: float) -> str:
-    return _("step {t}: {token} · p_t = {p:.2f} · window [{lo:.1f}, {hi:.1f}]").format(
-        t=t, token=tokens[t], p=p_t[t], lo=lo, hi=hi
+    """The title at step t, on two lines (the step's token; p_t and the window), so that it
+    fits a phone's width."""
+    return (
+        _("step {t}: {token}").format(t=t, token=tokens[t])
+        + "<br>"
+        + _("p_t = {p:.2f} · window [{lo:.1f}, {hi:.1f}]").format(p=p_t[t], lo=lo, hi=hi)
     )
 
 
@@ -200,39 +226,63 @@ def local_steps_figure(
     if D <= 0:
         raise ValueError(f"D must be positive, got {D}")
     step = int(np.clip(step, 0, raw.shape[0] - 1))
+    margin, angle = _margin(src)
+    height = margin["t"] + PLOT_PX + margin["b"]
     frames = [
         {
             "data": _step_traces(t, p, D, raw, final, factor),
             "traces": [0, 1, 2, 3, 4],
             "name": str(t),
-            "layout": _frame_layout(t, tgt, p, w),
+            "layout": _frame_layout(t, tgt, p, w, height),
         }
         for t in range(raw.shape[0])
     ]
-    layout = _figure_layout(src, tgt, _frame_layout(step, tgt, p, w), step)
+    layout = _figure_layout(src, tgt, frames[step]["layout"], step, (margin, angle))
     # one validation of the whole figure (building graph objects trace by trace was 4x slower)
     return go.Figure({"data": frames[step]["data"], "layout": layout, "frames": frames})
 
 
-def _frame_layout(t: int, tgt: list[str], p_t: np.ndarray, window: np.ndarray) -> dict:
-    """What changes in the layout at step t: the shaded window and the title."""
+def _frame_layout(t: int, tgt: list[str], p_t: np.ndarray, window: np.ndarray, height: int) -> dict:
+    """What changes in the layout at step t: the shaded window and the title (centred in its
+    row of a figure ``height`` px tall: plotly anchors a two-line title at the top a line too
+    high, and ``title.automargin``, which ui.charts turns on, ignores a y in paper units)."""
     return {
         "shapes": _window_shapes(*window[t]),
-        "title": {"text": _step_title(t, tgt, p_t, *window[t])},
+        "title": {
+            "text": _step_title(t, tgt, p_t, *window[t]),
+            "yref": "container",
+            "y": 1 - TITLE_PX / 2 / height,
+            "xref": "paper",
+            "x": 0,
+            "xanchor": "left",
+            "yanchor": "middle",
+        },
     }
 
 
-def _figure_layout(src: list[str], tgt: list[str], first: dict, step: int) -> dict:
+def _margin(src: list[str]) -> tuple[dict[str, int], int]:
+    """(margin, x tick angle): the title, controls and first panel title above the plot, the
+    y ticks on the left, the source tokens and the axis title below."""
+    margin, angle = fitted_margin(src, [f"{v:g}" for v in Y_TICKS], y_title=False, top=TOP_PX)
+    return margin | {"l": widest_px(["0.5"]) + Y_TICKS_PAD_PX, "r": 20}, angle
+
+
+def _figure_layout(
+    src: list[str], tgt: list[str], first: dict, step: int, fitted: tuple[dict[str, int], int]
+) -> dict:
     """The figure's layout: the three panels, the ``first`` frame's window and title, the
-    legend, the animation controls, and the source tokens on the shared x axis."""
+    animation controls, and the source tokens on the shared x axis, with the ``fitted`` margin
+    and x tick angle of :func:`_margin`. No legend: each panel's title names what it shows. At
+    least ``COLUMN_PX`` per source token (``layout.width``: a longer sentence scrolls sideways)."""
+    margin, angle = fitted
     layout = (
         _panel_layout()
         | first
         | {
-            # the title in the upper half of the top margin, the legend in a row of its own under it
-            "margin": {"l": 10, "r": 10, "t": 130, "b": 110},
-            "height": 720,
-            "legend": {"orientation": "h", "y": 1.05, "yanchor": "bottom", "x": 0},
+            "margin": margin,
+            "height": margin["t"] + PLOT_PX + margin["b"],
+            "width": cells_extent(len(src), margin["l"], margin["r"], COLUMN_PX),
+            "showlegend": False,
         }
         | _animation_controls(tgt, step)
     )
@@ -240,55 +290,56 @@ def _figure_layout(src: list[str], tgt: list[str], first: dict, step: int) -> di
         "tickmode": "array",
         "tickvals": list(range(len(src))),
         "ticktext": src,
+        "tickangle": angle,
         "range": [-0.6, len(src) - 0.4],
         "title": {"text": _("source position s")},
     }
     return layout
 
 
+def _paper_y(px_from_top: float) -> float:
+    """The paper y coordinate of a point ``px_from_top`` px under the figure's top edge (above
+    the plot area: in the top margin)."""
+    return 1 + (TOP_PX - px_from_top) / PLOT_PX
+
+
 def _animation_controls(target_labels: list[str], step: int) -> dict:
-    """Layout entries for the play/pause buttons and the step slider that drive the frames."""
+    """Layout entries for the play/pause buttons (a row under the title) and the step slider
+    (a row under them) that drive the frames; the slider's labels are the target tokens, and
+    the title says which step is shown."""
     play = {
         "frame": {"duration": FRAME_MS, "redraw": True},
         "fromcurrent": True,
         "transition": {"duration": 0},
     }
     pause = {"frame": {"duration": 0, "redraw": False}, "mode": "immediate"}
-    return {
-        "updatemenus": [
-            {
-                "type": "buttons",
-                "direction": "left",
-                "x": 0,
-                "y": -0.06,
-                "xanchor": "left",
-                "yanchor": "top",
-                "showactive": False,
-                "buttons": [
-                    {"label": _("▶ Play"), "method": "animate", "args": [None, play]},
-                    {"label": _("❚❚ Pause"), "method": "animate", "args": [[None], pause]},
-                ],
-            }
-        ],
-        "sliders": [
-            {
-                "active": step,
-                "x": 0.18,
-                "len": 0.82,
-                "y": -0.02,
-                "yanchor": "top",
-                "currentvalue": {"prefix": _("step: ")},
-                "steps": [
-                    {
-                        "label": f"{t}:{tok}",
-                        "method": "animate",
-                        "args": [
-                            [str(t)],
-                            {"frame": {"duration": 0, "redraw": True}, "mode": "immediate"},
-                        ],
-                    }
-                    for t, tok in enumerate(target_labels)
-                ],
-            }
+    flat = {"t": 0, "b": 0, "l": 0, "r": 0}
+    buttons = {
+        "type": "buttons",
+        "direction": "left",
+        "x": 0,
+        "y": _paper_y(TITLE_PX),
+        "xanchor": "left",
+        "yanchor": "top",
+        "pad": flat,
+        "showactive": False,
+        "buttons": [
+            {"label": _("▶ Play"), "method": "animate", "args": [None, play]},
+            {"label": _("❚❚ Pause"), "method": "animate", "args": [[None], pause]},
         ],
     }
+    jump = {"frame": {"duration": 0, "redraw": True}, "mode": "immediate"}
+    slider = {
+        "active": step,
+        "x": 0,
+        "len": 1,
+        "y": _paper_y(TITLE_PX + BUTTONS_PX),
+        "yanchor": "top",
+        "pad": flat,
+        "currentvalue": {"visible": False},
+        "steps": [
+            {"label": f"{t}:{tok}", "method": "animate", "args": [[str(t)], jump]}
+            for t, tok in enumerate(target_labels)
+        ],
+    }
+    return {"updatemenus": [buttons], "sliders": [slider]}

@@ -9,11 +9,16 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from viz._checks import MARGIN, escape
-from viz.heatmaps import label_separator
+from viz._checks import MARGIN, as_matrix, escape
+from viz._margins import AXIS_TITLE_PX, LEGEND_ROW_PX
+from viz.charts import title_beside_colorbar
+from viz.heatmaps import label_separator, matrix_heatmap
 
 TEMPLATE = "plotly_white"
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
+NUMBER_CELL_PX, ROW_PX = 34, 24  # a heatmap cell that shows its number ('2.66' at 12 px)
+STANDOFF_PX = 10  # x tick labels this far under the axis: clear of the y axis's lowest label
+LEGEND_BOTTOM_PX = 28 + STANDOFF_PX + AXIS_TITLE_PX + 2 * LEGEND_ROW_PX  # ticks, title, legend
 
 
 def _traces(series: Mapping[str, object], trace: dict, hover: str) -> list[dict]:
@@ -37,9 +42,10 @@ def _layout(title: str, x_title: str, y_title: str, **extra: object) -> dict:
         "template": TEMPLATE,
         "colorway": list(PALETTE),
         "title": {"text": title},
-        "margin": MARGIN | {"b": 110},
-        "legend": {"orientation": "h", "y": -0.3},
-        "xaxis": {"title": {"text": x_title}},
+        # the legend at the bottom of the figure, under the axis title, with room for two rows
+        "margin": MARGIN | {"b": LEGEND_BOTTOM_PX},
+        "legend": {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"},
+        "xaxis": {"title": {"text": x_title}, "ticklabelstandoff": STANDOFF_PX},
         "yaxis": {"title": {"text": y_title}},
     } | extra
 
@@ -86,3 +92,37 @@ def grouped_bars(
     layout = _layout(title, "", y_title, barmode="group")
     layout["xaxis"]["type"] = "category"
     return go.Figure({"data": _traces(series, trace, hover), "layout": layout})
+
+
+def entropy_heatmap(
+    entropy: object,
+    *,
+    title: str,
+    zmax: float,
+    axis_names: tuple[str, str],
+    value_name: str,
+) -> go.Figure:
+    """Entropy per head (L, H) as a heatmap with a head per row and a layer per column, both
+    numbered from 1 (``axis_names``: the names of heads and layers), each cell with its number
+    at a size that fits it; ``layout.width`` is what the cells need."""
+    z = as_matrix(entropy, "entropy").T  # (H, L)
+    heads, layers = (list(map(str, range(1, n + 1))) for n in z.shape)
+    fig = matrix_heatmap(
+        z,
+        layers,
+        heads,
+        title=title,
+        zmin=0.0,
+        zmax=zmax,
+        show_values=True,
+        axis_names=axis_names,
+        value_name=value_name,
+    )
+    margin = fig.layout.margin
+    fig.update_traces(textfont={"size": 12})
+    title_beside_colorbar(fig)
+    return fig.update_layout(
+        width=margin.l + margin.r + NUMBER_CELL_PX * z.shape[1],
+        height=margin.t + margin.b + ROW_PX * z.shape[0],
+        xaxis={"tickangle": 0},
+    )
