@@ -6,13 +6,19 @@ a page whose file does not exist is left out of the navigation and of the home m
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from i18n import _
 from ui.errors import run_page
 from ui.registry import PAGES
 from ui.runtime import configure_torch_threads, freeze_long_lived
-from ui.sidebar import language_ui, sidebar_ui
+from ui.sidebar import classroom_requested, language_ui, sidebar_ui
+
+# The browser tab's icon, served by this server: a Material icon here would make the browser fetch
+# it from Google's font service (the navigation's icons come from the font Streamlit bundles).
+PAGE_ICON = Path(__file__).resolve().parent / "assets" / "icon.png"
 
 
 def build_navigation() -> st.navigation:
@@ -34,7 +40,11 @@ def main() -> None:
     draw the shared sidebar, run the selected page."""
     language_ui()
     st.set_page_config(
-        page_title=_("Attention atlas"), page_icon=":material/visibility:", layout="wide"
+        page_title=_("Attention atlas"),
+        page_icon=str(PAGE_ICON),
+        layout="wide",
+        # a projector needs the width: classroom mode starts with the sidebar folded away
+        initial_sidebar_state="collapsed" if classroom_requested() else "auto",
     )
     configure_torch_threads()
     freeze_long_lived()

@@ -131,6 +131,35 @@ def wait_settled(page, n_charts: int) -> None:
     page.wait_for_function("!document.querySelector('[data-stale=true]')", polling=200)
 
 
+# Settled: the script is not running (stApp's data-test-script-state), nothing is stale, every
+# chart element (``CHART``: st.plotly_chart's, and the chart component's, ui/plotly_component.py)
+# holds a drawn plotly chart (layout and SVG), there are at least ``least`` charts, and the number
+# of charts and of their SVG texts has not changed for ``quiet`` ms.
+_STILL = """([quiet, least, box]) => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const drawn = gd => !!(gd && gd._fullLayout && gd.querySelector('.main-svg'));
+  const charts = [...document.querySelectorAll('.js-plotly-plot')];
+  const boxes = [...document.querySelectorAll(box)];
+  const idle = app && app.getAttribute('data-test-script-state') === 'notRunning'
+    && !document.querySelector('[data-stale="true"]') && charts.length >= least
+    && charts.every(drawn) && boxes.every(b => drawn(b.querySelector('.js-plotly-plot')));
+  const sig = charts.length + ':' + document.querySelectorAll('.js-plotly-plot svg text').length;
+  const now = Date.now(), last = window.__atlasStill;
+  if (!idle) { window.__atlasStill = null; return false; }
+  if (!last || last.sig !== sig) { window.__atlasStill = {sig, since: now}; return false; }
+  return now - last.since >= quiet;
+}"""
+
+
+def wait_still(page, quiet_ms: int = 1500, least: int = 0, timeout_ms: float | None = None) -> None:
+    """Like :func:`wait_settled` for a page whose number of charts is not known in advance: the
+    script has finished, nothing is stale, every chart element has drawn its chart (at least
+    ``least`` of them), and nothing was added to or removed from the charts for ``quiet_ms``.
+    ``timeout_ms``: the page's default timeout unless given."""
+    page.evaluate("window.__atlasStill = null")
+    page.wait_for_function(_STILL, arg=[quiet_ms, least, CHART], polling=250, timeout=timeout_ms)
+
+
 def shown_texts(page) -> list[str]:
     """What a person reads on the page: the app's visible text (main area and sidebar; Streamlit's
     own chrome and the sidebar's bilingual language label taken out), then every SVG text node of
