@@ -6,6 +6,7 @@ PYTEST := $(BIN)/python -m pytest
 STAMP_RUN := $(VENV)/.run-installed
 STAMP_DEV := $(VENV)/.dev-installed
 DATA ?= ../shared/data/multi30k
+PORT ?= 8501
 
 .PHONY: run test test-fast screenshots bench lint i18n format setup setup-dev lock train-seq2seq evaluate-seq2seq
 
@@ -22,12 +23,20 @@ UV_INSTALL := $(UV) pip install --python $(BIN)/python --compile-bytecode
 $(BIN)/uv: | $(BIN)/python
 	$(BIN)/python -m pip install --quiet uv==$(UV_VERSION)
 
-$(STAMP_RUN): requirements.lock | $(BIN)/uv
+# The chart component (components/atlas-plotly, ui/plotly_component.py) is installed editable, with
+# no dependencies of its own, so that Streamlit finds its manifest and serves its asset folder;
+# `python -m atlas_plotly` copies the plotly package's plotly.js into that folder.
+COMPONENT := components/atlas-plotly
+INSTALL_COMPONENT := $(UV_INSTALL) --no-deps -e $(COMPONENT) && $(BIN)/python -m atlas_plotly
+
+$(STAMP_RUN): requirements.lock $(COMPONENT)/pyproject.toml | $(BIN)/uv
 	$(UV_INSTALL) -r requirements.lock
+	$(INSTALL_COMPONENT)
 	touch $@
 
-$(STAMP_DEV): requirements.lock requirements-dev.lock | $(BIN)/uv
+$(STAMP_DEV): requirements.lock requirements-dev.lock $(COMPONENT)/pyproject.toml | $(BIN)/uv
 	$(UV_INSTALL) -r requirements-dev.lock
+	$(INSTALL_COMPONENT)
 	touch $@ $(STAMP_RUN)
 
 setup: $(STAMP_RUN)
@@ -41,8 +50,10 @@ lock: | $(BIN)/uv
 	$(LOCK) -c requirements.lock -o requirements-dev.lock requirements-dev.txt
 	! grep -n -i -E "^(nvidia|cuda|triton)" requirements.lock requirements-dev.lock
 
+# Serves http://localhost:$(PORT) (`make run PORT=8600` for another port); .streamlit/config.toml
+# binds it to 127.0.0.1 and turns the file watcher off (restart after editing the code).
 run: $(STAMP_RUN)
-	$(BIN)/streamlit run app.py
+	$(BIN)/streamlit run app.py --server.port $(PORT)
 
 test: $(STAMP_DEV)
 	$(PYTEST) -q
@@ -59,6 +70,27 @@ bench: $(STAMP_DEV)
 	$(BIN)/python -m bench.run
 	$(BIN)/python -m bench.upload_memory
 	OMP_NUM_THREADS=1 $(BIN)/python -m bench.lab_speed
+
+# --- A class at once (bench/load, docs/deployment.md) ---------------------------------------------
+# Headless students over Streamlit's websocket protocol, on loopback, then one table (also written
+# to runs/load/). SCENARIO=class|burst|soak|all; SESSIONS, INTERACTIONS; REPLICAS=1, 2 or 1,2 (a
+# run for each: nginx in front of 2); QUICK=1 shrinks every size; LOAD_ARGS: python -m bench.load --help.
+.PHONY: load serve-class nginx
+SCENARIO ?= all
+load: $(STAMP_DEV)
+	OMP_NUM_THREADS=1 $(BIN)/python -m bench.load --scenario $(SCENARIO) --replicas $(or $(REPLICAS),1) \
+	  $(if $(SESSIONS),--sessions $(SESSIONS)) $(if $(INTERACTIONS),--interactions $(INTERACTIONS)) \
+	  $(if $(QUICK),--quick) $(LOAD_ARGS)
+
+# REPLICAS app processes (default 2) on 127.0.0.1:CLASS_PORT+1... behind nginx on CLASS_PORT,
+# sticky sessions; Ctrl-C stops them all (deploy/serve_class.py).
+CLASS_PORT ?= 8500
+serve-class: $(STAMP_RUN) nginx
+	$(BIN)/python -m deploy.serve_class --replicas $(or $(REPLICAS),2) --port $(CLASS_PORT)
+
+nginx:
+	command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || \
+	  (DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y nginx-light)
 
 lint: $(STAMP_DEV)
 	$(BIN)/ruff check .

@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from bench.registry import RENDERED, SCENARIOS, TIMINGS, Row, Scenario
+from bench.scenarios_floor import bare_react, floor_rows
 from bench.work import BrowserWork, server_cpu_ms
 from tests.server import CHROMIUM, SERVER_PIDS, launch_chromium, streamlit_server
 
@@ -95,6 +96,9 @@ class Measured:
     server_ms: dict[str, list[float]] = field(default_factory=dict)
     paired: dict[tuple[str, str], list[float]] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
+    # bare Plotly.react of the charts each change redraws (ms, per try; bench/scenarios_floor.py)
+    react: dict[str, list[float]] = field(default_factory=dict)
+    react_charts: dict[str, int] = field(default_factory=dict)
 
     def add_work(self, name: str, tab: Tab) -> None:
         """The work per change read from a page's meters once its tries are done."""
@@ -123,6 +127,7 @@ def interaction_latencies(browser, urls: dict[tuple, str]) -> Measured:
             out.errors[scenario.name] = f"page did not render: {type(err).__name__}"
             continue
         out.times[scenario.name] = []
+        bare = bare_react(browser, urls[scenario.server], scenario)
         for i in range(TRIES + 1):
             try:
                 elapsed = _interact(tab, scenario, i)
@@ -130,7 +135,10 @@ def interaction_latencies(browser, urls: dict[tuple, str]) -> Measured:
                 out.errors[scenario.name] = f"try {i} failed: {type(err).__name__}"
                 break
             references = {b.name: _interact(empties[b.name], b, count) for b in bases}
+            react = bare.round() if bare else None
             count += 1
+            if i and react is not None:
+                out.react.setdefault(scenario.name, []).append(react)
             if i:  # try 0 is the warm-up
                 out.times[scenario.name].append(elapsed)
                 for name, seconds in references.items():
@@ -139,6 +147,9 @@ def interaction_latencies(browser, urls: dict[tuple, str]) -> Measured:
         if scenario.name not in out.errors:
             out.add_work(scenario.name, tab)
         tab.page.context.close()
+        if bare:
+            out.react_charts[scenario.name] = bare.charts
+            bare.close()
     for name, empty in empties.items():
         out.add_work(name, empty)
         empty.page.context.close()
@@ -211,7 +222,7 @@ def scenario_rows(browser, urls: dict[tuple, str]) -> list[Row]:
             )
         notes.append(_work(out, scenario.name))
         rows.append(Row(name, f"p50 {p50:.0f} ms, p95 {p95:.0f} ms", "; ".join(notes)))
-    return rows
+    return rows + floor_rows(out)  # against the empty page + the bare Plotly.react
 
 
 def print_table(rows: list[Row]) -> None:

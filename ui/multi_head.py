@@ -25,6 +25,7 @@ from i18n import N_, _, current_language
 from models.analysis.aggregate import GROUPS, hide_keys, token_groups
 from models.transformer.pretrained import DEFAULT_MODEL, EncoderAttention
 from models.transformer.translator import TransformerAttention
+from ui.cache import MB, bounded_cache
 from ui.downloads import download_text
 from ui.guard import guarded_ui
 from ui.loaders import cached_model, load_pretrained, load_transformer, model_key
@@ -71,10 +72,10 @@ def run_transformer(
         return cached_model("transformer", folder, device, stamp).translate(text, beam=beam)
 
 
-# 8 runs: (6, 12, T, T) float32 for MiniLM, up to 75 MB each at 512 pieces (600 MB at most)
-@st.cache_data(max_entries=8, show_spinner=False)
+# (6, 12, T, T) float32 for MiniLM: 4.7 MB at 128 pieces, 75 MB at 512; 16 runs, 160 MB at most
+@bounded_cache(max_entries=16, max_bytes=160 * MB)
 def run_pretrained(name: str, device: str, text: str) -> EncoderAttention:
-    """Every attention of the encoder ``name`` on ``text``; a copy per session."""
+    """Every attention of the encoder ``name`` on ``text``; shared read-only (ui.cache)."""
     with torch.inference_mode():
         return cached_model("pretrained", name, device, 0.0).attend(text)
 

@@ -1,0 +1,194 @@
+"""``make load``: a class of headless students against the app, and one table.
+
+    python -m bench.load [--scenario class|burst|soak|all] [--sessions 30] [--interactions 20]
+                         [--replicas 1,2] [--quick] ...
+
+For each replica count it starts the app (``deploy.serve_class``: N processes on loopback ports,
+behind nginx when N > 1 or with ``--proxy``), warms every page up on every replica, runs the
+scenarios (:mod:`bench.load.scenarios`) and prints the table (:mod:`bench.load.report`), also
+written to ``runs/load/``. Everything is on 127.0.0.1, bounded in count (``MAX_*``) and in time
+(``--time-limit``: what has been measured by then is reported), and stops by itself. ``--quick``
+shrinks every size for a check that the harness works (its figures are not the floors').
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import sys
+import time
+import urllib.parse
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+
+from bench.load import scenarios
+from bench.load.metrics import ServerWatch
+from bench.load.pages import PROFILES, class_profiles
+from bench.load.report import Run, table
+from deploy.serve_class import ROOT, Served, serve_class
+
+MAX_SESSIONS, MAX_INTERACTIONS, MAX_RERUNS, MAX_REPLICAS = 200, 200, 5000, 8
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+SCENARIOS = ("class", "burst", "soak-alignment", "soak-multi-head")
+QUICK = {
+    "sessions": 6,
+    "interactions": 3,
+    "pause": "0.5,1.5",
+    "ramp": 2.0,
+    "rounds": 2,
+    "soak_alignment": 30,
+    "soak_multi_head": 6,
+    "rss_every": 10,
+}
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--scenario", default="all", choices=("all", "class", "burst", "soak"))
+    p.add_argument("--sessions", type=int, default=30, help="students (class, burst)")
+    p.add_argument("--interactions", type=int, default=20, help="moves per student (class)")
+    p.add_argument("--pause", default="4,12", help="seconds between moves: min,max (class)")
+    p.add_argument("--ramp", type=float, default=60.0, help="seconds over which a class arrives")
+    p.add_argument("--rounds", type=int, default=5, help="bursts (burst)")
+    p.add_argument("--spread", type=float, default=1.0, help="seconds one burst's Enters span")
+    p.add_argument("--soak-alignment", type=int, default=1000, help="Alignment reruns (soak)")
+    p.add_argument("--soak-multi-head", type=int, default=200, help="Multi-head reruns (soak)")
+    p.add_argument("--rss-every", type=int, default=100, help="reruns between RSS readings")
+    p.add_argument("--replicas", default="1", help="replica counts to run, e.g. 1,2")
+    p.add_argument("--proxy", action="store_true", help="nginx in front even of one replica")
+    p.add_argument("--url", help="an app already serving on loopback (no CPU/RSS figures)")
+    p.add_argument("--app", type=Path, default=ROOT / "app.py", help="the app.py to serve")
+    p.add_argument("--quick", action="store_true", help="small sizes: does the harness work?")
+    p.add_argument("--seed", type=int, default=17)
+    p.add_argument("--time-limit", type=float, default=2400.0, help="seconds for everything")
+    p.add_argument("--out", type=Path, default=ROOT / "runs" / "load")
+    args = p.parse_args(argv)
+    if args.quick:
+        for name, value in QUICK.items():
+            if getattr(args, name) == p.get_default(name):
+                setattr(args, name, value)
+    args.pause = tuple(float(x) for x in args.pause.split(","))
+    args.replicas = [int(x) for x in str(args.replicas).split(",")]
+    bounds = (
+        (args.sessions, MAX_SESSIONS),
+        (args.interactions, MAX_INTERACTIONS),
+        (max(args.soak_alignment, args.soak_multi_head), MAX_RERUNS),
+        (max(args.replicas), MAX_REPLICAS),
+    )
+    if any(not 1 <= value <= bound for value, bound in bounds) or min(args.replicas) < 1:
+        p.error(f"sizes must be positive and at most {bounds}")
+    if args.url and urllib.parse.urlsplit(args.url).hostname not in LOOPBACK:
+        p.error("the harness only loads a server on this machine (127.0.0.1)")
+    return args
+
+
+def chosen(args: argparse.Namespace) -> list[str]:
+    if args.scenario == "all":
+        return list(SCENARIOS)
+    if args.scenario == "soak":
+        return ["soak-alignment", "soak-multi-head"]
+    return [args.scenario]
+
+
+def profiles_for(names: list[str], args: argparse.Namespace) -> list:
+    """The page profiles the scenarios use (what the warm-up opens)."""
+    wanted = set()
+    for name in names:
+        if name == "class":
+            wanted |= {p.name for p in class_profiles(args.sessions)}
+        elif name == "soak-multi-head":
+            wanted |= {"multi_head@128", "multi_head@512"}
+        else:
+            wanted.add("alignment")
+    return [PROFILES[n] for n in PROFILES if n in wanted]
+
+
+def scenario_call(name: str, out, url: str, watch: ServerWatch, args: argparse.Namespace):
+    if name == "class":
+        return scenarios.class_load(
+            out, url, args.sessions, args.interactions, args.pause, args.ramp, args.seed
+        )
+    if name == "burst":
+        return scenarios.burst(out, url, args.sessions, args.rounds, args.spread, args.seed)
+    reruns = args.soak_alignment if name == "soak-alignment" else args.soak_multi_head
+    which = name.removeprefix("soak-")
+    return scenarios.soak(out, url, which, reruns, args.rss_every, watch, args.seed)
+
+
+async def run_one(name: str, served: Served, replicas: int, args, deadline: float) -> Run:
+    """One scenario against ``served``, watched; stops at ``deadline`` with what it has."""
+    watch = ServerWatch(served.pids, served.logs)
+    watch.start()
+    sampler = asyncio.create_task(watch.watch())
+    out, start = scenarios.Outcome(), time.monotonic()
+    try:
+        async with asyncio.timeout(deadline - time.monotonic()):
+            await scenario_call(name, out, served.url, watch, args)
+    except TimeoutError:
+        print(f"{name}: stopped at the time limit; reporting what was measured")
+    finally:
+        sampler.cancel()
+    seconds = time.monotonic() - start
+    unknown = ("cpu_percent", "rss_start_mb", "rss_end_mb", "rss_peak_mb", "tracebacks")
+    server = watch.summary(seconds) if served.pids else dict.fromkeys(unknown, float("nan"))
+    return Run(name, replicas, out, server, seconds)
+
+
+async def run_replicas(replicas: int, names: list[str], args, deadline: float) -> list[Run]:
+    if args.url:
+        served = Served(args.url, (args.url,), (), ())
+        return [await run_one(n, served, replicas, args, deadline) for n in names]
+    proxy = replicas > 1 or args.proxy
+    run_dir = args.out / f"servers-{time.strftime('%Y%m%d-%H%M%S')}-{replicas}"  # logs kept
+    with serve_class(replicas, run_dir=run_dir, proxy=proxy, app=args.app.resolve()) as served:
+        print(f"{replicas} replica(s) at {served.url}; warming up", flush=True)
+        await scenarios.warm_up(list(served.replica_urls), profiles_for(names, args))
+        runs = []
+        for name in names:
+            print(f"running {name} on {replicas} replica(s)", flush=True)
+            runs.append(await run_one(name, served, replicas, args, deadline))
+        return runs
+
+
+def machine_note(args: argparse.Namespace) -> str:
+    load1, load5, _ = os.getloadavg()
+    size = "quick sizes (not the floors' sizes)" if args.quick else "full sizes"
+    return (
+        f"{time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores, load average {load1:.1f} "
+        f"(1 min) / {load5:.1f} (5 min) at the end, {size}, seed {args.seed}"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the servers on the way out
+    names = chosen(args)
+    deadline = time.monotonic() + args.time_limit
+    runs: list[Run] = []
+    for replicas in args.replicas:
+        runs += asyncio.run(run_replicas(replicas, names, args, deadline))
+    text = table(runs, machine_note(args))
+    print(text)
+    args.out.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    (args.out / f"load-{stamp}.md").write_text(text + "\n")
+    data = [
+        {
+            **asdict(run.outcome),
+            **run.server,
+            "scenario": run.scenario,
+            "replicas": run.replicas,
+            "seconds": run.seconds,
+        }
+        for run in runs
+    ]
+    (args.out / f"load-{stamp}.json").write_text(json.dumps(data, indent=1))
+    print(f"\nwritten to {args.out}/load-{stamp}.md and .json")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,179 @@
+"""Streamlit's websocket protocol, as the browser speaks it (the protobuf classes ship in
+``streamlit.proto``): a ``BackMsg`` asks for a rerun with the page, the query string and the
+widgets' values; the server answers with ``ForwardMsg``s (deltas, page info, ``script_finished``).
+
+Widgets are found by reading what the server sends, never by a hard-coded hash: each widget's
+element in a delta carries its id, and an id made for a user key ends with that key
+(``$$ID-<hash>-<key>``). A widget's value goes back in the field its kind reads
+(:func:`widget_state`). Pure functions: no sockets here (:mod:`bench.load.client` has those).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.Common_pb2 import FileURLs, UploadedFileInfo
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+ID_PREFIX = "$$ID-"
+# element kind -> the WidgetState field it is read from (Streamlit 1.67's register_widget calls)
+VALUE_FIELDS = {
+    "text_input": "string_value",
+    "text_area": "string_value",
+    "dataframe": "string_value",  # data_editor: its edits as JSON (a keyed st.dataframe is not)
+    "selectbox": "string_value",
+    "radio": "string_value",
+    "button_group": "string_array_value",  # segmented_control, pills: the chosen labels
+    "multiselect": "string_array_value",
+    "slider": "double_array_value",
+    "number_input": "double_value",
+    "checkbox": "bool_value",  # checkbox and toggle
+    "button": "trigger_value",
+    "file_uploader": "file_uploader_state_value",
+}
+DONE = (
+    ForwardMsg.FINISHED_SUCCESSFULLY,
+    ForwardMsg.FINISHED_WITH_COMPILE_ERROR,
+    ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY,
+)  # FINISHED_EARLY_FOR_RERUN is not an answer: another run follows
+ERROR_ID = "error id"  # the app's sentence for an unexpected error (ui/errors.py) carries this
+
+
+@dataclass(frozen=True)
+class Widget:
+    """A widget as the server drew it: its id, kind (the element's type), and what the
+    harness needs to choose a valid value: its option labels, or its range."""
+
+    key: str
+    id: str
+    kind: str
+    options: tuple[str, ...] = ()
+    lo: float | None = None
+    hi: float | None = None
+
+
+def key_of(widget_id: str) -> str | None:
+    """The user key in a widget id (``$$ID-<hash>-<key>``), or None for a widget without one."""
+    if not widget_id.startswith(ID_PREFIX):
+        return None
+    _, _, key = widget_id[len(ID_PREFIX) :].partition("-")
+    return key or None
+
+
+def _options(kind: str, proto: object) -> tuple[str, ...]:
+    if kind == "button_group":
+        return tuple(option.content for option in proto.options)
+    if kind in ("selectbox", "radio", "multiselect"):
+        return tuple(proto.options)
+    return ()
+
+
+def _range(kind: str, proto: object) -> tuple[float | None, float | None]:
+    if kind == "slider" and not proto.options:
+        return proto.min, proto.max
+    if kind == "number_input":
+        return (proto.min if proto.has_min else None), (proto.max if proto.has_max else None)
+    return None, None
+
+
+def widgets_in(msg: ForwardMsg) -> list[Widget]:
+    """The keyed widgets a ForwardMsg's delta draws (none for other messages)."""
+    if msg.WhichOneof("type") != "delta" or msg.delta.WhichOneof("type") != "new_element":
+        return []
+    element = msg.delta.new_element
+    kind = element.WhichOneof("type")
+    if kind not in VALUE_FIELDS:
+        return []
+    proto = getattr(element, kind)
+    key = key_of(proto.id)
+    if key is None:
+        return []
+    lo, hi = _range(kind, proto)
+    return [Widget(key, proto.id, kind, _options(kind, proto), lo, hi)]
+
+
+def error_in(msg: ForwardMsg) -> str | None:
+    """What a delta shows that counts as a failure: an exception box, or the app's error
+    sentence with an id (ui/errors.py); None for anything else."""
+    if msg.WhichOneof("type") != "delta" or msg.delta.WhichOneof("type") != "new_element":
+        return None
+    element = msg.delta.new_element
+    kind = element.WhichOneof("type")
+    if kind == "exception":
+        return f"exception box: {element.exception.type}"
+    if kind == "alert" and ERROR_ID in element.alert.body:
+        return "error sentence: " + element.alert.body[:120]
+    return None
+
+
+def finished(msg: ForwardMsg) -> bool:
+    """Whether ``msg`` ends a run the client asked for (not one cut short for another rerun)."""
+    return msg.WhichOneof("type") == "script_finished" and msg.script_finished in DONE
+
+
+def widget_state(widget: Widget, value: object) -> WidgetState:
+    """``value`` for ``widget`` in the field its kind is read from. A selectbox, radio or segmented
+    control takes an option label (str); a slider or number input a number; a checkbox a bool;
+    a button anything (a click); a file uploader a sequence of :class:`UploadedFileInfo`."""
+    state = WidgetState(id=widget.id)
+    field = VALUE_FIELDS[widget.kind]
+    if field in ("string_value",):
+        state.string_value = str(value)
+    elif field == "string_array_value":
+        state.string_array_value.data[:] = [value] if isinstance(value, str) else list(value)
+    elif field == "double_array_value":
+        state.double_array_value.data[:] = [float(value)]
+    elif field == "double_value":
+        state.double_value = float(value)
+    elif field == "bool_value":
+        state.bool_value = bool(value)
+    elif field == "trigger_value":
+        state.trigger_value = True
+    else:
+        state.file_uploader_state_value.uploaded_file_info.extend(value)
+    return state
+
+
+def rerun_msg(
+    states: Iterable[WidgetState],
+    *,
+    page_name: str = "",
+    page_hash: str = "",
+    query: str = "",
+) -> bytes:
+    """A serialized BackMsg asking for a rerun of the page (its url path ``page_name`` on the
+    first run, its script hash after), with ``query`` as the address bar's query string."""
+    msg = BackMsg()
+    client = msg.rerun_script
+    client.query_string = query
+    client.page_name = page_name
+    client.page_script_hash = page_hash
+    client.widget_states.widgets.extend(states)
+    return msg.SerializeToString()
+
+
+def file_urls_msg(request_id: str, session_id: str, names: Sequence[str]) -> bytes:
+    """A serialized BackMsg asking for upload URLs for ``names`` (what the uploader does
+    before it sends the files)."""
+    msg = BackMsg()
+    msg.file_urls_request.request_id = request_id
+    msg.file_urls_request.session_id = session_id
+    msg.file_urls_request.file_names[:] = list(names)
+    return msg.SerializeToString()
+
+
+def uploaded_info(urls: FileURLs, name: str, size: int) -> UploadedFileInfo:
+    """The uploader's record of a file sent to ``urls.upload_url``."""
+    info = UploadedFileInfo(name=name, size=size, file_id=urls.file_id)
+    info.file_urls.CopyFrom(urls)
+    return info
+
+
+def parse(data: bytes) -> ForwardMsg:
+    """A ForwardMsg from a websocket frame."""
+    msg = ForwardMsg()
+    msg.ParseFromString(data)
+    return msg

@@ -1,0 +1,218 @@
+"""Serve the atlas to a class: N app processes on loopback ports behind nginx, sticky sessions.
+
+    python -m deploy.serve_class --replicas 2 --port 8500     # what `make serve-class` runs
+
+starts ``streamlit run app.py`` N times (ports port+1 ... port+N, bound to 127.0.0.1), renders
+``deploy/nginx-atlas.conf.template`` for them into a run folder, and runs Debian's nginx in the
+foreground on ``127.0.0.1:port`` until Ctrl-C (or SIGTERM), then stops everything it started.
+One process serves one session's reruns one after another and Python runs one thread at a time,
+so on a machine with several cores a class is served faster by several processes; the proxy keeps
+each browser on the replica that holds its session (docs/deployment.md). The load harness
+(``make load``, :mod:`bench.load`) starts the same layout through :func:`serve_class`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE_TEMPLATE = Path(__file__).with_name("nginx-atlas.conf.template")
+MAIN_CONF = """\
+# nginx's main configuration for deploy/serve_class.py (rendered; paths relative to -p RUN_DIR)
+daemon off;
+worker_processes 1;
+pid nginx.pid;
+error_log error.log warn;
+events {{ worker_connections 4096; }}
+http {{
+    access_log off;
+    include {site};
+}}
+"""
+# The app process's environment, unless the caller's sets these (docs/deployment.md): one torch
+# thread per operation (ui/runtime.py), and glibc's allocator told to give memory back. Streamlit
+# runs every rerun in a new thread; by default glibc gives threads their own arenas (up to 8 per
+# core) and lets large freed blocks stay in them. Measured with `make load SCENARIO=soak`: the
+# Multi-head soak's RSS peak over start fell from 308 to 247 MB and its resting RSS by 60-85 MB.
+SERVER_ENV = {
+    "ATLAS_TORCH_THREADS": "1",
+    "MALLOC_ARENA_MAX": "2",
+    "MALLOC_MMAP_THRESHOLD_": str(1024 * 1024),  # blocks of 1 MB and more: mmap, given back
+}
+NGINX_HINT = "nginx is not installed: apt-get install nginx-light (Debian's package)"
+
+
+def render_site(upstreams: Sequence[str], listen: str) -> str:
+    """The http-level nginx configuration for ``upstreams`` (host:port of each replica),
+    listening on ``listen`` (port, or address:port)."""
+    if not upstreams:
+        raise ValueError("at least one replica")
+    servers = "\n".join(f"    server {u} max_fails=3 fail_timeout=10s;" for u in upstreams)
+    text = SITE_TEMPLATE.read_text()
+    return text.replace("@UPSTREAMS@", servers).replace("@LISTEN@", listen)
+
+
+def nginx_binary() -> str:
+    """The nginx executable (PATH, then /usr/sbin); FileNotFoundError naming the package."""
+    found = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else "")
+    if not found:
+        raise FileNotFoundError(NGINX_HINT)
+    return found
+
+
+def write_nginx_conf(run_dir: Path, upstreams: Sequence[str], listen: str) -> Path:
+    """Render the site and its main configuration into ``run_dir``; the main file's path."""
+    site = run_dir / "atlas.conf"
+    site.write_text(render_site(upstreams, listen))
+    main = run_dir / "nginx.conf"
+    main.write_text(MAIN_CONF.format(site=site))
+    return main
+
+
+def check_nginx_conf(conf: Path) -> None:
+    """``nginx -t`` on ``conf``; RuntimeError with nginx's words when it is refused."""
+    prefix = str(conf.parent) + "/"
+    cmd = [nginx_binary(), "-t", "-q", "-p", prefix, "-c", str(conf)]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"nginx refused {conf}: {done.stderr.strip()}")
+
+
+def free_port() -> int:
+    """An unused TCP port on 127.0.0.1."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 120.0) -> None:
+    """Poll ``url/_stcore/health`` until it says ok; RuntimeError if ``proc`` dies or time runs out."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{proc.args[0]} exited with code {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                if resp.read().strip() == b"ok":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"{url} not healthy after {timeout:.0f} s")
+
+
+@dataclass(frozen=True)
+class Served:
+    """A running class: ``url`` (the proxy's, or the one replica's when there is no proxy), the
+    replicas' urls, process ids and log files."""
+
+    url: str
+    replica_urls: tuple[str, ...]
+    pids: tuple[int, ...]
+    logs: tuple[Path, ...]
+
+
+def _start(
+    cmd: list[str], log: Path, env: dict[str, str] | None = None, cwd: Path = ROOT
+) -> subprocess.Popen:
+    with open(log, "w") as out:  # the child keeps its own descriptor
+        return subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=env)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def start_replica(port: int, log: Path, app: Path = ROOT / "app.py") -> subprocess.Popen:
+    """``streamlit run app`` (in its folder: another checkout's ``app.py`` runs that checkout) on
+    127.0.0.1:port, with :data:`SERVER_ENV` unless the environment sets those already."""
+    env = {**SERVER_ENV, **os.environ}
+    cmd = [
+        *(sys.executable, "-m", "streamlit", "run", app.name, "--server.port", str(port)),
+        *("--server.address", "127.0.0.1", "--server.headless", "true"),
+        *("--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"),
+    ]
+    return _start(cmd, log, env, app.parent)
+
+
+@contextmanager
+def serve_class(
+    replicas: int,
+    port: int | None = None,
+    run_dir: Path | None = None,
+    *,
+    proxy: bool = True,
+    app: Path = ROOT / "app.py",
+) -> Iterator[Served]:
+    """Run ``replicas`` app processes and (with ``proxy``) nginx in front of them on
+    127.0.0.1:``port`` (a free port when None); stop them all on exit. Logs and nginx's files go
+    to ``run_dir`` (a temporary folder when None)."""
+    with ExitStack() as stack:
+        if run_dir is None:
+            run_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="atlas-class-")))
+        run_dir.mkdir(parents=True, exist_ok=True)
+        ports = [free_port() if port is None else port + 1 + i for i in range(replicas)]
+        procs, logs = [], []
+        for i, p in enumerate(ports):
+            logs.append(run_dir / f"replica-{i + 1}.log")
+            procs.append(start_replica(p, logs[-1], app))
+            stack.callback(_stop, procs[-1])
+        urls = tuple(f"http://127.0.0.1:{p}" for p in ports)
+        for url, proc in zip(urls, procs, strict=True):
+            wait_healthy(url, proc)
+        url = urls[0]
+        if proxy:
+            listen = port if port is not None else free_port()
+            conf = write_nginx_conf(
+                run_dir, [u.removeprefix("http://") for u in urls], f"127.0.0.1:{listen}"
+            )
+            check_nginx_conf(conf)
+            cmd = [nginx_binary(), "-p", str(run_dir) + "/", "-c", str(conf)]
+            nginx = _start(cmd, run_dir / "nginx.out")
+            stack.callback(_stop, nginx)
+            url = f"http://127.0.0.1:{listen}"
+            wait_healthy(url, nginx)
+        yield Served(url, urls, tuple(p.pid for p in procs), tuple(logs))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--replicas", type=int, default=2, help="app processes (default 2)")
+    parser.add_argument("--port", type=int, default=8500, help="nginx's port (replicas: +1...)")
+    parser.add_argument("--run-dir", type=Path, default=ROOT / "runs" / "serve-class")
+    args = parser.parse_args(argv)
+    if args.replicas < 1:
+        parser.error("--replicas must be at least 1")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    with serve_class(args.replicas, args.port, args.run_dir) as served:
+        print(f"Serving {args.replicas} replica(s) behind nginx at {served.url}")
+        for url, log in zip(served.replica_urls, served.logs, strict=True):
+            print(f"  replica {url}  log {log}")
+        print("Ctrl-C stops them all.", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()

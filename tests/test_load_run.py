@@ -1,0 +1,89 @@
+"""Issue 17: the load harness against a served app (the shipped checkpoints): a tiny class with an
+upload, a burst, and two replicas behind nginx, where every upload must reach the replica that
+holds its session (without affinity, half of them would be refused)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from bench.load import scenarios
+from bench.load.__main__ import main as load_main
+from bench.load.metrics import ServerWatch
+from bench.load.pages import PROFILES
+from deploy import serve_class
+from tests.requirements_env import need
+
+pytestmark = pytest.mark.checkpoints  # serves the app on its shipped models (slow)
+
+
+def errors_of(out: scenarios.Outcome) -> list[str]:
+    return [f"{s.profile}/{s.move}: {s.error}" for s in out.samples if s.error]
+
+
+def test_a_tiny_class_runs_without_an_error(tmp_path: Path):
+    with serve_class.serve_class(1, run_dir=tmp_path, proxy=False) as served:
+        watch = ServerWatch(served.pids, served.logs)
+        watch.start()
+        out = scenarios.Outcome()
+        asyncio.run(scenarios.class_load(out, served.url, 2, 2, (0.0, 0.2), 0.5, seed=3))
+        summary = watch.summary(1.0)
+    assert not errors_of(out)
+    by_move = {(s.profile, s.move) for s in out.samples}
+    assert ("alignment", "open") in by_move and ("captions", "first") in by_move  # an upload
+    assert sum(s.move not in ("open", "first") for s in out.samples) == 4  # 2 students x 2
+    assert all(s.seconds and s.seconds > 0 for s in out.samples)
+    assert summary["tracebacks"] == 0 and summary["rss_peak_mb"] > 100
+
+
+def test_a_burst_reports_the_last_answer(tmp_path: Path):
+    with serve_class.serve_class(1, run_dir=tmp_path, proxy=False) as served:
+        out = scenarios.Outcome()
+        asyncio.run(scenarios.burst(out, served.url, 3, 2, 0.2, seed=1))
+    assert not errors_of(out)
+    assert [r["round"] for r in out.rounds] == [1, 2]
+    assert sum(s.move == "open" for s in out.samples) == 3
+    waits = [s.seconds for s in out.samples if s.move == "enter"]
+    assert len(waits) == 6 and out.rounds[-1]["last_s"] == max(waits[3:])
+
+
+def test_two_replicas_behind_nginx_keep_each_session_on_its_replica(tmp_path: Path):
+    try:
+        serve_class.nginx_binary()
+    except FileNotFoundError as exc:
+        need(False, str(exc))
+    with serve_class.serve_class(2, run_dir=tmp_path) as served:
+        assert served.url not in served.replica_urls  # the proxy's own port
+        out = scenarios.Outcome()
+        profile = PROFILES["captions"]
+
+        async def six_uploads() -> None:
+            await asyncio.gather(
+                *(
+                    scenarios.student(
+                        served.url, profile, 1, (0.0, 0.1), scenarios.random.Random(i), out
+                    )
+                    for i in range(6)
+                )
+            )
+
+        asyncio.run(six_uploads())
+    assert not errors_of(out)
+    assert sum(s.move == "first" for s in out.samples) == 6  # every upload reached its session
+
+
+def test_make_load_quick_prints_and_writes_the_table(tmp_path: Path, capsys):
+    load_main(
+        ["--quick", "--scenario", "soak", "--soak-alignment", "4", "--soak-multi-head", "2"]
+        + ["--rss-every", "2", "--out", str(tmp_path)]
+    )
+    printed = capsys.readouterr().out
+    assert "| soak-alignment | 1 | alignment |" in printed
+    assert "server RSS (MB) after n reruns: 0:" in printed
+    (written,) = tmp_path.glob("load-*.json")
+    data = json.loads(written.read_text())
+    assert [d["scenario"] for d in data] == ["soak-alignment", "soak-multi-head"]
+    assert len(data[0]["samples"]) == 5  # the open and 4 reruns
