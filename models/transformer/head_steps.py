@@ -22,6 +22,8 @@ here and the weights the model itself returned (tested with ``allclose``).
 from __future__ import annotations
 
 import math
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -76,6 +78,18 @@ class HeadSteps:
     weights: np.ndarray
     context: np.ndarray
     gap: float
+
+
+def _this_thread(record: Callable[[tuple, dict], None]) -> Callable:
+    """A forward pre-hook that records only the passes of the thread that registered it: the
+    model is shared by every session, and another session's pass may run while the hook is on."""
+    owner = threading.get_ident()
+
+    def hook(_module: nn.Module, args: tuple, kwargs: dict) -> None:
+        if threading.get_ident() == owner:
+            record(args, kwargs)
+
+    return hook
 
 
 def attention_steps(
@@ -177,7 +191,7 @@ def transformer_head_steps(
     tgt_in = torch.tensor([tgt_in], device=translator.device)  # (1, T)
     seen: list = []
     hook = module.register_forward_pre_hook(
-        lambda _m, args, kwargs: seen.append((args, kwargs)), with_kwargs=True
+        _this_thread(lambda args, kwargs: seen.append((args, kwargs))), with_kwargs=True
     )
     try:
         enc = translator.model.encode(src)
@@ -247,7 +261,9 @@ def pretrained_head_steps(
     )
     module, seen = modules[layer], []
     hook = module.register_forward_pre_hook(
-        lambda _m, args, kwargs: seen.append(args[0] if args else kwargs["hidden_states"]),
+        _this_thread(
+            lambda args, kwargs: seen.append(args[0] if args else kwargs["hidden_states"])
+        ),
         with_kwargs=True,
     )
     try:
