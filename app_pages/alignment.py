@@ -19,6 +19,7 @@ from ui.errors import fragment
 from ui.explain import explain_ui
 from ui.four_scores import difference_section, four_scores_ui
 from ui.loaders import load_translator
+from ui.sidebar import classroom_mode
 from ui.tables import table_ui
 from ui.text import page_intro, user_text
 from ui.translation import (
@@ -206,15 +207,28 @@ def result_downloads_ui(result: Result, settings: AlignmentSettings, name: str) 
     csv_and_json(view.weights, view.target, view.source, data, name, f"aln_{name}")
 
 
+def regions() -> tuple:
+    """(where the charts go, where the notes go): in classroom mode the notes come after the
+    charts, so that the main chart is on a projector's first screen; else both are the page."""
+    if not classroom_mode():
+        page = st.container()
+        return page, page
+    charts = st.container()
+    return charts, st.container()
+
+
 def translate_ui(translator: Translator, settings: AlignmentSettings) -> None:
     """Translate mode: translation, alignment, step inspector, hypotheses, downloads."""
     result = compute_alignment(translator, settings.raw, beam=settings.beam, level=settings.level)
     if not show_notices(result, translator):
         return
     tr = result.translation
-    user_text(tr.text, label=_("Translation:"))
-    unfamiliar_input_ui(result.sentence.text, translator)
-    alignment_ui(result.view, model_label(settings.kind), "aln_main", settings.kind)
+    charts, notes = regions()
+    with notes:
+        user_text(tr.text, label=_("Translation:"))
+        unfamiliar_input_ui(result.sentence.text, translator)
+    with charts:
+        alignment_ui(result.view, model_label(settings.kind), "aln_main", settings.kind)
     step_inspector_ui(tr, settings.kind)
     if tr.hypotheses:
         hypotheses_ui(tr, settings.level)
@@ -224,19 +238,23 @@ def translate_ui(translator: Translator, settings: AlignmentSettings) -> None:
 
 def reference_mode_ui(translator: Translator, settings: AlignmentSettings) -> None:
     """Reference mode: the model forced through the user's French sentence."""
-    ref = reference_ui("aln_")
+    charts, notes = regions()
+    with notes:
+        ref = reference_ui("aln_")
     result = compute_alignment(translator, settings.raw, level=settings.level, reference=ref)
     if not show_notices(result, translator):
         return
     tr = result.translation
-    st.caption(
-        _(
-            "The decoder is fed your French sentence token by token (forced decoding); "
-            "the weights show how the model aligns this pair."
+    with notes:
+        st.caption(
+            _(
+                "The decoder is fed your French sentence token by token (forced decoding); "
+                "the weights show how the model aligns this pair."
+            )
         )
-    )
-    unfamiliar_input_ui(result.sentence.text, translator)
-    alignment_ui(result.view, _("Forced alignment"), "aln_ref", settings.kind)
+        unfamiliar_input_ui(result.sentence.text, translator)
+    with charts:
+        alignment_ui(result.view, _("Forced alignment"), "aln_ref", settings.kind)
     fig = token_prob_bars(
         tr.token_probs,
         tr.target_tokens,
@@ -260,25 +278,28 @@ def reference_mode_ui(translator: Translator, settings: AlignmentSettings) -> No
 def compare_ui(translator: Translator, settings: AlignmentSettings) -> None:
     """Compare mode: two scoring functions on the same pair, their difference and entropy."""
     others = [k for k in GLOBAL_MODELS if k != settings.kind]
-    kind_b = st.selectbox(_("Compare with"), others, key="aln_model_b", bind="query-params")
+    charts, notes = regions()
+    kind_b = notes.selectbox(_("Compare with"), others, key="aln_model_b", bind="query-params")
     second = load_translator(kind_b)
     if second is None:
         return
     result = compute_compare(translator, second, settings.raw, level=settings.level)
     if not show_notices(result, translator):
         return
-    st.caption(
-        _(
-            "Both models read your sentence and are forced through the same French "
-            "translation (the {kind} model's greedy output), so their weights share rows "
-            "and columns. One colour scale for both maps, from weight 0 to 1."
-        ).format(kind=settings.kind)
-    )
-    user_text(result.translation.text, label=_("Translation:"))
-    unfamiliar_input_ui(result.sentence.text, translator)
+    with notes:
+        st.caption(
+            _(
+                "Both models read your sentence and are forced through the same French "
+                "translation (the {kind} model's greedy output), so their weights share rows "
+                "and columns. One colour scale for both maps, from weight 0 to 1."
+            ).format(kind=settings.kind)
+        )
+        user_text(result.translation.text, label=_("Translation:"))
+        unfamiliar_input_ui(result.sentence.text, translator)
     view_b = result.second_view
     kinds = (settings.kind, kind_b)
-    for col, view, kind, key in zip(st.columns(2), (result.view, view_b), kinds, "ab", strict=True):
+    columns = charts.columns(2)
+    for col, view, kind, key in zip(columns, (result.view, view_b), kinds, "ab", strict=True):
         with col:
             title = model_label(kind)
             fig = alignment_heatmap(
