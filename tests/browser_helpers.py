@@ -168,7 +168,17 @@ def shown_texts(page) -> list[str]:
     text = STREAMLIT_CHROME.sub(" ", text).replace(LANGUAGE_LABEL, " ")
     icons = set(page.locator(ICONS).all_inner_texts())  # each on a line of its own
     text = "\n".join(line for line in text.splitlines() if line.strip() not in icons)
-    return [text, *page.locator(f"{CHART} .main-svg text").all_text_contents()]
+    # a multi-line SVG text is one <tspan> per line: read its lines apart, as a person does (the
+    # page's inner text glues them: "▁chien" + "p_t = 1.00" would read "▁chienp_t = 1.00")
+    pairs = page.locator(f"{CHART} .main-svg text").evaluate_all(
+        "nodes => nodes.map(n => { const lines = n.querySelectorAll('tspan.line');"
+        " return [n.textContent, lines.length ? [...lines].map(l => l.textContent).join(' ')"
+        " : n.textContent]; })"
+    )
+    for glued, spaced in pairs:
+        if glued != spaced:
+            text = text.replace(glued, spaced)
+    return [text, *(spaced for __, spaced in pairs)]
 
 
 def english_left(texts: Iterable[str], allowed: Iterable[str] = ()) -> set[str]:

@@ -5,13 +5,15 @@ holds its session (without affinity, half of them would be refused)."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from bench.load import scenarios
-from bench.load.__main__ import main as load_main
 from bench.load.metrics import ServerWatch
 from bench.load.pages import PROFILES
 from deploy import serve_class
@@ -24,12 +26,22 @@ def errors_of(out: scenarios.Outcome) -> list[str]:
     return [f"{s.profile}/{s.move}: {s.error}" for s in out.samples if s.error]
 
 
+def in_own_thread(function, *args):
+    """``function(*args)`` in a thread of its own: Playwright's sync API, used by the browser
+    tests that may run earlier in this process, leaves an event loop running in the main thread,
+    and asyncio.run() refuses to start inside it."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(function, *args).result()
+
+
 def test_a_tiny_class_runs_without_an_error(tmp_path: Path):
     with serve_class.serve_class(1, run_dir=tmp_path, proxy=False) as served:
         watch = ServerWatch(served.pids, served.logs)
         watch.start()
         out = scenarios.Outcome()
-        asyncio.run(scenarios.class_load(out, served.url, 2, 2, (0.0, 0.2), 0.5, seed=3))
+        in_own_thread(
+            asyncio.run, scenarios.class_load(out, served.url, 2, 2, (0.0, 0.2), 0.5, seed=3)
+        )
         summary = watch.summary(1.0)
     assert not errors_of(out)
     by_move = {(s.profile, s.move) for s in out.samples}
@@ -42,7 +54,7 @@ def test_a_tiny_class_runs_without_an_error(tmp_path: Path):
 def test_a_burst_reports_the_last_answer(tmp_path: Path):
     with serve_class.serve_class(1, run_dir=tmp_path, proxy=False) as served:
         out = scenarios.Outcome()
-        asyncio.run(scenarios.burst(out, served.url, 3, 2, 0.2, seed=1))
+        in_own_thread(asyncio.run, scenarios.burst(out, served.url, 3, 2, 0.2, seed=1))
     assert not errors_of(out)
     assert [r["round"] for r in out.rounds] == [1, 2]
     assert sum(s.move == "open" for s in out.samples) == 3
@@ -70,17 +82,20 @@ def test_two_replicas_behind_nginx_keep_each_session_on_its_replica(tmp_path: Pa
                 )
             )
 
-        asyncio.run(six_uploads())
+        in_own_thread(asyncio.run, six_uploads())
     assert not errors_of(out)
     assert sum(s.move == "first" for s in out.samples) == 6  # every upload reached its session
 
 
-def test_make_load_quick_prints_and_writes_the_table(tmp_path: Path, capsys):
-    load_main(
-        ["--quick", "--scenario", "soak", "--soak-alignment", "4", "--soak-multi-head", "2"]
-        + ["--rss-every", "2", "--out", str(tmp_path)]
+def test_make_load_quick_prints_and_writes_the_table(tmp_path: Path):
+    # its own process, as `make load` runs it (it installs signal handlers: main thread only)
+    args = ["--quick", "--scenario", "soak", "--soak-alignment", "4", "--soak-multi-head", "2"]
+    args += ["--rss-every", "2", "--out", str(tmp_path)]
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.load", *args], capture_output=True, text=True, timeout=600
     )
-    printed = capsys.readouterr().out
+    assert done.returncode == 0, done.stderr[-2000:]
+    printed = done.stdout
     assert "| soak-alignment | 1 | alignment |" in printed
     assert "server RSS (MB) after n reruns: 0:" in printed
     (written,) = tmp_path.glob("load-*.json")
