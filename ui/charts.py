@@ -183,32 +183,51 @@ def _wide(key: str | None, width: int | float | None) -> Iterator[None]:
         yield
 
 
-def _component_chart(fig: go.Figure, key: str | None, on_select, classroom: bool) -> bool:
+def _component_chart(
+    fig: go.Figure,
+    key: str | None,
+    on_select,
+    classroom: bool,
+    behaviours: dict | None,
+    on_trigger: dict | None,
+) -> bool:
     """Show ``fig`` with the chart component; False (nothing shown) where it is off."""
     if not plotly_component.wanted():
         return False
     spec = legible_spec(fig.to_dict(), classroom=classroom)
     # A figure with a width scrolls sideways inside the component (its own container, whose key
     # does not change with the width: a new container would mount the chart anew).
-    data = plotly_component.payload(spec, PLOTLY_CONFIG, select=on_select is not None)
-    return plotly_component.show(data, key=key, on_select=on_select)
+    data = plotly_component.payload(
+        spec, PLOTLY_CONFIG, select=on_select is not None, behaviours=behaviours
+    )
+    return plotly_component.show(data, key=key, on_select=on_select, on_trigger=on_trigger)
 
 
 def plotly_chart(
-    fig: go.Figure, *, key: str | None = None, height: int | None = None, on_select=None
+    fig: go.Figure,
+    *,
+    key: str | None = None,
+    height: int | None = None,
+    on_select=None,
+    behaviours: dict | None = None,
+    on_trigger: dict | None = None,
 ) -> None:
     """Show ``fig`` full width with the PNG-export toolbar, legible (classroom mode when on).
 
     ``height`` overrides the figure's own height. ``on_select``: a callback run when the user
     clicks a point (single-point selection); it reads the selection from ``st.session_state[key]``.
     Give every chart a ``key``: the component keeps a keyed chart mounted across reruns.
+    ``behaviours`` (``{name: options}``): what the chart does in the browser without a rerun
+    (play, drag, link; see ``components/atlas-plotly``); ``on_trigger`` (``{trigger: callback}``):
+    callbacks for the values a behaviour sends back. Both apply only where the component draws the
+    chart: a page must work without them (with ``st.plotly_chart``, the figure's own controls).
     """
     if height is not None:
         fig.update_layout(height=height)
     if on_select is not None:
         fig.update_layout(clickmode="event+select", dragmode=False)
     classroom = classroom_mode()
-    if _component_chart(fig, key, on_select, classroom):
+    if _component_chart(fig, key, on_select, classroom, behaviours, on_trigger):
         return
     legible(fig, classroom=classroom)
     kwargs: dict = {"key": key, "config": PLOTLY_CONFIG, "theme": None}

@@ -105,11 +105,12 @@ def _failed() -> None:
     st.session_state[FAILED] = True
 
 
-def payload(spec: dict, config: dict, *, select: bool) -> bytes:
+def payload(spec: dict, config: dict, *, select: bool, behaviours: dict | None = None) -> bytes:
     """The bytes the component draws: the legible figure ``spec`` (a plain dict, changed in
     place: its template filled in, its ``layout.width`` taken out and sent as the least width it
     is drawn at, scrolling sideways on a narrower column), the plotly ``config``, and whether
-    clicks are sent back."""
+    clicks are sent back; ``behaviours``: options for the script's behaviour modules (play, drag,
+    link: ``{name: options}``, plain JSON), which run in the browser only."""
     layout = spec.setdefault("layout", {})
     width = layout.pop("width", None)
     raw, filled = _templates()
@@ -120,6 +121,7 @@ def payload(spec: dict, config: dict, *, select: bool) -> bytes:
         "config": config | {"modeBarButtonsToRemove": REMOVED_BUTTONS},
         "select": select,
         "minWidth": width,
+        "behaviours": behaviours or {},
     }
     try:
         return json.dumps(message, separators=(",", ":"), allow_nan=False).encode()
@@ -129,15 +131,25 @@ def payload(spec: dict, config: dict, *, select: bool) -> bytes:
         return to_json_plotly(message).encode()
 
 
-def show(data: bytes, *, key: str | None, on_select: Callable[[], None] | None) -> bool:
+def show(
+    data: bytes,
+    *,
+    key: str | None,
+    on_select: Callable[[], None] | None,
+    on_trigger: dict[str, Callable[[], None]] | None = None,
+) -> bool:
     """Mount the component with ``data`` under ``key``; False (nothing shown) when it cannot be
-    had, so that the caller shows ``st.plotly_chart`` instead."""
+    had, so that the caller shows ``st.plotly_chart`` instead. ``on_trigger``: ``{trigger name:
+    callback}`` for the triggers a behaviour sends (e.g. ``"drag"``); the callback reads the value
+    from ``st.session_state[key]``."""
     mount = _mount()
     if mount is None:
         return False
     callbacks = {"on_failed_change": _failed}
     if on_select is not None:
         callbacks["on_selection_change"] = on_select
+    for name, callback in (on_trigger or {}).items():
+        callbacks[f"on_{name}_change"] = callback
     try:
         mount(key=key, data=data, **callbacks)
     except Exception:  # e.g. registration lost: the chart is still shown, by st.plotly_chart

@@ -10,6 +10,11 @@
 //   trigger "selection" ({points: [...], point_indices, box, lasso}, as st.plotly_chart's).
 //   minWidth: the least width the figure is drawn at (px); on a narrower column the chart scrolls
 //   sideways inside the host instead of being squeezed (null: it takes the column's width).
+// behaviours: {name: options} for the behaviour modules next to this file (BEHAVIOURS below:
+//   play.js, drag.js, link.js). After every draw, each module's attach(ctx) is called with
+//   ctx = {host, gd, Plotly, options (null when the payload has none for it: the module then
+//   undoes what it set up), figure, trigger(name, value)}; attach must be idempotent. A module that
+//   fails to load or to attach is logged and skipped: the chart itself is still drawn.
 // If plotly.js cannot be loaded or drawing fails, the trigger "failed" asks Python to use
 // st.plotly_chart for the rest of the session; nothing is thrown, so no error box is shown.
 
@@ -17,6 +22,44 @@ const PLOTLY_SRC = new URL("./plotly.min.js", import.meta.url).href;
 const DEFAULT_HEIGHT = 450; // plotly's own, and st.plotly_chart's
 const decoder = new TextDecoder();
 let plotlyLoading = null;
+const BEHAVIOURS = ["play", "drag", "link"]; // ./<name>.js, each exporting attach(ctx)
+let behavioursLoading = null;
+
+function loadBehaviours() {
+  if (!behavioursLoading) {
+    behavioursLoading = Promise.all(
+      BEHAVIOURS.map((name) =>
+        import(new URL(`./${name}.js`, import.meta.url).href)
+          .then((module) => [name, module])
+          .catch((error) => {
+            console.warn(`atlas-plotly: behaviour ${name} unavailable:`, error);
+            return [name, null];
+          }),
+      ),
+    );
+  }
+  return behavioursLoading;
+}
+
+async function attachBehaviours(host, state, payload, Plotly) {
+  const given = payload.behaviours || {};
+  for (const [name, module] of await loadBehaviours()) {
+    if (!module || typeof module.attach !== "function") continue;
+    const ctx = {
+      host,
+      gd: state.gd,
+      Plotly,
+      options: given[name] ?? null,
+      figure: payload.figure || {},
+      trigger: (trigger, value) => state.trigger && state.trigger(trigger, value),
+    };
+    try {
+      await module.attach(ctx);
+    } catch (error) {
+      console.warn(`atlas-plotly: behaviour ${name} failed:`, error);
+    }
+  }
+}
 
 function loadPlotly() {
   if (window.Plotly) return Promise.resolve(window.Plotly);
@@ -109,6 +152,7 @@ async function draw(host, state, payload, seq) {
   const frames = figure.frames || undefined; // an animation's frames (plotly's play buttons)
   await Plotly.react(state.gd, { data: figure.data || [], layout, frames, config: payload.config || {} });
   if (fresh) follow(host, state, Plotly);
+  await attachBehaviours(host, state, payload, Plotly);
   state.draws += 1;
   host.setAttribute("data-draws", String(state.draws));
 }
