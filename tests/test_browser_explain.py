@@ -66,7 +66,11 @@ def test_choosing_a_french_word_updates_the_panel(tab, url, checkpoints, screens
     groups = group_pieces(target)
     words = [word_text(target, g) for g in groups]
     assert len(words) >= 3, words
+    toggle = tab.get_by_text("Measure which words mattered")
+    toggle.scroll_into_view_if_needed()
+    toggle.click()
     _wait_title(tab, f"Which words mattered for “{words[0]}”?")
+    tab.wait_for_url(re.compile(r"expl=true"))
     select = tab.locator('[data-testid="stSelectbox"]', has_text="French word to explain")
     select.scroll_into_view_if_needed()
     select.click()

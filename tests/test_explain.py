@@ -333,8 +333,21 @@ def test_alignment_page_shows_the_section_and_its_numbers(tiny: Path):
     assert len(table) == 3 and "Jain & Wallace" in "".join(m.value for m in at.markdown)
 
 
-def test_choosing_another_word_updates_the_panel_and_the_url(tiny: Path):
+def test_the_measures_run_when_turned_on_and_stay_in_the_url(tiny: Path):
     at = open_app(ALIGNMENT, {"aln_text": SENTENCE}, timeout=120)
+    assert "Does attention explain?" in [s.value for s in at.subheader]
+    assert at.toggle(key="expl").value is False and not at.metric
+    titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+    assert not any("Which words mattered" in t for t in titles)
+    at.toggle(key="expl").set_value(True).run()
+    assert not at.exception  # the URL's ?expl=true: tests/test_browser_explain.py
+    assert _figure(at, "Which words mattered") and len(at.metric) == 3
+    at.toggle(key="expl").set_value(False).run()
+    assert not at.metric
+
+
+def test_choosing_another_word_updates_the_panel_and_the_url(tiny: Path):
+    at = open_app(ALIGNMENT, {"aln_text": SENTENCE, "expl": "true"}, timeout=120)
     assert at.selectbox(key="expl_word").value == 1 and "expl_word" not in at.query_params
     assert _figure(at, "Step 0: the next piece")
     at.selectbox(key="expl_word").set_value(2).run()
@@ -352,6 +365,6 @@ def test_a_bad_word_number_in_the_link_is_clamped_or_ignored(tiny: Path, value: 
 
 
 def test_the_section_in_chinese(tiny: Path):
-    at = open_app(ALIGNMENT, {"aln_text": SENTENCE}, first={"lang": "zh"}, timeout=120)
+    at = open_app(ALIGNMENT, {"aln_text": SENTENCE, "expl": "true"}, first={"lang": "zh"}, timeout=120)
     assert "注意力能解释模型吗？" in [s.value for s in at.subheader]
     assert _figure(at, "哪些词")

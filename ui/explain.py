@@ -5,6 +5,11 @@ For the page's sentence and translation and a French word chosen in a select (``
 the URL: the word's number): the attention row beside leave-one-out and gradient x input, their
 rank correlations, and the decoder's output at that step with uniform and permuted attention. The
 computation is :func:`models.analysis.explain.explain`, cached per weights, sentence and step.
+
+The measures cost a backward pass and a decoder pass per source word and per permutation: about
+as much server time as the rest of the page (``make load`` profile). So they run when the reader
+turns them on (``?expl=true`` in the URL; a deep link with ``?expl_word=`` turns them on too), not on
+every sentence a class types.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from ui.url_state import parse_int, read_param
 from viz.explain import counterfactual_figure, measures_figure, rho_text
 
 KEY = "expl_word"  # the chosen French word's index, in the URL
+ON = "expl"  # the measures are on (a toggle, in the URL)
 ABOUT = N_(
     "Attention weights are often read as an explanation: the English words the decoder looked at "
     "would be the ones that mattered. Jain & Wallace (2019, “Attention is not Explanation”) "
@@ -142,13 +148,32 @@ def counterfactual_ui(ex: Explanation) -> None:
     )
 
 
+def measures_on_ui() -> bool:
+    """The toggle that turns the measures on (in the URL as ``?expl=true``); a link that names a
+    word to explain (``?expl_word=``) opens with it on."""
+    if ON not in st.session_state and KEY in st.query_params and ON not in st.query_params:
+        st.session_state[ON] = True
+    return st.toggle(
+        _("Measure which words mattered"),
+        key=ON,
+        bind="query-params",
+        help=_(
+            "Runs leave-one-out, gradient × input and the decoder with uniform and permuted "
+            "weights for one French word of every translation. It adds work to each sentence, "
+            "so it stays off until you turn it on."
+        ),
+    )
+
+
 def explain_ui(translator: Translator, text: str, translation: Translation) -> None:
     """The section: select a French word, see the three measures, the correlations and the
-    counterfactual outputs for it."""
+    counterfactual outputs for it (once the reader turns the measures on)."""
     st.subheader(_("Does attention explain?"))
     st.markdown(_(ABOUT))
     if translation.weights is None or not translation.target_tokens:
         st.info(_("This model has no attention to explain."))
+        return
+    if not measures_on_ui():
         return
     pieces, word = target_word_ui(list(translation.target_tokens))
     ex, message = compute_explanation(translator, text, list(translation.target_tokens), pieces[0])
