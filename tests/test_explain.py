@@ -365,6 +365,8 @@ def test_a_bad_word_number_in_the_link_is_clamped_or_ignored(tiny: Path, value: 
 
 
 def test_the_section_in_chinese(tiny: Path):
-    at = open_app(ALIGNMENT, {"aln_text": SENTENCE, "expl": "true"}, first={"lang": "zh"}, timeout=120)
+    at = open_app(
+        ALIGNMENT, {"aln_text": SENTENCE, "expl": "true"}, first={"lang": "zh"}, timeout=120
+    )
     assert "注意力能解释模型吗？" in [s.value for s in at.subheader]
     assert _figure(at, "哪些词")
