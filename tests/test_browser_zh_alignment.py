@@ -178,7 +178,7 @@ def _labels_and_titles(at) -> list[str]:
     [
         (
             ALIGNMENT,
-            {"aln_model": "luong-dot", "aln_beam": "2", "expl": "1"},
+            {"aln_model": "luong-dot", "aln_beam": "2", "expl": "true"},
             "对齐",
             ["单步查看", "束搜索的候选译文", "注意力能解释模型吗？"],
         ),
