@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from i18n import N_, _
+from ui import plotly_component
 from ui.captions import (
     MODEL_LABELS,
     captions_ui,
@@ -23,7 +24,13 @@ from ui.captions import (
 from ui.charts import plotly_chart
 from ui.loaders import load_captioners
 from ui.text import page_intro
-from viz.captions import alpha_sum_figure, attention_player_figure, beta_figure, word_strip_figure
+from viz.captions import (
+    alpha_sum_figure,
+    attention_player_figure,
+    beta_figure,
+    player_play,
+    word_strip_figure,
+)
 
 INTRO = N_(
     "A captioner in the style of *Show, Attend and Tell* (Xu et al. 2015). A frozen CNN turns the "
@@ -41,6 +48,10 @@ PENALTY_TEXT = N_(
     "to receive, summed over the words, about one unit of attention. The gate "
     "$\\beta_t = \\sigma(f_\\beta(h_{t-1}))$ scales the context: small β means the word comes more "
     "from the language model than from the image."
+)
+CROSSFADE = N_(
+    "While it plays, each word's map crossfades into the next one's (the circles fade out and "
+    "in). The pictures in between are only motion; at each word the map is exactly the model's."
 )
 
 page_intro(_("Image captions: where the model looks while it speaks"), _(INTRO))
@@ -102,6 +113,8 @@ st.caption(
         "attention sampled for that word, over {n} samples (size = how often)."
     ).format(n=settings.samples)
 )
+if plotly_component.wanted():  # the browser plays it smoothly (viz.captions.player_play)
+    st.caption(_(CROSSFADE))
 left, right = st.columns(2)
 for column, (name, result) in zip((left, right), results.items(), strict=False):
     with column:
@@ -109,7 +122,7 @@ for column, (name, result) in zip((left, right), results.items(), strict=False):
         fig = attention_player_figure(
             image, result.alphas, result.words, locations=locations, title=_(MODEL_LABELS[name])
         )
-        plotly_chart(fig, key=f"cap_player_{name}")
+        plotly_chart(fig, key=f"cap_player_{name}", behaviours={"play": player_play()})
         if result.attention == "hard":
             if st.button(_("Re-sample"), key="cap_resample", icon=":material/casino:"):
                 st.session_state["cap_seed"] += 1

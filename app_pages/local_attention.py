@@ -9,6 +9,7 @@ import streamlit as st
 
 from i18n import N_, _
 from models.rnn.translator import Translation, Translator
+from ui import plotly_component
 from ui.charts import plotly_chart
 from ui.downloads import csv_and_json
 from ui.errors import fragment
@@ -27,6 +28,7 @@ from ui.translation import (
 from ui.translation_compute import Result, compute_local, decode
 from ui.url_state import check_number_param
 from viz.alignment import alignment_heatmap, local_heatmap
+from viz.local_steps import local_play
 
 GLOBAL_KIND = "luong-general"
 MAX_D = 15
@@ -49,6 +51,10 @@ NARROWER = N_(
     "The model was trained with **D = {trained}**; you are using D = {D}. The window is "
     "narrower: fewer tokens enter the softmax and the Gaussian is sharper. The model never saw "
     "this window in training, so its weights (and sometimes its translation) change."
+)
+GLIDE = N_(
+    "While it plays, the chart glides from one step to the next: the window slides along p_t. "
+    "The states in between are only motion; at each step the numbers are exactly the model's."
 )
 
 
@@ -106,7 +112,8 @@ def steps_ui(tr: Translation) -> None:
     """The step slider, the animated step figure with its play button, and the step's numbers."""
     st.subheader(_("Step by step"))
     step = step_slider(_("Target step"), "loc_step", len(tr.target_tokens))
-    plotly_chart(local_steps(tr, step=step), key="loc_steps")
+    fig = local_steps(tr, step=step)
+    plotly_chart(fig, key="loc_steps", behaviours={"play": local_play(tr.D)})
     lo, hi = tr.window[step]
     st.caption(
         _(
@@ -123,6 +130,8 @@ def steps_ui(tr: Translation) -> None:
             total=tr.weights[step].sum(),
         )
     )
+    if plotly_component.wanted():  # the browser plays it smoothly (viz.local_steps.local_play)
+        st.caption(_(GLIDE))
 
 
 def heatmaps_ui(result: Result, settings: LocalSettings, global_model: Translator | None) -> None:

@@ -20,6 +20,7 @@ from PIL import Image
 from i18n import _
 from viz._checks import escape
 from viz._margins import fitted_margin, widest_px, x_ticks_height
+from viz.play import PlayOptions, play_options
 from viz.titles import left_title
 
 FLOOR = 0.22  # brightness kept where attention is zero
@@ -32,6 +33,7 @@ BETA_ROW_PX = 20  # one word's bar in the β chart
 BETA_GAP_PX = 64  # between two models' β panels: the upper one's x ticks, the lower one's name
 BETA_HEAD_PX = 22  # above the first β panel: its model's name
 BETA_COLOURS = ("#0072B2", "#D55E00")
+WORD_MS = 700  # the player's time per word
 
 
 def upsample(alpha: np.ndarray, size: int) -> np.ndarray:
@@ -222,7 +224,7 @@ def _player_controls(words: list[str]) -> dict:
     play = {
         "label": _("▶ play"),
         "method": "animate",
-        "args": [None, {"frame": {"duration": 700, "redraw": True}, "fromcurrent": True}],
+        "args": [None, {"frame": {"duration": WORD_MS, "redraw": True}, "fromcurrent": True}],
     }
     slider = {
         "steps": steps,
@@ -245,6 +247,14 @@ def _player_controls(words: list[str]) -> dict:
         "showactive": False,
     }
     return {"sliders": [slider], "updatemenus": [button]}
+
+
+def player_play() -> PlayOptions:
+    """The chart component's play options for :func:`attention_player_figure`: one word every
+    WORD_MS, each word's picture crossfading into the next and the sampled cells fading out and
+    in (a circle does not travel from one word's cell to the next's); its play button pauses
+    while it plays."""
+    return play_options(seconds_per_frame=WORD_MS / 1000, fade=True, pause_label=_("❚❚ pause"))
 
 
 def alpha_sum_figure(alpha_sum: np.ndarray, *, title: str = "") -> go.Figure:

@@ -3,7 +3,8 @@
 Three stacked panels share the source axis: the Gaussian exp(-(s - p_t)^2 / (2 sigma^2)) with
 sigma = D/2 and the marker at p_t, the raw weights (softmax inside the window), and the final
 weights = raw x Gaussian (Luong et al. 2015, eq. 10). The shaded band is the window [p_t - D, p_t + D].
-A play button and a slider inside the figure step through the target tokens without a server trip.
+A play button and a slider inside the figure step through the target tokens without a server trip;
+with the chart component, :func:`local_play` makes that play smooth (the window slides along p_t).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from i18n import N_, _
 from viz._checks import as_matrix, check_labels, escape
 from viz._margins import Y_TICKS_PAD_PX, cells_extent, fitted_margin, widest_px
 from viz.heatmaps import COLUMN_PX
+from viz.play import GaussianFollow, PlayOptions, play_options
 
 WINDOW_FILL = "#F0E442"
 RAW = "#56B4E9"
@@ -181,6 +183,20 @@ def _step_title(t: int, tokens: list[str], p_t: np.ndarray, lo: float, hi: float
         + "<br>"
         + _("p_t = {p:.2f} · window [{lo:.1f}, {hi:.1f}]").format(p=p_t[t], lo=lo, hi=hi)
     )
+
+
+def local_play(D: float) -> PlayOptions:
+    """The chart component's play options for :func:`local_steps_figure` with window half-width
+    ``D``: one step every FRAME_MS, and in between the Gaussian curve (trace 0) and its factors
+    (trace 2, 0 outside the window) follow the p_t marker (trace 1) with sigma = D/2."""
+    if D <= 0:
+        raise ValueError(f"D must be positive, got {D}")
+    follow: GaussianFollow = {
+        "sigma": D / 2,
+        "centre_trace": 1,
+        "traces": [{"trace": 0, "half_width": None}, {"trace": 2, "half_width": float(D)}],
+    }
+    return play_options(seconds_per_frame=FRAME_MS / 1000, gaussian=follow)
 
 
 def _check(raw: object, final: object, factor: object, p_t: object, window: object, n_tgt: int):
