@@ -8,7 +8,16 @@ import numpy as np
 import streamlit as st
 
 from i18n import N_, _
-from models.analysis.toy import ADDITIVE_V, AnatomyResult, anatomy, hard_pick
+from models.analysis.toy import (
+    ADDITIVE_V,
+    ADDITIVE_W_K,
+    ADDITIVE_W_Q,
+    AnatomyResult,
+    anatomy,
+    hard_pick,
+)
+from ui import plotly_component
+from ui.anatomy_drag import STEP, apply_drag, drag_options, member
 from ui.charts import plotly_chart
 from ui.choices import choice_ui
 from ui.downloads import csv_and_json
@@ -74,6 +83,14 @@ TRY = N_(
     "equal* (uniform weights, the context is the mean of the values); *a huge* or *a tiny "
     "temperature* (the softmax flattens, or sharpens into a hard maximum); *hard attention* (one "
     "item sampled)."
+)
+
+DRAG = N_(
+    "**Drag** the ring at the tip of the query or of a key: the bars of the scores and the "
+    "weights and the context's arrow follow as you drag (your browser computes them). When you "
+    "let go, the page computes the three stages again from the new vectors, rounded to steps of "
+    "{step:g}, and writes them into the inputs and the table. The vectors are 2-D, so the plane "
+    "shows them exactly."
 )
 
 
@@ -171,8 +188,8 @@ def controls_ui(items: np.ndarray | None) -> AnatomySettings | None:
     ):
         check_number_param(name, lo, hi, integer=False)
     c1, c2 = st.columns(2)
-    qx = c1.number_input(_("query x"), -LIMIT, LIMIT, 2.0, 0.5, key="anat_qx", bind="query-params")
-    qy = c2.number_input(_("query y"), -LIMIT, LIMIT, 1.0, 0.5, key="anat_qy", bind="query-params")
+    qx = c1.number_input(_("query x"), -LIMIT, LIMIT, 2.0, STEP, key="anat_qx", bind="query-params")
+    qy = c2.number_input(_("query y"), -LIMIT, LIMIT, 1.0, STEP, key="anat_qy", bind="query-params")
     score_id = choice_ui(st.selectbox, _("Score function"), SCORE_LABELS, key="anat_score")
     kind = SCORES[score_id]
     W = w_ui() if kind == "general" else None
@@ -206,6 +223,7 @@ def stage_scores(result: AnatomyResult, names: list[str], kind: str, W: np.ndarr
     plotly_chart(
         weights_bar(result.scores, names, title=_("Scores e_s"), y_title=_("score")),
         key="anat_scores",
+        behaviours={"drag": member("scores")},
     )
 
 
@@ -231,7 +249,11 @@ def stage_weights(result: AnatomyResult, names: list[str], temperature: float) -
             )
         )
     title = _("Weights a_s (T = {T:g})").format(T=temperature)
-    plotly_chart(weights_bar(result.weights, names, title=title), key="anat_weights")
+    plotly_chart(
+        weights_bar(result.weights, names, title=title),
+        key="anat_weights",
+        behaviours={"drag": member("weights")},
+    )
 
 
 def stage_context(result: AnatomyResult, settings: AnatomySettings, names: list[str]) -> None:
@@ -263,7 +285,24 @@ def stage_context(result: AnatomyResult, settings: AnatomySettings, names: list[
         title=_("Query, keys, values and the context"),
         extra=extra,
     )
-    plotly_chart(fig, key="anat_vectors")
+    options = drag_options(
+        fig,
+        settings.query,
+        items,
+        names,
+        kind=settings.kind,
+        W=settings.W,
+        additive={"W_q": ADDITIVE_W_Q, "W_k": ADDITIVE_W_K, "v": ADDITIVE_V},
+        temperature=settings.temperature,
+    )
+    if plotly_component.wanted():  # the diagram's handles exist only in the chart component
+        st.caption(_(DRAG).format(step=STEP))
+    plotly_chart(
+        fig,
+        key="anat_vectors",
+        behaviours={"drag": options.payload()},
+        on_trigger={"drag": lambda: apply_drag("anat_vectors")},
+    )
 
 
 def downloads_ui(result: AnatomyResult, settings: AnatomySettings, names: list[str]) -> None:
