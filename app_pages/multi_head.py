@@ -6,6 +6,8 @@ on special tokens, and the Transformer's cross attention next to the RNN's Bahda
 
 from __future__ import annotations
 
+import functools
+
 import streamlit as st
 
 from i18n import N_, _, ngettext
@@ -35,6 +37,7 @@ from ui.multi_head_settings import (
     ModelSettings,
     clamp_choice,
     load_view,
+    overview_hint,
     picked_in_overview,
     translation_ui,
 )
@@ -43,8 +46,9 @@ from ui.text import page_intro, sanitize_text
 from ui.translation_compute import decode
 from ui.url_state import check_choice_param, check_number_param
 from viz.head_steps import Panel, step_panels
-from viz.multi_head import head_grid, head_heatmap, share_heatmaps
-from viz.multi_head_lines import head_lines
+from viz.hover_link import heatmap_link
+from viz.multi_head import grid_tiles, head_grid, head_heatmap, share_heatmaps
+from viz.multi_head_lines import head_lines, lines_link
 
 SOURCES = {
     "transformer": N_("Our Transformer (EN → FR)"),
@@ -59,6 +63,7 @@ KIND_HELP = N_(
     "decoder's masked self-attention over the French written so far · cross: cross "
     "attention from each French piece to the English ones (decoder → encoder)"
 )
+LINK_GROUP = "mh-layer-head"  # the chosen head's map and its lines, linked on hover
 DEFAULT_TEXT = "A black dog is running on the green grass."
 ABOUT = N_(
     "A Transformer has no recurrence: every token looks at every other token at once, through "
@@ -158,10 +163,9 @@ def overview_ui(view: HeadsView, layer: int, head: int) -> None:
     ).format(n=T)
     title = f"{view.title}<br>{lines}"
     fig = head_grid(view.weights, title=title, selected=(layer, head))
-    plotly_chart(fig, key="mh_grid", height=fig.layout.height, on_select=picked_in_overview)
-    st.caption(
-        _("Click a panel's centre to show that head large below (or use the pickers below).")
-    )
+    picked = functools.partial(picked_in_overview, grid_tiles(view.weights.shape))
+    plotly_chart(fig, key="mh_grid", height=fig.layout.height, on_select=picked)
+    st.caption(overview_hint())
 
 
 def one_head_ui(view: HeadsView, layer: int, head: int) -> None:
@@ -172,7 +176,8 @@ def one_head_ui(view: HeadsView, layer: int, head: int) -> None:
         layer=layer + 1, head=head + 1, rows=len(view.query_tokens), cols=len(view.key_tokens)
     )
     fig = head_heatmap(w, view.key_tokens, view.query_tokens, title=f"{view.title}<br>{where}")
-    plotly_chart(fig, key="mh_head_map", height=fig.layout.height)
+    link = {"link": heatmap_link(fig, LINK_GROUP).options()}
+    plotly_chart(fig, key="mh_head_map", height=fig.layout.height, behaviours=link)
     c1, c2 = st.columns(2)
     with c1:
         download_csv(
@@ -186,8 +191,9 @@ def one_head_ui(view: HeadsView, layer: int, head: int) -> None:
         download_view_json(view, layer, f"attention-L{layer + 1}.json", "mh_json")
 
 
-def head_view_ui(view: HeadsView, layer: int) -> None:
-    """Token-to-token lines of one layer, a colour per head; heads and one token selectable."""
+def head_view_ui(view: HeadsView, layer: int, head: int) -> None:
+    """Token-to-token lines of one layer, a colour per head; heads and one token selectable;
+    linked on hover with the chosen ``head``'s map above (in the browser: viz.hover_link)."""
     st.subheader(_("Head view: layer {layer} as lines").format(layer=layer + 1))
     every = [str(h) for h in range(1, view.weights.shape[1] + 1)]
     heads = multi_choice_ui(
@@ -233,7 +239,8 @@ def head_view_ui(view: HeadsView, layer: int) -> None:
             )
         ),
     )
-    plotly_chart(fig, key="mh_lines", height=fig.layout.height)
+    link = {"link": lines_link(fig, head, LINK_GROUP).options()}
+    plotly_chart(fig, key="mh_lines", height=fig.layout.height, behaviours=link)
 
 
 def aggregate_ui(view: HeadsView, layer: int) -> None:
@@ -380,7 +387,7 @@ def body() -> None:
         translation_ui(result)
     one_head_ui(view, layer, head)
     head_steps_ui(settings, text, full, layer, head)
-    head_view_ui(view, layer)
+    head_view_ui(view, layer, head)
     aggregate_ui(view, layer)
     special_ui(full)
     if settings.source == "transformer" and settings.kind == "cross":

@@ -1,6 +1,7 @@
 """The Multi-head attention page in real Chromium: type a sentence, press Enter, wait for the
 charts, read the large head's tick labels (the tokens), toggle a head in the head view, and save
-the README screenshot.
+the README screenshot. A click on an overview panel and the hover link between the chosen head
+and its lines: test_browser_multi_head_link.py.
 
 The server reads the shipped Transformer checkpoints when both are there, else tiny random-weight
 ones (``ATLAS_CHECKPOINTS``); the pretrained encoder is always the real all-MiniLM-L6-v2.
@@ -145,23 +146,6 @@ def test_equations_and_the_masked_heads_steps_with_a_typed_sentence(tab, url, ch
     assert re.search(r"Q·Kᵀ: -?\d+\.\d", text) and tokens[1].replace("▁", "") in text, text
     values = _chart(tab, "a. V: each key's value vector")
     assert _ticks(values, "y") == tokens
-
-
-def test_click_on_an_overview_panel_shows_that_head_large(tab, url):
-    """A click on the overview's layer 2, head 5 panel moves the pickers and the large head there."""
-    tab.goto(f"{url}/multi_head?mh_model=pretrained")
-    wait_settled(tab, 4)
-    _type(tab, SENTENCE)
-    _wait_for_ticks(tab, PretrainedEncoder.load().attend(SENTENCE).tokens)
-    wait_settled(tab, 4)
-    overview = _chart(tab, "rows: layers · columns: heads")
-    target = overview.locator(".scatterlayer .trace path.point").nth(1 * 12 + 4)
-    target.scroll_into_view_if_needed()
-    box = target.bounding_box()
-    tab.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    tab.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    _chart(tab, "layer 2, head 5 · ").wait_for()
-    assert tab.get_by_role("heading", name="Layer 2, head 5", exact=True).count() == 1
 
 
 def test_zero_width_only_sentence_is_a_message_not_an_exception(tab, url):

@@ -19,7 +19,7 @@ from models.transformer.translator import TransformerTranslator
 from tests.app_helpers import open_app
 from tests.tiny_transformer import build_tiny_transformers
 from ui.multi_head import hide_groups, transformer_view
-from viz.multi_head import ZWSP, head_grid, head_heatmap, pool_blocks
+from viz.multi_head import ZWSP, grid_tiles, head_grid, head_heatmap, pool_blocks
 from viz.multi_head_lines import head_lines
 
 PAGE = "app_pages/multi_head.py"
@@ -106,7 +106,7 @@ def test_head_heatmap_labels_and_hover() -> None:
 def test_head_grid_tiles_every_panel_into_one_heatmap_and_pools_large_inputs() -> None:
     w = np.random.default_rng(0).random((6, 12, 130, 130)).astype(np.float32)
     fig = head_grid(w, selected=(1, 2))
-    heatmap, picks = fig.data
+    (heatmap,) = fig.data  # one trace: no click markers over the panels
     side, gap = 44, 2  # 130 -> blocks of 3 -> 44 cells a side; 5 % gap between the panels
     assert heatmap.z.shape == (6 * (side + gap) - gap, 12 * (side + gap) - gap)
     assert "mean of a 3 x 3 block" in fig.layout.annotations[0].text  # the title
@@ -116,10 +116,13 @@ def test_head_grid_tiles_every_panel_into_one_heatmap_and_pools_large_inputs() -
     assert np.isnan(heatmap.z[r - 1, c]) and np.isnan(heatmap.z[r, c - 1])
     assert heatmap.y[r] == "layer 2, query #0-2" and heatmap.x[c + 1] == "head 3, key #3-5"
     assert len(fig.layout.shapes) == 1  # the chosen head is framed
-    # one click target per panel, at its centre, carrying (layer, head)
-    assert [tuple(d) for d in picks.customdata] == [(la, h) for la in range(6) for h in range(12)]
-    k = 1 * 12 + 2
-    assert picks.x[k] == heatmap.x[c + side // 2] and picks.y[k] == heatmap.y[r + side // 2]
+    # a click on any cell of a panel names it (grid_tiles: where the panels lie in the heatmap)
+    tiles = grid_tiles(w.shape)
+    assert (tiles.side_q, tiles.side_k, tiles.gap) == (side, side, gap)
+    assert tiles.panel_at(r, c) == (1, 2) and tiles.panel_at(r + side - 1, c + side - 1) == (1, 2)
+    assert tiles.panel_at(r - 1, c) is None and tiles.panel_at(r, c + side) is None  # gaps
+    assert tiles.panel_at(*heatmap.z.shape) is None and tiles.panel_at(-1, 0) is None
+    assert tiles.panel_at(heatmap.z.shape[0] - 1, heatmap.z.shape[1] - 1) == (5, 11)
     small = head_grid(w[:, :, :12, :12])
     assert small.data[0].z.shape == (6 * 13 - 1, 12 * 13 - 1)  # no pooling; a 1-cell gap
     assert small.data[0].x[0] == "head 1, key #0"

@@ -12,6 +12,7 @@ import streamlit as st
 
 from i18n import _
 from models.transformer.translator import TransformerAttention
+from ui import plotly_component
 from ui.multi_head import (
     POSITIONALS,
     HeadsView,
@@ -21,6 +22,7 @@ from ui.multi_head import (
     translate_ui,
 )
 from ui.text import user_text
+from viz.multi_head import GridTiles
 
 
 @dataclass(frozen=True)
@@ -65,13 +67,27 @@ def clamp_choice(key: str, n: int) -> None:
         st.session_state[key] = 1
 
 
-def picked_in_overview() -> None:
-    """Callback: a click on an overview panel chooses that layer and head (the pickers follow)."""
+def overview_hint() -> str:
+    """The overview's caption: how to choose a head. A click on a panel chooses it only where the
+    chart component draws the overview (``st.plotly_chart`` sends no clicks on a heatmap)."""
+    if plotly_component.wanted():
+        return _("Click a panel to show that head large below (or use the pickers below).")
+    return _("Choose the layer and head to show large with the pickers below.")
+
+
+def picked_in_overview(tiles: GridTiles) -> None:
+    """Callback: a click on a cell of an overview panel chooses that layer and head (the pickers
+    follow). The click names the cell of the overview's one heatmap (``point_number``: [row,
+    col]); ``tiles`` (:func:`viz.multi_head.grid_tiles`) say which panel it lies in. Only the
+    chart component sends clicks on a heatmap; under ``st.plotly_chart`` the pickers choose."""
     event = st.session_state.get("mh_grid") or {}
     points = (event.get("selection") or {}).get("points") or []
-    data = points[0].get("customdata") if points else None
-    if isinstance(data, list | tuple) and len(data) == 2:
-        st.session_state["mh_layer"], st.session_state["mh_head"] = (
-            int(data[0]) + 1,
-            int(data[1]) + 1,
-        )
+    cell = points[0].get("point_number") if points else None
+    if not (isinstance(cell, list | tuple) and len(cell) == 2):
+        return
+    try:
+        panel = tiles.panel_at(int(cell[0]), int(cell[1]))
+    except (TypeError, ValueError):
+        return
+    if panel is not None:
+        st.session_state["mh_layer"], st.session_state["mh_head"] = panel[0] + 1, panel[1] + 1

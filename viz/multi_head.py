@@ -17,6 +17,7 @@ annotations placed from px (:func:`viz.head_steps.title_annotation`), whole at a
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
@@ -47,7 +48,6 @@ SMALL_MATRIX_CELLS = 144  # per-cell numbers up to 12 x 12
 NUMBER_CELL_PX = (36, 22)  # (width, height) of a cell with its number written in it
 GRID_SIDE = 128  # overview panels larger than this are pooled to POOLED_SIDE
 POOLED_SIDE = 64
-PICK_MARKER_PX = 44  # the clickable spot at each overview panel's centre
 GRID_PANEL_MIN_PX = 40  # an overview panel is at least this wide (its tick "h12" fits)
 GRID_PANEL_PX = 90  # the height of a row of overview panels (a layer)
 COLORBAR_RIGHT_PX = COLORBAR_PX + 16  # a colour bar whose title runs up its right side
@@ -184,24 +184,37 @@ def _tiles(w: np.ndarray, gap: int) -> np.ndarray:
     return z
 
 
-def _pick_markers(centre_x: list[str], centre_y: list[str]) -> dict:
-    """One almost transparent marker at each panel's centre, carrying (layer, head): plotly
-    heatmaps send no selection events, markers do, so a click on a panel can choose it."""
-    cells = [(la, h) for la in range(len(centre_y)) for h in range(len(centre_x))]
-    text = _("layer {layer}, head {head}: click to show it large")
-    return {
-        "type": "scatter",
-        "mode": "markers",
-        "showlegend": False,
-        "x": [centre_x[h] for __, h in cells],
-        "y": [centre_y[la] for la, __ in cells],
-        "customdata": [[la, h] for la, h in cells],
-        "text": [text.format(layer=la + 1, head=h + 1) for la, h in cells],
-        "marker": {"size": PICK_MARKER_PX, "symbol": "square", "color": "#D55E00", "opacity": 0.02},
-        "selected": {"marker": {"opacity": 0.02}},
-        "unselected": {"marker": {"opacity": 0.02}},
-        "hovertemplate": "%{text}<extra></extra>",
-    }
+@dataclass(frozen=True)
+class GridTiles:
+    """Where the overview's panels lie in its one heatmap: ``n_layers`` x ``n_heads`` tiles of
+    ``side_q`` x ``side_k`` cells (the sides after pooling), ``gap`` empty cells between tiles."""
+
+    n_layers: int
+    n_heads: int
+    side_q: int
+    side_k: int
+    gap: int
+
+    def panel_at(self, row: int, col: int) -> tuple[int, int] | None:
+        """The (layer, head), 0-based, of the heatmap's cell (row, col); None in a gap or
+        outside the grid."""
+        if row < 0 or col < 0:
+            return None
+        layer, r = divmod(row, self.side_q + self.gap)
+        head, c = divmod(col, self.side_k + self.gap)
+        if r >= self.side_q or c >= self.side_k or layer >= self.n_layers or head >= self.n_heads:
+            return None
+        return layer, head
+
+
+def grid_tiles(shape: tuple[int, ...]) -> GridTiles:
+    """The tiling :func:`head_grid` draws weights of ``shape`` (L, H, T_q, T_k) with: panels over
+    GRID_SIDE tokens pooled to POOLED_SIDE (as :func:`pool_blocks` does), a 5 % gap."""
+    n_layers, n_heads, T_q, T_k = shape
+    k = max(1, -(-max(T_q, T_k) // POOLED_SIDE)) if max(T_q, T_k) > GRID_SIDE else 1
+    side_q, side_k = -(-T_q // k), -(-T_k // k)
+    gap = max(1, round(max(side_q, side_k) * 0.05))
+    return GridTiles(n_layers, n_heads, side_q, side_k, gap)
 
 
 def _grid_axis(centres: list[str], prefix: str, **extra: object) -> dict:
@@ -274,14 +287,14 @@ def head_grid(
 
     The panels are tiles of ONE heatmap trace (empty cells between them), on one pair of axes:
     a browser draws one image instead of 72 subplots, several times faster. The axes are
-    categorical, so hover names the layer, head, query and key of any cell. A marker at each
-    panel's centre makes a click on a panel choose it (see ``_pick_markers``).
+    categorical, so hover names the layer, head, query and key of any cell. A click on any cell
+    of a panel names it: its (row, col) in the one heatmap is a panel by :func:`grid_tiles`.
     """
     w = checked_weights(weights, 4, "weights")
     n_layers, n_heads, T_q, T_k = w.shape
+    tiles = grid_tiles(w.shape)
     w, k = pool_blocks(w, POOLED_SIDE) if max(w.shape[2:]) > GRID_SIDE else (w, 1)
-    side_q, side_k = w.shape[2:]
-    gap = max(1, round(max(side_q, side_k) * 0.05))
+    side_q, side_k, gap = tiles.side_q, tiles.side_k, tiles.gap
     x = _tile_labels(n_heads, side_k, gap, k, T_k, _("head {n}, key #{i}"))
     y = _tile_labels(n_layers, side_q, gap, k, T_q, _("layer {n}, query #{i}"))
     centre_x = [x[h * (side_k + gap) + side_k // 2] for h in range(n_heads)]
@@ -300,7 +313,7 @@ def head_grid(
     layout = _grid_layout(title, (n_layers, n_heads), (centre_x, centre_y), colorscale)
     if selected is not None:
         layout["shapes"] = [_frame(selected, (side_q, side_k), gap)]
-    return go.Figure({"data": [heatmap, _pick_markers(centre_x, centre_y)], "layout": layout})
+    return go.Figure({"data": [heatmap], "layout": layout})
 
 
 def share_heatmaps(shares: dict[str, np.ndarray], *, title: str = "") -> go.Figure:

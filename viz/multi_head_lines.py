@@ -15,9 +15,11 @@ from i18n import _
 from viz._checks import MARGIN, check_labels, escape
 from viz._margins import LEGEND_PX, widest_px
 from viz.head_steps import title_annotation, title_margin, title_width
+from viz.hover_link import KEYS_UID, LINE_UID, QUERIES_UID, HoverLink
 from viz.multi_head import checked_weights
 
 X_PAD = 0.6  # the x axis runs from -X_PAD to 1 + X_PAD: the token columns sit in the pads
+HIGHLIGHT_PX = 4  # the width of a hovered line (viz.hover_link)
 
 HEAD_COLOURS = [
     "#0072B2",
@@ -46,11 +48,8 @@ def _colour(head: int) -> str:
 def _line_traces(w: np.ndarray, head: int, rows: Sequence[int], threshold: float) -> list[dict]:
     """One head's lines from query i (left, x=0) to key j (right, x=1), four opacity levels."""
     traces = []
-    for lo, hi, opacity in (
-        (threshold, 0.25, 0.25),
-        (0.25, 0.5, 0.5),
-        (0.5, 0.75, 0.75),
-        (0.75, 1.01, 1.0),
+    for level, (lo, hi, opacity) in enumerate(
+        ((threshold, 0.25, 0.25), (0.25, 0.5, 0.5), (0.5, 0.75, 0.75), (0.75, 1.01, 1.0))
     ):
         xs, ys = [], []
         for i in rows:
@@ -61,6 +60,7 @@ def _line_traces(w: np.ndarray, head: int, rows: Sequence[int], threshold: float
             traces.append(
                 {
                     "type": "scatter",
+                    "uid": f"{LINE_UID}{head}-{level}",
                     "mode": "lines",
                     "x": xs,
                     "y": ys,
@@ -93,6 +93,7 @@ def _token_column(side: int, labels: list[str], anchor: str, bold: int | None) -
     text = [f"<b>{t}</b>" if i == bold else t for i, t in enumerate(escape(labels))]
     return {
         "type": "scatter",
+        "uid": (QUERIES_UID, KEYS_UID)[side],
         "mode": "text",
         "x": [side] * len(labels),
         "y": list(range(len(labels))),
@@ -135,7 +136,8 @@ def head_lines(
 ) -> go.Figure:
     """BertViz-style head view of one layer: weights (H, T_q, T_k) as lines from each query token
     (left) to the key tokens (right), one colour per head in ``heads`` (0-based), opacity and width
-    by weight, weights below ``threshold`` left out; ``token`` (a query index) keeps only its lines."""
+    by weight, weights below ``threshold`` left out; ``token`` (a query index) keeps only its lines.
+    Its part in a hover link with a heatmap of one head: :func:`lines_link`."""
     w = checked_weights(weights, 3, "weights")
     ys = check_labels(y_labels, w.shape[1], f"query labels vs {w.shape[1]} rows")
     xs = check_labels(x_labels, w.shape[2], f"key labels vs {w.shape[2]} columns")
@@ -148,3 +150,22 @@ def head_lines(
     traces += [_token_column(0, ys, "left", token), _token_column(1, xs, "right", None)]
     layout = _lines_layout(max(len(xs), len(ys)), [*xs, *ys], title)
     return go.Figure({"data": traces, "layout": layout})
+
+
+def lines_link(fig: go.Figure, head: int, group: str) -> HoverLink:
+    """The part in hover link ``group`` of ``fig`` (:func:`head_lines`), linked to a heatmap of
+    ``head`` (0-based; drawn in the lines or not): the traces of that head's lines, and the colour
+    its hovered lines are drawn in. ValueError if ``fig`` has no token columns."""
+    uids = [trace.uid or "" for trace in fig.data]
+    if not {QUERIES_UID, KEYS_UID} <= set(uids):
+        raise ValueError("not a head view: no token columns (viz.multi_head_lines.head_lines)")
+    queries, keys = (fig.data[uids.index(uid)] for uid in (QUERIES_UID, KEYS_UID))
+    return HoverLink(
+        group,
+        "lines",
+        n_queries=len(queries.y),
+        n_keys=len(keys.y),
+        linked=tuple(n for n, uid in enumerate(uids) if uid.startswith(f"{LINE_UID}{head}-")),
+        colour=_colour(head),
+        width=HIGHLIGHT_PX,
+    )

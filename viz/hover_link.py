@@ -1,0 +1,51 @@
+"""Hover linking between a heatmap of one head and its lines (the head view), in the browser: the
+options of the chart component's behaviour ``link`` (``components/atlas-plotly/atlas_plotly/
+assets/link.js``), as BertViz's head view links a token to its lines. Pure: no streamlit.
+
+Charts of one ``group`` find each other on the page. Hovering the heatmap's cell (query i, key j)
+draws the line i -> j over the lines chart (the other lines dimmed) and outlines the cell;
+hovering one of the linked head's lines, or a query or key token, outlines the matching cell, row
+or column of the heatmap. Both are layout shapes: nothing is recomputed, nothing is sent to the
+server. Where the component is off (``st.plotly_chart``) the options are not sent and the charts
+are plain. The lines chart's part: :func:`viz.multi_head_lines.lines_link`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+import plotly.graph_objects as go
+
+LINE_UID = "lines-h"  # + "<head>-<level>": a trace of one head's lines (viz.multi_head_lines)
+QUERIES_UID, KEYS_UID = "queries", "keys"  # the head view's token columns, at x = 0 and x = 1
+
+
+@dataclass(frozen=True)
+class HoverLink:
+    """One chart's part in a hover link; (n_queries, n_keys): the head's (T_q, T_k).
+
+    role "heatmap": ``trace`` is the heatmap; its cell (row i, column j) is query i, key j.
+    role "lines": query i is drawn at (x=0, y=i) and key j at (x=1, y=j); ``linked``: the
+    traces of the lines of the head the heatmap shows, each x = [0, 1, None, ...], y = [i, j,
+    None, ...]; hovered lines are drawn in ``colour``, ``width`` px wide.
+    """
+
+    group: str
+    role: Literal["heatmap", "lines"]
+    n_queries: int
+    n_keys: int
+    trace: int = 0
+    linked: tuple[int, ...] = ()
+    colour: str = ""
+    width: int = 0
+
+    def options(self) -> dict:
+        """The plain-JSON options ``ui.charts.plotly_chart(behaviours={"link": ...})`` sends."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+
+def heatmap_link(fig: go.Figure, group: str, trace: int = 0) -> HoverLink:
+    """The heatmap ``fig.data[trace]``'s part in ``group``."""
+    rows, cols = fig.data[trace].z.shape[:2]
+    return HoverLink(group, "heatmap", n_queries=int(rows), n_keys=int(cols), trace=trace)
