@@ -23,6 +23,7 @@ from models.transformer.head_steps import (
     transformer_shape,
 )
 from models.transformer.pretrained import DEFAULT_MODEL
+from ui.cache import MB, bounded_cache
 from ui.charts import plotly_chart
 from ui.guard import guarded_ui
 from ui.loaders import cached_model, load_pretrained, load_transformer, model_key
@@ -114,6 +115,7 @@ def equations_ui(settings: ModelSettings, shape: ModelShape, head: int) -> None:
 # ------------------------------------------------------------------ cached computations
 
 
+# The small Transformers' heads: at most 64 x 64 tokens, d_k 32: under 0.2 MB a result, 6 MB in all.
 @st.cache_data(max_entries=32, show_spinner=False)
 def transformer_steps(
     folder: str, device: str, stamp: float, text: str, beam: int, where: tuple[str, int, int]
@@ -125,7 +127,9 @@ def transformer_steps(
         return transformer_head_steps(translator, result, *where)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+# MiniLM's heads: up to 3.3 MB a result at 512 pieces (the scores, scaled scores, mask and
+# weights, 512 x 512 each), so bounded in bytes as well, and shared read-only (ui.cache).
+@bounded_cache(max_entries=32, max_bytes=48 * MB)
 def pretrained_steps(name: str, device: str, text: str, layer: int, head: int) -> HeadSteps:
     """One head of the pretrained encoder ``name`` on ``text``, step by step."""
     with torch.inference_mode():
