@@ -29,8 +29,19 @@ from ui.lab import (
 from ui.lab_jobs import CANCELLED, DONE, QUEUED, STARTING, JobSpec, JobView
 from ui.text import page_intro
 from viz.alignment import alignment_heatmap
-from viz.lab import Curves, length_accuracy_chart, training_curves
+from viz.lab import (
+    Curves,
+    length_accuracy_chart,
+    probe_play,
+    probe_player,
+    training_curves,
+)
 
+ATTENTION_AT = N_("Attention at step {step}")  # short: a half column
+PLAY_HINT = N_(
+    "Press **▶ play** to watch the map form, snapshot by snapshot, or drag its slider; the "
+    "timeline above also moves the curves and the comparison."
+)
 POLL_S = 1.0  # the live view polls the job (and renews its heartbeat) this often
 NOTICE_KEY = "lab_notice"  # session state: a message for the next run of the page
 LEFT = N_(
@@ -75,15 +86,33 @@ def written(config: LabConfig, snap: Snapshot) -> str:
     return text or _("(nothing)")
 
 
-def probe_heatmaps_ui(config: LabConfig, probe: Example, snap: Snapshot, key: str) -> None:
-    """The probe's attention at ``snap`` next to the true alignment, and what the model writes."""
+def probe_heatmaps_ui(
+    config: LabConfig,
+    probe: Example,
+    snap: Snapshot,
+    key: str,
+    snapshots: tuple[Snapshot, ...] = (),
+) -> None:
+    """The probe's attention at ``snap`` next to the true alignment, and what the model writes.
+    With the run's ``snapshots`` (a finished run), the map plays through them in the browser."""
     src, tgt = shown_tokens(probe.source), shown_tokens(probe.target)
     left, right = st.columns(2)
     with left:
         if snap.probe_weights is None:
             st.info(_("This model has no attention: there is no alignment to draw."))
+        elif snapshots:
+            fig = probe_player(
+                [s.probe_weights for s in snapshots],
+                [s.step for s in snapshots],
+                src,
+                tgt,
+                titles=[_(ATTENTION_AT).format(step=s.step) for s in snapshots],
+                index=next(i for i, s in enumerate(snapshots) if s is snap),
+            )
+            plotly_chart(fig, key=key, behaviours={"play": probe_play()})
+            st.caption(_(PLAY_HINT))
         else:
-            title = _("Attention at step {step}").format(step=snap.step)  # short: a half column
+            title = _(ATTENTION_AT).format(step=snap.step)
             plotly_chart(alignment_heatmap(snap.probe_weights, src, tgt, title=title), key=key)
     with right:
         truth = alignment_heatmap(probe.alignment, src, tgt, title=_("True alignment"))
@@ -243,7 +272,7 @@ def results_ui(runs: tuple[LabRun, ...]) -> None:
     index = timeline_ui(runs)
     attended = next((r for r in runs if r.config.attention != "none"), runs[0])
     snap = attended.snapshots[min(index, len(attended.snapshots) - 1)]
-    probe_heatmaps_ui(attended.config, attended.probe, snap, "lab_result")
+    probe_heatmaps_ui(attended.config, attended.probe, snap, "lab_result", attended.snapshots)
     curves = curves_of([(r.snapshots, r.config) for r in runs])
     fig = training_curves(curves, step=snap.step, title=_("Training curves"))
     plotly_chart(fig, key="lab_curves")

@@ -1,5 +1,6 @@
 """The Training lab in real Chromium: open a link with a small configuration, press Train, wait
-for the run to end, read the probe heatmap's tick labels, scrub the timeline back to step 0 and
+for the run to end, read the probe heatmap's tick labels, scrub the timeline back to step 0, play
+the probe's map through the snapshots (in the browser: no websocket frame while it plays), scrub
 forward again, save the README screenshot; then start a long run and cancel it.
 
 The training is real: the server's worker processes train the small model on its CPU."""
@@ -10,6 +11,7 @@ import pytest
 
 from models.lab.tasks import probe_example
 from tests.browser_helpers import CHART, wait_settled
+from tests.play_helpers import PLAYER, assert_moved_and_stopped, count_sent, played
 
 pytestmark = pytest.mark.browser
 SMALL = "lab_len=6&lab_steps=300&lab_bi=false"  # learns reverse in ~10 s, and shows it
@@ -27,7 +29,8 @@ def _ticks(chart, axis: str) -> list[str]:
     return [t.replace(ZWSP, "") for t in chart.locator(f".{axis}tick text").all_text_contents()]
 
 
-def test_train_scrub_and_screenshot(page, app_url, screenshots):
+def test_train_scrub_play_and_screenshot(page, app_url, screenshots):
+    page.__sent = count_sent(page)
     page.goto(f"{app_url}/lab?{SMALL}&lab_seed=21")
     page.get_by_role("button", name="Train", exact=True).click()
     page.get_by_text(TIMELINE).wait_for()  # the run has ended: the results are drawn
@@ -43,6 +46,14 @@ def test_train_scrub_and_screenshot(page, app_url, screenshots):
     thumb.focus()
     page.keyboard.press("Home")
     _chart(page, "Attention at step 0").wait_for()
+    wait_settled(page, 4)
+    host = page.locator(PLAYER)  # the probe's map plays through the snapshots in the browser
+    assert host.count() == 1
+    host.scroll_into_view_if_needed()
+    samples, during, exact = played(page, host, "play", "pause")
+    assert_moved_and_stopped(page, host, samples, during, exact)
+    assert exact["step"] > 0
+    thumb.focus()  # the play button took the focus
     page.keyboard.press("End")
     _chart(page, "Attention at step 300").wait_for()
     wait_settled(page, 4)

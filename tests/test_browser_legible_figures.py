@@ -23,7 +23,7 @@ from tests.legibility import check_page
 from ui.charts import legible
 from viz.alignment import alignment_heatmap, local_heatmap
 from viz.charts import vector_diagram, weights_bar
-from viz.lab import Curves, length_accuracy_chart, training_curves
+from viz.lab import Curves, length_accuracy_chart, probe_player, training_curves
 from viz.local_steps import local_steps_figure
 from viz.positional import (
     pe_curves,
@@ -101,6 +101,16 @@ def _probe(title: str) -> go.Figure:
     source = [*"qltkuorenlx", "q", "</s>"]
     weights = np.eye(len(source))[::-1]  # (T, T): the reversal's anti-diagonal
     return alignment_heatmap(weights, source, source[::-1], title=title)
+
+
+def _player() -> go.Figure:
+    """The lab's probe through training: 42 snapshots (0 to 4,100 steps) as frames."""
+    source = [*"qltkuorenlx", "q", "</s>"]
+    steps = list(range(0, 4101, 100))
+    rng = np.random.default_rng(0)
+    weights = [rng.dirichlet(np.ones(len(source)), size=len(source)) for _ in steps]  # (T, T)
+    titles = [f"Attention at step {s:,}" for s in steps]
+    return probe_player(weights, steps, source, source[::-1], titles=titles, index=30)
 
 
 def _panels(tokens: list[str]) -> list[tuple]:
@@ -229,6 +239,7 @@ FIGURES: dict[str, tuple[str, Callable[[], go.Figure]]] = {
         ),
     ),
     "lab probe": ("half", lambda: _probe("Attention at step 3,000")),
+    "lab probe player": ("half", _player),
     "lab truth": ("half", lambda: _probe("True alignment")),
     "training curves": (
         "full",

@@ -33,7 +33,14 @@ from models.rnn.seq2seq import Seq2Seq, Seq2SeqConfig
 from models.tokenizer import BOS_ID, EOS_ID
 from ui.downloads import _jsonable
 from ui.lab import run_summary, url_notices
-from viz.lab import Curves, length_accuracy_chart, log_ticks, training_curves
+from viz.lab import (
+    Curves,
+    length_accuracy_chart,
+    log_ticks,
+    probe_play,
+    probe_player,
+    training_curves,
+)
 
 TINY = LabConfig(max_len=5, hidden=32, steps=12, batch=8)
 
@@ -243,6 +250,27 @@ def test_length_accuracy_chart() -> None:
     assert list(fig.data[0].x) == [1, 2] and list(fig.data[0].y) == [1.0, 0.5]
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         length_accuracy_chart([("a", "none", [(1, 2.0)])])
+
+
+def test_probe_player_has_a_frame_per_snapshot() -> None:
+    rng = np.random.default_rng(0)
+    weights = [rng.dirichlet(np.ones(3), size=2) for _ in range(4)]  # (T_out, T_src) = (2, 3)
+    steps, titles = [0, 10, 20, 30], [f"step {s}" for s in (0, 10, 20, 30)]
+    fig = probe_player(weights, steps, list("abc"), list("xy"), titles=titles, index=2)
+    assert np.allclose(fig.data[0].z, weights[2]) and fig.layout.title.text == "step 20"
+    assert [f.name for f in fig.frames] == ["0", "1", "2", "3"]
+    assert all(np.allclose(f.data[0].z, w) for f, w in zip(fig.frames, weights, strict=True))
+    assert [f.layout.title.text for f in fig.frames] == titles
+    assert fig.data[0].zmax == 1.0  # one colour scale for every step
+    slider = fig.layout.sliders[0]
+    assert slider.active == 2 and [s.label for s in slider.steps] == ["0", "10", "20", "30"]
+    assert [list(s.args[0]) for s in slider.steps] == [["0"], ["1"], ["2"], ["3"]]
+    assert fig.layout.updatemenus[0].buttons[0].method == "animate"
+    assert probe_play()["seconds_per_frame"] > 0
+    with pytest.raises(ValueError, match="4 weight maps, 3 steps"):
+        probe_player(weights, steps[:3], list("abc"), list("xy"), titles=titles, index=0)
+    with pytest.raises(ValueError, match="snapshot 4 of 4"):
+        probe_player(weights, steps, list("abc"), list("xy"), titles=titles, index=4)
 
 
 def test_url_notices() -> None:

@@ -7,6 +7,7 @@ busy); the training itself is the real one, in worker processes.
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -53,8 +54,12 @@ def _finished(at: AppTest) -> bool:
     return any(s.label == TIMELINE for s in at.select_slider)
 
 
+def _figures(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
 def _heatmap_titles(at: AppTest) -> list[str]:
-    return [c.proto.spec for c in at.get("plotly_chart")]
+    return [f["layout"]["title"]["text"] for f in _figures(at)]
 
 
 def test_defaults(server: LabServer) -> None:
@@ -120,8 +125,12 @@ def test_train_to_the_end_and_scrub(server: LabServer) -> None:
     assert "GRU + bahdanau" in _texts(at) and "GRU, no attention" in _texts(at)
     timeline = next(s for s in at.select_slider if s.label == TIMELINE)
     assert "Attention at step 100" in _heatmap_titles(at)[0]
+    player = _figures(at)[0]  # every snapshot as a frame, to play in the browser
+    assert len(player["frames"]) == len(timeline.options) >= 2
+    assert player["layout"]["sliders"][0]["active"] == len(timeline.options) - 1
     timeline.set_value(0).run()
     assert "Attention at step 0" in _heatmap_titles(at)[0]
+    assert _figures(at)[0]["layout"]["sliders"][0]["active"] == 0
     assert any("Probe:" in c.value and "at step 0" in c.value for c in at.caption)
 
 

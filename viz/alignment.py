@@ -26,6 +26,7 @@ from viz.heatmaps import (
     COLUMN_PX,
     ROW_PX,
     SMALL_MATRIX_CELLS,
+    cell_hover,
     fit_cells,
     matrix_heatmap,
     signed_heatmap,
@@ -67,7 +68,7 @@ def alignment_heatmap(
         title=title,
         zmin=0.0,
         zmax=zmax,
-        axis_names=(_("target"), _("source")),
+        axis_names=_alignment_axes(),
         value_name=_("weight"),
     )
     if colorbar:
@@ -76,6 +77,22 @@ def alignment_heatmap(
         fig.update_traces(showscale=False)
         fig.update_layout(margin={"r": 20})
     return fit_cells(fig, *z.shape, column_px=_column_px(z))
+
+
+def _alignment_axes() -> tuple[str, str]:
+    """The names of an alignment map's rows and columns, in the current language."""
+    return _("target"), _("source")
+
+
+def alignment_cells(
+    weights: object, source_tokens: Sequence[str], target_tokens: Sequence[str]
+) -> dict:
+    """What changes in :func:`alignment_heatmap`'s trace when only the weights (T_out, T_src)
+    change: ``z`` and the cells' hover text (a frame of an animated map)."""
+    z = as_matrix(weights)
+    tgt = check_labels(target_tokens, z.shape[0], f"target tokens vs {z.shape[0]} rows")
+    src = check_labels(source_tokens, z.shape[1], f"source tokens vs {z.shape[1]} columns")
+    return {"z": z} | cell_hover(tgt, src, z, _alignment_axes(), _("weight"))
 
 
 def _column_px(z: np.ndarray) -> int:

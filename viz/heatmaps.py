@@ -92,7 +92,7 @@ def matrix_heatmap(
         "zmax": zmax,
         "zmid": zmid,
         "colorbar": {"title": {"text": value_name}},
-    } | _hover(ys, xs, z, axis_names, value_name)
+    } | cell_hover(ys, xs, z, axis_names, value_name)
     if show_values is None:
         show_values = z.size <= SMALL_MATRIX_CELLS
     if show_values:
@@ -103,9 +103,12 @@ def matrix_heatmap(
     return go.Figure({"data": [trace], "layout": layout})
 
 
-def _hover(ys: list[str], xs: list[str], z: np.ndarray, names: tuple[str, str], value: str) -> dict:
-    """The hover entries of a heatmap trace: a string per cell up to HOVER_CELL_LIMIT cells,
-    else a template that names the row and column by position."""
+def cell_hover(
+    ys: list[str], xs: list[str], z: np.ndarray, names: tuple[str, str], value: str
+) -> dict:
+    """The hover entries of a heatmap trace of ``z`` with row labels ``ys`` and column labels
+    ``xs``: a string per cell up to HOVER_CELL_LIMIT cells, else a template that names the row
+    and column by position (``names``: the rows' and columns' names; ``value``: the cells')."""
     if z.size <= HOVER_CELL_LIMIT:
         return {
             "customdata": _hover_text(ys, xs, z, names, value),

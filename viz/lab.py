@@ -1,7 +1,9 @@
 """Figures for the training lab (pure plotly, no streamlit, no torch): the training curves (loss,
-sequence accuracy and the attention's agreement with the true alignment, each against the step)
-and sequence accuracy by source length, one line per model. The probe's attention uses
-:func:`viz.alignment.alignment_heatmap`.
+sequence accuracy and the attention's agreement with the true alignment, each against the step),
+sequence accuracy by source length, one line per model, and the probe's attention through
+training (:func:`viz.alignment.alignment_heatmap` with one plotly frame per snapshot, a play
+button and a step slider; with the chart component, :func:`probe_play` plays it smoothly in the
+browser).
 
 Built as plain dicts with an explicit template and validated once: the lab redraws them every
 second while a model trains and on every move of the timeline.
@@ -13,12 +15,15 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import plotly.graph_objects as go
 
 from i18n import N_, _
 from viz._checks import escape
 from viz._margins import LEGEND_ROW_PX
+from viz.alignment import alignment_cells, alignment_heatmap
 from viz.bottleneck import MODEL_STYLE
+from viz.play import PlayOptions, play_options
 
 TEMPLATE = "plotly_white"
 PANELS = (  # (Curves field, panel title)
@@ -27,6 +32,9 @@ PANELS = (  # (Curves field, panel title)
     ("agreement", N_("attention on the true alignment")),
 )
 MARKER_COLOUR = "#555555"
+SNAPSHOT_MS = 300  # the probe player's time from one snapshot to the next
+PLAYER_BUTTON_PX = 34  # under the probe map's x axis: the play button's row
+PLAYER_SLIDER_PX = 54  # then the step slider's rail, ticks and labels
 
 
 @dataclass(frozen=True)
@@ -239,3 +247,91 @@ def length_accuracy_chart(
         "legend": {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"},
     }
     return go.Figure({"data": traces, "layout": layout})
+
+
+def probe_player(
+    weights: Sequence[np.ndarray],
+    steps: Sequence[int],
+    source: Sequence[str],
+    target: Sequence[str],
+    *,
+    titles: Sequence[str],
+    index: int,
+) -> go.Figure:
+    """The probe's attention (T_out, T_src) at every snapshot as one map with plotly frames: it
+    opens on snapshot ``index`` (titled ``titles[index]``); a play button and a slider under the
+    x axis step through the snapshots, each frame's title naming its step. One colour scale
+    (0 to 1) for every frame, so a weight's colour means the same at every step. Raises
+    ValueError when the counts of weights, steps and titles differ or ``index`` is out of range."""
+    n = len(weights)
+    if not n or n != len(steps) or n != len(titles):
+        raise ValueError(f"{n} weight maps, {len(steps)} steps, {len(titles)} titles")
+    if not 0 <= index < n:
+        raise ValueError(f"snapshot {index} of {n}")
+    fig = alignment_heatmap(weights[index], source, target, title=titles[index], zmax=1.0)
+    frames = [
+        {
+            "name": str(k),
+            "data": [{"type": "heatmap"} | alignment_cells(w, source, target)],
+            "traces": [0],
+            "layout": {"title": {"text": titles[k]}},
+        }
+        for k, w in enumerate(weights)
+    ]
+    margin, height = fig.layout.margin, fig.layout.height
+    plot_px = height - margin.t - margin.b
+    below = margin.b  # the x axis's ticks and title
+    fig.update_layout(
+        margin={"b": below + PLAYER_BUTTON_PX + PLAYER_SLIDER_PX},
+        height=height + PLAYER_BUTTON_PX + PLAYER_SLIDER_PX,
+        **_player_controls(steps, index, -below / plot_px, -(below + PLAYER_BUTTON_PX) / plot_px),
+    )
+    fig.frames = frames
+    return fig
+
+
+def _player_controls(steps: Sequence[int], index: int, button_y: float, slider_y: float) -> dict:
+    """Layout entries for the play button (at paper y ``button_y``) and the step slider under it
+    (at ``slider_y``), each step named by its number (plotly names every k-th under the rail, k
+    as small as keeps them apart; the title names the one shown)."""
+    play = {
+        "label": _("▶ play"),
+        "method": "animate",
+        "args": [None, {"frame": {"duration": SNAPSHOT_MS, "redraw": True}, "fromcurrent": True}],
+    }
+    jump = {"mode": "immediate", "frame": {"duration": 0, "redraw": True}}
+    slider = {
+        "active": index,
+        "steps": [
+            {
+                "label": str(step),
+                "method": "animate",
+                "args": [[str(k)], jump],
+            }
+            for k, step in enumerate(steps)
+        ],
+        "currentvalue": {"visible": False},
+        "x": 0,
+        "len": 1,
+        "y": slider_y,
+        "yanchor": "top",
+        "pad": {"t": 0, "b": 0, "l": 0, "r": 0},
+    }
+    button = {
+        "type": "buttons",
+        "buttons": [play],
+        "x": 0,
+        "xanchor": "left",
+        "y": button_y,
+        "yanchor": "top",
+        "pad": {"t": 4, "b": 0, "l": 0, "r": 0},
+        "showactive": False,
+    }
+    return {"sliders": [slider], "updatemenus": [button]}
+
+
+def probe_play() -> PlayOptions:
+    """The chart component's play options for :func:`probe_player`: one snapshot every
+    SNAPSHOT_MS, the weights changing smoothly in between; its play button pauses while it
+    plays."""
+    return play_options(seconds_per_frame=SNAPSHOT_MS / 1000, pause_label=_("❚❚ pause"))
