@@ -14,6 +14,11 @@ from hypothesis import is_hypothesis_test
 from models.checkpoints import CHECKPOINTS_ENV
 from tests.requirements_env import need
 from tests.server import CHROMIUM, ROOT, launch_chromium, streamlit_server
+from viz.figure import VALIDATE_ENV
+
+# Every figure builder runs in this suite (and in the servers it starts): plotly validates each
+# figure here, so a misspelt property fails a test; the app itself takes figures as built.
+os.environ.setdefault(VALIDATE_ENV, "1")
 
 # Where the browser tests save their screenshots: a temporary folder, unless this variable names
 # a folder (relative to the repository); `make screenshots` points it at docs/screenshots.

@@ -20,7 +20,6 @@ dict (``Figure.to_dict()``) the same way, without plotly's validation on the way
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,6 +29,7 @@ import streamlit as st
 
 from ui import plotly_component
 from ui.sidebar import classroom_mode
+from viz.figure import colour_scale
 
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies.
 OKABE_ITO = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
@@ -99,9 +99,10 @@ def _classroom_colours(fig: go.Figure) -> None:
         if trace.type != "heatmap":
             continue
         diverging = trace.zmid is not None
-        trace.colorscale = CLASSROOM_DIVERGING if diverging else CLASSROOM_SEQUENTIAL
+        # as lists: a figure built unvalidated (viz.figure) keeps what it is given
+        trace.colorscale = colour_scale(CLASSROOM_DIVERGING if diverging else CLASSROOM_SEQUENTIAL)
     if fig.layout.coloraxis and fig.layout.coloraxis.colorscale is not None:
-        fig.layout.coloraxis.colorscale = CLASSROOM_SEQUENTIAL
+        fig.layout.coloraxis.colorscale = colour_scale(CLASSROOM_SEQUENTIAL)
 
 
 def legible(fig: go.Figure, *, classroom: bool) -> go.Figure:
@@ -121,12 +122,6 @@ def legible(fig: go.Figure, *, classroom: bool) -> go.Figure:
     return fig
 
 
-@functools.cache
-def _colorscale(name: str) -> list:
-    """A named colour scale as plotly.py writes it into a figure's dict."""
-    return go.Heatmap(colorscale=name).to_plotly_json()["colorscale"]
-
-
 def legible_spec(spec: dict, *, classroom: bool) -> dict:
     """``legible`` for a figure's plain dict (``Figure.to_dict()``): the same changes, made in
     place on ``spec``, which is returned."""
@@ -138,12 +133,12 @@ def legible_spec(spec: dict, *, classroom: bool) -> dict:
         for trace in traces:
             if trace.get("type") == "heatmap":
                 diverging = trace.get("zmid") is not None
-                trace["colorscale"] = _colorscale(
+                trace["colorscale"] = colour_scale(
                     CLASSROOM_DIVERGING if diverging else CLASSROOM_SEQUENTIAL
                 )
         coloraxis = layout.get("coloraxis") or {}
         if coloraxis.get("colorscale") is not None:
-            coloraxis["colorscale"] = _colorscale(CLASSROOM_SEQUENTIAL)
+            coloraxis["colorscale"] = colour_scale(CLASSROOM_SEQUENTIAL)
     spec["layout"] = _scaled_layout(layout, scale, floor)
     for trace in traces:
         for name, value in trace.items():

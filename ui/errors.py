@@ -24,6 +24,7 @@ from streamlit.errors import FragmentHandledException
 from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException
 
 from i18n import _
+from ui.slots import script_slot
 
 log = logging.getLogger("atlas.errors")
 PASS_THROUGH = (ScriptControlException, FragmentHandledException)  # rerun, stop, switch_page
@@ -59,10 +60,11 @@ def run_page(run: Callable[[], None], where: str = "") -> None:
 
 
 def call_reported(run: Callable[[], R], where: str = "") -> R | None:
-    """``run()``, or None after :func:`report_error` when it raised anything but Streamlit's own
-    control flow."""
+    """``run()`` in a script slot (:func:`ui.slots.script_slot`), or None after
+    :func:`report_error` when it raised anything but Streamlit's own control flow."""
     try:
-        return run()
+        with script_slot():
+            return run()
     except PASS_THROUGH:
         raise
     except Exception as exc:  # the one place an unexpected error is turned into a sentence

@@ -1,5 +1,6 @@
 """Process-wide settings for serving: how many CPU threads torch may use per operation, and how
-long a thread keeps Python's interpreter lock before it hands it over.
+long a thread keeps Python's interpreter lock before it hands it over (how many script runs work
+at once: :mod:`ui.slots`).
 
 This module must be imported before anything imports torch (``app.py`` imports it first): the
 OpenMP runtime reads ``OMP_NUM_THREADS`` once, when torch loads it.

@@ -22,6 +22,7 @@ from viz._margins import (
     legend_below,
     widest_px,
 )
+from viz.figure import figure
 from viz.heatmaps import (
     COLUMN_PX,
     ROW_PX,
@@ -179,7 +180,7 @@ def alignment_lines(
         "xaxis": {"visible": False, "range": [-1.0, 2.0]},
         "yaxis": {"visible": False, "autorange": "reversed"},
     }
-    return go.Figure({"data": traces, "layout": layout})  # validated once
+    return figure({"data": traces, "layout": layout})
 
 
 def _lines(
@@ -348,7 +349,7 @@ def token_prob_bars(
     layout = _row_layout(tokens, _("probability"), title)
     layout["xaxis"] |= {"range": [0, 1.15], "tickvals": [0, low, 0.5, 1.0]}
     layout["shapes"] = [low_line]
-    return go.Figure({"data": [bars], "layout": layout})
+    return figure({"data": [bars], "layout": layout})
 
 
 def local_heatmap(

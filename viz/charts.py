@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 from i18n import N_, _
 from viz._checks import MARGIN, check_labels, escape
 from viz._margins import LEGEND_PX, fitted_margin, number_labels, text_px, widest_px
+from viz.figure import figure
 from viz.heatmaps import WEIGHT, label_separator
 
 COLOURS = {"query": "#D55E00", "keys": "#0072B2", "values": "#009E73", "context": "#000000"}
@@ -79,8 +80,8 @@ def weights_bar(
         },
         "yaxis": {"title": {"text": y_title}},
     }
-    # built as plain dicts and validated once: the anatomy page redraws this on every edit
-    return go.Figure({"data": bars, "layout": layout})
+    # plain dicts (viz.figure): the anatomy page redraws this on every edit
+    return figure({"data": bars, "layout": layout})
 
 
 def _arrows(
@@ -333,7 +334,7 @@ def vector_diagram(
         "xaxis": {"zeroline": True, "range": x_range},
         "yaxis": {"scaleanchor": "x", "scaleratio": 1, "zeroline": True, "range": y_range},
     }
-    return go.Figure({"data": traces, "layout": layout})  # validated once
+    return figure({"data": traces, "layout": layout})
 
 
 COLORBAR_TITLE_BESIDE_PX = 8

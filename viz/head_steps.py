@@ -7,7 +7,7 @@ font (``ui.charts`` scales the whole figure, fonts, margins, height and width al
 classroom mode): each cell is at least ``MIN_CELL_PX`` (14 px; 40 x 22 px when its number is
 written in it) and ``layout.width`` is the width the columns need, so that a narrow screen scrolls
 instead of squeezing them. Masked cells (NaN) are left grey and written "−∞".
-Built as a plain dict and validated once; the texts (titles, axis titles, hover) come translated.
+Built as a plain dict (:func:`viz.figure.figure`); the texts (titles, axis titles, hover) come translated.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from viz._margins import (
     widest_px,
     x_ticks_height,
 )
+from viz.figure import figure
 
 NUMBER_CELL_PX = (40, 22)  # (width, height) of a cell with its number written in it
 NUMBERS_MAX_COLUMNS = 16  # numbers in the cells up to this many columns (hover always has them)
@@ -235,7 +236,7 @@ def step_panels(panels: Sequence[Panel], *, title: str = "") -> go.Figure:
         top += rows[n] + (gaps[n] if n < len(gaps) else 0)
     if title:
         layout["annotations"].append(title_annotation(title, plot_h, PANEL_TITLE_PX - 4))
-    return go.Figure({"data": traces, "layout": layout})
+    return figure({"data": traces, "layout": layout})
 
 
 def _label(text: str, y: float, size: int) -> dict:

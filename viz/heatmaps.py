@@ -21,6 +21,7 @@ from viz._margins import (
     x_tick_angle,
     x_ticks_height,
 )
+from viz.figure import figure
 
 SEQUENTIAL = "Blues"
 DIVERGING = "RdBu"
@@ -99,8 +100,8 @@ def matrix_heatmap(
         trace["texttemplate"] = "%{z:.2f}"
     plain = (x_labels is None, y_labels is None)
     layout = {"title": {"text": title}} | _matrix_layout(xs, ys, plain, axis_names, value_name)
-    # built as plain dicts and validated once: pages redraw heatmaps on every edit
-    return go.Figure({"data": [trace], "layout": layout})
+    # plain dicts (viz.figure): pages redraw heatmaps on every edit
+    return figure({"data": [trace], "layout": layout})
 
 
 def cell_hover(
@@ -309,7 +310,7 @@ def attention_panels(
     second line), filled row by row;
     each panel keeps its own tokens on the ticks and the per-cell hover of ``matrix_heatmap``.
     When every panel is small enough to print its numbers in the cells, the colour bar is left out
-    (the numbers say more, and the figure draws faster). Built as plain dicts and validated once:
+    (the numbers say more, and the figure draws faster). Built as plain dicts (:mod:`viz.figure`):
     this runs on every edit of the sentence.
     """
     rows = max(1, -(-len(panels) // cols))
@@ -343,4 +344,4 @@ def attention_panels(
             "colorbar": {"title": {"text": _(WEIGHT)}},
         },
     )
-    return go.Figure({"data": traces, "layout": layout})
+    return figure({"data": traces, "layout": layout})

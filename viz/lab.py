@@ -5,7 +5,7 @@ training (:func:`viz.alignment.alignment_heatmap` with one plotly frame per snap
 button and a step slider; with the chart component, :func:`probe_play` plays it smoothly in the
 browser).
 
-Built as plain dicts with an explicit template and validated once: the lab redraws them every
+Built as plain dicts (:mod:`viz.figure`) with an explicit template: the lab redraws them every
 second while a model trains and on every move of the timeline.
 """
 
@@ -23,6 +23,7 @@ from viz._checks import escape
 from viz._margins import LEGEND_ROW_PX
 from viz.alignment import alignment_cells, alignment_heatmap
 from viz.bottleneck import MODEL_STYLE
+from viz.figure import figure
 from viz.play import PlayOptions, play_options
 
 TEMPLATE = "plotly_white"
@@ -200,7 +201,7 @@ def training_curves(
         layout["annotations"].append(annotation)
         if marker is not None:
             layout["shapes"].append(marker)
-    return go.Figure({"data": traces, "layout": layout})
+    return figure({"data": traces, "layout": layout})
 
 
 def length_accuracy_chart(
@@ -246,7 +247,7 @@ def length_accuracy_chart(
         },
         "legend": {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"},
     }
-    return go.Figure({"data": traces, "layout": layout})
+    return figure({"data": traces, "layout": layout})
 
 
 def probe_player(

@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 from i18n import N_, _
 from viz._checks import as_matrix, check_labels, escape
 from viz._margins import Y_TICKS_PAD_PX, cells_extent, fitted_margin, widest_px
+from viz.figure import figure
 from viz.heatmaps import COLUMN_PX
 from viz.play import GaussianFollow, PlayOptions, play_options
 
@@ -93,7 +94,7 @@ def _weight_bars(s: np.ndarray, raw: np.ndarray, final: np.ndarray) -> list[dict
 def _step_traces(
     t: int, p_t: np.ndarray, D: float, raw: np.ndarray, final: np.ndarray, factor: np.ndarray
 ) -> list[dict]:
-    """The five traces of step t (plain dicts, validated once with the figure): Gaussian curve,
+    """The five traces of step t (plain dicts): Gaussian curve,
     p_t marker, factor dots, raw bars, final bars, each on its panel's y axis."""
     s = np.arange(raw.shape[1])
     traces = [*_gaussian_traces(p_t[t], D, s, factor[t]), *_weight_bars(s, raw[t], final[t])]
@@ -255,7 +256,7 @@ def local_steps_figure(
     ]
     layout = _figure_layout(src, tgt, frames[step]["layout"], step, (margin, angle))
     # one validation of the whole figure (building graph objects trace by trace was 4x slower)
-    return go.Figure({"data": frames[step]["data"], "layout": layout, "frames": frames})
+    return figure({"data": frames[step]["data"], "layout": layout, "frames": frames})
 
 
 def _frame_layout(t: int, tgt: list[str], p_t: np.ndarray, window: np.ndarray, height: int) -> dict:

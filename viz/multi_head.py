@@ -1,6 +1,6 @@
 """Figures of the Multi-head attention page (pure plotly; no streamlit, no torch).
 
-Built as plain dicts and validated once, with one heatmap trace per panel and no per-cell strings
+Built as plain dicts (:mod:`viz.figure`), with one heatmap trace per panel and no per-cell strings
 beyond 12 x 12, so that one head at 512 x 512 and all 6 x 12 heads at 128 tokens stay light:
 numpy float32 arrays travel base64-encoded. Token axes are categorical with the tokens themselves
 as categories (repeats made distinct by invisible zero-width spaces), so hover names both tokens
@@ -32,6 +32,7 @@ from viz._margins import (
     widest_px,
     x_ticks_height,
 )
+from viz.figure import figure
 from viz.head_steps import (
     ZWSP,
     Panel,
@@ -136,7 +137,7 @@ def head_heatmap(
     if numbers:
         trace |= {"texttemplate": "%{z:.2f}", "textfont": {"size": 12}}
     layout = _heatmap_layout(xs, ys, title, numbers)
-    return go.Figure({"data": [trace], "layout": layout})
+    return figure({"data": [trace], "layout": layout})
 
 
 def pool_blocks(matrix: np.ndarray, side: int) -> tuple[np.ndarray, int]:
@@ -313,7 +314,7 @@ def head_grid(
     layout = _grid_layout(title, (n_layers, n_heads), (centre_x, centre_y), colorscale)
     if selected is not None:
         layout["shapes"] = [_frame(selected, (side_q, side_k), gap)]
-    return go.Figure({"data": [heatmap], "layout": layout})
+    return figure({"data": [heatmap], "layout": layout})
 
 
 def share_heatmaps(shares: dict[str, np.ndarray], *, title: str = "") -> go.Figure:

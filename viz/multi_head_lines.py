@@ -1,6 +1,6 @@
 """The head view of the Multi-head attention page: one layer's heads as lines from each query
 token to the key tokens, BertViz-style (pure plotly; no streamlit, no torch). Built as plain
-dicts and validated once; legend and hover text in the session's language (:mod:`i18n`).
+dicts (:mod:`viz.figure`); legend and hover text in the session's language (:mod:`i18n`).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 from i18n import _
 from viz._checks import MARGIN, check_labels, escape
 from viz._margins import LEGEND_PX, widest_px
+from viz.figure import figure
 from viz.head_steps import title_annotation, title_margin, title_width
 from viz.hover_link import KEYS_UID, LINE_UID, QUERIES_UID, HoverLink
 from viz.multi_head import checked_weights
@@ -149,7 +150,7 @@ def head_lines(
         traces += [*_line_traces(w[head], head, rows, threshold), _legend_entry(head)]
     traces += [_token_column(0, ys, "left", token), _token_column(1, xs, "right", None)]
     layout = _lines_layout(max(len(xs), len(ys)), [*xs, *ys], title)
-    return go.Figure({"data": traces, "layout": layout})
+    return figure({"data": traces, "layout": layout})
 
 
 def lines_link(fig: go.Figure, head: int, group: str) -> HoverLink:

@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 
 from viz._checks import as_matrix, check_labels, escape
 from viz._margins import cells_extent, fitted_margin, legend_below, number_labels
+from viz.figure import figure
 from viz.heatmaps import (
     fit_cells,
     label_separator,
@@ -132,7 +133,7 @@ def token_lines(
         "hovermode": "closest",
         "height": 380 + legend["margin"]["b"] - margin["b"],
     } | legend
-    fig = go.Figure({"data": traces, "layout": layout})
+    fig = figure({"data": traces, "layout": layout})
     m = legend["margin"]
     fig.update_layout(width=max(cells_extent(n, m["l"], m["r"], TOKEN_PX), title_width(title)))
     return fig

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 
 from viz._margins import text_px
+from viz.figure import figure
 
 STYLES = {  # fill, line
     "input": ("#E8F1FA", "#0072B2"),
@@ -175,7 +176,7 @@ def diagram(nodes: list[Node], edges: list[Edge], *, width: int, height: int) ->
         "dragmode": False,
         "showlegend": False,
     }
-    return go.Figure({"data": [], "layout": layout})
+    return figure({"data": [], "layout": layout})
 
 
 # ---------------------------------------------------------------- the five diagrams

@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 from viz._checks import MARGIN, as_matrix, escape
 from viz._margins import AXIS_TITLE_PX, LEGEND_ROW_PX
 from viz.charts import title_beside_colorbar
+from viz.figure import figure
 from viz.heatmaps import label_separator, matrix_heatmap
 
 TEMPLATE = "plotly_white"
@@ -57,7 +58,7 @@ def dot_histograms(
     trace = {"type": "histogram", "histnorm": "probability density", "opacity": 0.55, "nbinsx": 60}
     hover = "%{x}" + label_separator() + "%{y:.3f}"
     layout = _layout(title, x_title, y_title, barmode="overlay")
-    return go.Figure({"data": _traces(samples, trace, hover), "layout": layout})
+    return figure({"data": _traces(samples, trace, hover), "layout": layout})
 
 
 def lines_over_dims(
@@ -80,7 +81,7 @@ def lines_over_dims(
     }
     layout = _layout(title, x_title, y_title)
     layout["xaxis"] |= ticks
-    return go.Figure({"data": _traces(series, trace, hover), "layout": layout})
+    return figure({"data": _traces(series, trace, hover), "layout": layout})
 
 
 def grouped_bars(
@@ -91,7 +92,7 @@ def grouped_bars(
     hover = "%{x}" + label_separator() + "%{y:.3f}"
     layout = _layout(title, "", y_title, barmode="group")
     layout["xaxis"]["type"] = "category"
-    return go.Figure({"data": _traces(series, trace, hover), "layout": layout})
+    return figure({"data": _traces(series, trace, hover), "layout": layout})
 
 
 def entropy_heatmap(

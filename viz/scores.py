@@ -23,6 +23,7 @@ from viz._margins import (
     x_tick_angle,
     x_ticks_height,
 )
+from viz.figure import figure
 from viz.heatmaps import COLUMN_PX, ROW_PX, axis_title, title_width
 
 SCORE_COLOUR = "#56B4E9"
@@ -65,7 +66,7 @@ def soft_addressing_figure(
         _bars(e, ticks, SCORE_COLOUR, "", names[0]),
         _bars(alpha, ticks, WEIGHT_COLOUR, "2", names[1]),
     ]
-    return go.Figure({"data": traces, "layout": _stages_layout(shown, ticks, e, names, title)})
+    return figure({"data": traces, "layout": _stages_layout(shown, ticks, e, names, title)})
 
 
 def _stages_layout(
@@ -142,4 +143,4 @@ def candidates_bars(candidates: Sequence[tuple[str, float]], *, title: str = "")
             "autorange": "reversed",
         },
     }
-    return go.Figure({"data": [bars], "layout": layout})
+    return figure({"data": [bars], "layout": layout})
