@@ -128,6 +128,11 @@ def test_head_grid_tiles_every_panel_into_one_heatmap_and_pools_large_inputs() -
     assert small.data[0].x[0] == "head 1, key #0"
     pooled, k = pool_blocks(np.ones((2, 5)), 2)
     assert k == 3 and pooled.shape == (1, 2) and np.allclose(pooled, 1.0)
+    m = np.random.default_rng(1).random((2, 3, 11, 7)).astype(np.float32)  # ragged last blocks
+    pooled, k = pool_blocks(m, 4)
+    assert k == 3 and pooled.shape == (2, 3, 4, 3)
+    assert np.isclose(pooled[1, 2, 3, 2], m[1, 2, 9:, 6:].mean())  # a 2 x 1 corner block
+    assert np.isclose(pooled[0, 1, 1, 0], m[0, 1, 3:6, 0:3].mean())
 
 
 def test_head_lines_only_chosen_token_and_heads() -> None:

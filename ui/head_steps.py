@@ -129,7 +129,7 @@ def transformer_steps(
 
 # MiniLM's heads: up to 3.3 MB a result at 512 pieces (the scores, scaled scores, mask and
 # weights, 512 x 512 each), so bounded in bytes as well, and shared read-only (ui.cache).
-@bounded_cache(max_entries=32, max_bytes=48 * MB)
+@bounded_cache(max_entries=32, max_bytes=32 * MB)
 def pretrained_steps(name: str, device: str, text: str, layer: int, head: int) -> HeadSteps:
     """One head of the pretrained encoder ``name`` on ``text``, step by step."""
     with torch.inference_mode():

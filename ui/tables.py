@@ -14,14 +14,26 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
 
-def table_ui(rows: Sequence[Mapping[str, object]] | Mapping[str, Sequence[object]]) -> None:
-    """Show ``rows`` (records, or columns by name) as a table without its index column."""
+def table_ui(
+    rows: Sequence[Mapping[str, object]] | Mapping[str, Sequence[object]] | pd.DataFrame,
+) -> None:
+    """Show ``rows`` (records, columns by name, or a DataFrame) as a table without its index."""
+    st.table(_arrow(rows), hide_index=True)
+
+
+def _arrow(rows: object) -> object:
+    """Records or columns as an Arrow table; anything else, or a column Arrow cannot type, as
+    it came."""
     try:
-        data = pa.table(rows) if isinstance(rows, Mapping) else pa.Table.from_pylist(list(rows))
+        if isinstance(rows, Mapping):
+            return pa.table(dict(rows))
+        if isinstance(rows, list | tuple) and all(isinstance(r, Mapping) for r in rows):
+            return pa.Table.from_pylist(list(rows))
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
-        data = rows
-    st.table(data, hide_index=True)
+        pass
+    return rows

@@ -147,13 +147,13 @@ def pool_blocks(matrix: np.ndarray, side: int) -> tuple[np.ndarray, int]:
     if k == 1:
         return matrix, 1
     T_q, T_k = matrix.shape[-2:]
-    pad_q, pad_k = -T_q % k, -T_k % k
-    n_q, n_k = (T_q + pad_q) // k, (T_k + pad_k) // k
-    padded = np.pad(matrix, [(0, 0)] * (matrix.ndim - 2) + [(0, pad_q), (0, pad_k)])  # zeros
-    sums = padded.reshape(*matrix.shape[:-2], n_q, k, n_k, k).sum(axis=(-3, -1))
-    # cells per block: k * k inside, fewer in the last row and column of blocks when padded
-    rows = np.minimum(k, T_q - np.arange(n_q) * k)  # (n_q,)
-    cols = np.minimum(k, T_k - np.arange(n_k) * k)  # (n_k,)
+    starts_q, starts_k = np.arange(0, T_q, k), np.arange(0, T_k, k)  # (n_q,), (n_k,)
+    # summed along keys first, so that no copy as large as the input is made (a padded copy of
+    # MiniLM's (6, 12, 512, 512) was 75 MB more at the peak of a 512-piece rerun)
+    sums = np.add.reduceat(np.add.reduceat(matrix, starts_k, axis=-1), starts_q, axis=-2)
+    # cells per block: k * k inside, fewer in the last row and column of blocks
+    rows = np.minimum(k, T_q - starts_q)  # (n_q,)
+    cols = np.minimum(k, T_k - starts_k)  # (n_k,)
     return (sums / np.outer(rows, cols)).astype(np.float32), k
 
 
