@@ -20,7 +20,7 @@ from PIL import Image
 from i18n import _
 from viz._checks import escape
 from viz._margins import fitted_margin, widest_px, x_ticks_height
-from viz.play import PlayOptions, play_options
+from viz.play import PlayOptions, play_button, play_options, slider_steps
 from viz.titles import left_title
 
 FLOOR = 0.22  # brightness kept where attention is zero
@@ -213,21 +213,8 @@ def attention_player_figure(
 def _player_controls(words: list[str]) -> dict:
     """Layout entries for the word slider under the picture (the shown word written above its
     rail) and the play button in the top right corner, clear of the centred title."""
-    steps = [
-        {
-            "label": w,
-            "method": "animate",
-            "args": [[str(t)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True}}],
-        }
-        for t, w in enumerate(words)
-    ]
-    play = {
-        "label": _("▶ play"),
-        "method": "animate",
-        "args": [None, {"frame": {"duration": WORD_MS, "redraw": True}, "fromcurrent": True}],
-    }
     slider = {
-        "steps": steps,
+        "steps": slider_steps(words),
         "active": 0,
         "currentvalue": {"prefix": _("word: ")},
         "x": 0,
@@ -238,7 +225,7 @@ def _player_controls(words: list[str]) -> dict:
     }
     button = {
         "type": "buttons",
-        "buttons": [play],
+        "buttons": [play_button(_("▶ play"), WORD_MS)],
         "x": 1,
         "y": 1,
         "xanchor": "right",

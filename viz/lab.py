@@ -24,7 +24,7 @@ from viz._margins import LEGEND_ROW_PX
 from viz.alignment import alignment_cells, alignment_heatmap
 from viz.bottleneck import MODEL_STYLE
 from viz.figure import figure
-from viz.play import PlayOptions, play_options
+from viz.play import PlayOptions, play_button, play_options, slider_steps
 
 TEMPLATE = "plotly_white"
 PANELS = (  # (Curves field, panel title)
@@ -295,22 +295,9 @@ def _player_controls(steps: Sequence[int], index: int, button_y: float, slider_y
     """Layout entries for the play button (at paper y ``button_y``) and the step slider under it
     (at ``slider_y``), each step named by its number (plotly names every k-th under the rail, k
     as small as keeps them apart; the title names the one shown)."""
-    play = {
-        "label": _("▶ play"),
-        "method": "animate",
-        "args": [None, {"frame": {"duration": SNAPSHOT_MS, "redraw": True}, "fromcurrent": True}],
-    }
-    jump = {"mode": "immediate", "frame": {"duration": 0, "redraw": True}}
     slider = {
         "active": index,
-        "steps": [
-            {
-                "label": str(step),
-                "method": "animate",
-                "args": [[str(k)], jump],
-            }
-            for k, step in enumerate(steps)
-        ],
+        "steps": slider_steps([str(step) for step in steps]),
         "currentvalue": {"visible": False},
         "x": 0,
         "len": 1,
@@ -320,7 +307,7 @@ def _player_controls(steps: Sequence[int], index: int, button_y: float, slider_y
     }
     button = {
         "type": "buttons",
-        "buttons": [play],
+        "buttons": [play_button(_("▶ play"), SNAPSHOT_MS)],
         "x": 0,
         "xanchor": "left",
         "y": button_y,

@@ -19,7 +19,7 @@ from viz._checks import as_matrix, check_labels, escape
 from viz._margins import Y_TICKS_PAD_PX, cells_extent, fitted_margin, widest_px
 from viz.figure import figure
 from viz.heatmaps import COLUMN_PX
-from viz.play import GaussianFollow, PlayOptions, play_options
+from viz.play import GaussianFollow, PlayOptions, play_options, slider_steps
 
 WINDOW_FILL = "#F0E442"
 RAW = "#56B4E9"
@@ -345,7 +345,6 @@ def _animation_controls(target_labels: list[str], step: int) -> dict:
             {"label": _("❚❚ Pause"), "method": "animate", "args": [[None], pause]},
         ],
     }
-    jump = {"frame": {"duration": 0, "redraw": True}, "mode": "immediate"}
     slider = {
         "active": step,
         "x": 0,
@@ -354,9 +353,6 @@ def _animation_controls(target_labels: list[str], step: int) -> dict:
         "yanchor": "top",
         "pad": flat,
         "currentvalue": {"visible": False},
-        "steps": [
-            {"label": f"{t}:{tok}", "method": "animate", "args": [[str(t)], jump]}
-            for t, tok in enumerate(target_labels)
-        ],
+        "steps": slider_steps([f"{t}:{tok}" for t, tok in enumerate(target_labels)]),
     }
     return {"updatemenus": [buttons], "sliders": [slider]}

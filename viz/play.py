@@ -1,4 +1,5 @@
-"""Options of the chart component's "play" behaviour (components/atlas-plotly/atlas_plotly/assets/
+"""The plotly controls of an animated figure (its step slider's steps, its play button) and the
+options of the chart component's "play" behaviour (components/atlas-plotly/atlas_plotly/assets/
 play.js): a figure's plotly frames played in the browser from the data sent once, drawing
 ``fps`` states a second, the in-between states interpolated between two frames (motion only: at
 each step the chart shows the server's frame exactly). Plain JSON for ``ui.charts.plotly_chart
@@ -65,4 +66,25 @@ def play_options(
         "gaussian": gaussian,
         "fade": bool(fade),
         "pause_label": pause_label,
+    }
+
+
+def slider_steps(labels: list[str]) -> list[dict]:
+    """A plotly slider's steps, one per frame (frames named "0", "1", ...), labelled ``labels``."""
+    return [
+        {
+            "label": label,
+            "method": "animate",
+            "args": [[str(k)], {"frame": {"duration": 0, "redraw": True}, "mode": "immediate"}],
+        }
+        for k, label in enumerate(labels)
+    ]
+
+
+def play_button(label: str, frame_ms: int) -> dict:
+    """A plotly button that plays the frames from the one shown, ``frame_ms`` apart."""
+    return {
+        "label": label,
+        "method": "animate",
+        "args": [None, {"frame": {"duration": frame_ms, "redraw": True}, "fromcurrent": True}],
     }
