@@ -28,6 +28,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ui import plotly_component
+from ui.garbage import figure_bytes, note_figure
 from ui.sidebar import classroom_mode
 from viz.figure import colour_scale
 
@@ -195,6 +196,7 @@ def _component_chart(
     data = plotly_component.payload(
         spec, PLOTLY_CONFIG, select=on_select is not None, behaviours=behaviours
     )
+    note_figure(len(data))
     return plotly_component.show(data, key=key, on_select=on_select, on_trigger=on_trigger)
 
 
@@ -225,6 +227,7 @@ def plotly_chart(
     if _component_chart(fig, key, on_select, classroom, behaviours, on_trigger):
         return
     legible(fig, classroom=classroom)
+    note_figure(figure_bytes(fig))
     kwargs: dict = {"key": key, "config": PLOTLY_CONFIG, "theme": None}
     if on_select is not None:
         kwargs |= {"on_select": on_select, "selection_mode": "points"}

@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from i18n import _, pgettext
+from models.native_memory import give_back
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_ALIASES = (DEFAULT_MODEL, "sentence-transformers/all-MiniLM-L6-v2", "minilm", "")
@@ -177,9 +178,10 @@ class PretrainedEncoder:
         attentions = np.empty((len(layers), *layers[0].shape[1:]), np.float32)  # (L, H, T, T)
         for i, layer in enumerate(layers):
             attentions[i] = layer[0].float().cpu().numpy()  # (H, T, T)
-            # each layer let go once copied: at 512 pieces the copy costs one more layer (13 MB),
-            # not a second 75 MB (torch.stack copied them all before any was let go)
+            # each layer let go once copied, and its pages handed back (models.native_memory): at
+            # 512 pieces the copy then costs one more layer (13 MB), not a second 75 MB
             layers[i] = layer = None
+            give_back()
         ids = enc["input_ids"][0].tolist()
         return EncoderAttention(
             model=self.name,

@@ -1,0 +1,62 @@
+"""A run that sent large figures collects its garbage before it ends, instead of leaving it to
+Python's collector.
+
+Plotly's figure objects are reference cycles (every trace and layout part points back to its
+figure), so a figure and the arrays it holds are freed only by the cyclic collector, never when the
+page lets go of it. With Streamlit's collection after every run turned off (``runner.postScriptGC``
+in ``.streamlit/config.toml``: ~10 ms per rerun) and the long-lived heap frozen
+(:func:`ui.runtime.freeze_long_lived`), the collector's oldest generation ran seldom, and each
+Multi-head rerun at 512 pieces left about 100 MB of dead figures behind. Measured in-process with
+AppTest (``tests/test_garbage.py`` checks the cycle; the figures are issue 17's): over 10 reruns at
+256-512 pieces the process grew from 764 to 1,252 MB; with a collection after each run it stayed
+between 736 and 899 MB. A full collection costs about 3 ms there (the frozen heap is skipped), so it
+is paid only by a run whose charts came to :data:`LARGE_BYTES` or more (the Multi-head page's maps),
+not by an Alignment Enter (tens of KB).
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from models.native_memory import give_back
+
+LARGE_BYTES = 1024 * 1024
+_run = threading.local()  # .depth: collected_after_large_figures blocks entered; .bytes: noted
+
+
+def note_figure(nbytes: int) -> None:
+    """Count ``nbytes`` (a chart's payload, or an estimate of it) against the current run."""
+    _run.bytes = getattr(_run, "bytes", 0) + nbytes
+
+
+def figure_bytes(fig) -> int:  # a go.Figure
+    """An estimate of the bytes ``fig``'s heatmaps send (8 a cell): for a chart drawn without
+    the component, whose payload Streamlit builds."""
+    cells = 0
+    for trace in fig.data:
+        z = getattr(trace, "z", None)
+        if z is not None and len(z):
+            cells += len(z) * (len(z[0]) if hasattr(z[0], "__len__") else 1)
+    return 8 * cells
+
+
+@contextmanager
+def collected_after_large_figures(limit: int = LARGE_BYTES) -> Iterator[None]:
+    """Run the block; at its end, a full collection if the charts noted during it
+    (:func:`note_figure`) came to ``limit`` bytes or more. Re-entrant: only the outermost block
+    (a page's run, or a fragment's own rerun) counts and collects."""
+    depth = getattr(_run, "depth", 0)
+    if depth == 0:
+        _run.bytes = 0
+    _run.depth = depth + 1
+    try:
+        yield
+    finally:
+        _run.depth = depth
+        if depth == 0 and _run.bytes >= limit:
+            _run.bytes = 0
+            gc.collect()
+            give_back()  # the freed figures' pages, to the operating system
