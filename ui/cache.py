@@ -98,7 +98,7 @@ class BoundedCache:
 
     Before computing a missing result, entries are let go until one as large as the last result
     computed would fit: otherwise the new result and the entries it is about to push out are held
-    at once (at 512 pieces on MiniLM, 75 MB more at the peak of every miss in a full cache)."""
+    at once (at 512 pieces on MiniLM, a second 75 MB while the miss is computed)."""
 
     def __init__(self, func: Callable[..., Any], max_entries: int, max_bytes: int) -> None:
         self.func, self.max_entries, self.max_bytes = func, max_entries, max_bytes

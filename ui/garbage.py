@@ -6,12 +6,14 @@ figure), so a figure and the arrays it holds are freed only by the cyclic collec
 page lets go of it. With Streamlit's collection after every run turned off (``runner.postScriptGC``
 in ``.streamlit/config.toml``: ~10 ms per rerun) and the long-lived heap frozen
 (:func:`ui.runtime.freeze_long_lived`), the collector's oldest generation ran seldom, and each
-Multi-head rerun at 512 pieces left about 100 MB of dead figures behind. Measured in-process with
-AppTest (``tests/test_garbage.py`` checks the cycle; the figures are issue 17's): over 10 reruns at
-256-512 pieces the process grew from 764 to 1,252 MB; with a collection after each run it stayed
-between 736 and 899 MB. A full collection costs about 3 ms there (the frozen heap is skipped), so it
-is paid only by a run whose charts came to :data:`LARGE_BYTES` or more (the Multi-head page's maps),
-not by an Alignment Enter (tens of KB).
+Multi-head rerun at 512 pieces left its dead figures behind: measured in-process with AppTest
+over 10 reruns at 256-512 pieces, the process grew from 764 to 1,252 MB without a collection, and
+stayed between 736 and 954 MB (two runs) with one after each run; in the server, the 200-rerun
+Multi-head soak (``make load SCENARIO=soak``) then peaked +314 MB over its start instead of +376,
+and +259 once the freed pages are handed back too (:mod:`models.native_memory`). A full
+collection costs about 3 ms there (the frozen heap is skipped), so it is paid only by a run whose
+charts came to :data:`LARGE_BYTES` or more (the Multi-head page's maps), not by an Alignment Enter
+(tens of KB).
 """
 
 from __future__ import annotations
