@@ -72,6 +72,33 @@ ALIGNMENT_ALL = register(
 )
 
 
+# The same four charts with nothing else on the page and no model (bench/chart_app.py): what
+# this design costs at least for that change, whatever the page around the charts does.
+LOWER_BOUND_WORDS = "w{i} " + "a man in a blue shirt plays " * 2  # 15 words, as the Enter's
+
+
+def _type_words(page, i: int) -> None:  # a playwright Page
+    box = page.get_by_role("textbox", name="Text")
+    box.fill(LOWER_BOUND_WORDS.format(i=i).strip())
+    box.press("Enter")
+
+
+def _lower_bound_updated(i: int) -> str:
+    tick = f"[...document.querySelectorAll('.xtick text')].some(t => t.textContent === 'w{i}')"
+    return f"() => {tick} && {ALL_UPDATED}"
+
+
+register(
+    Scenario(
+        name="lower bound: text box + the Alignment page's 4 charts (all updated, 15 words)",
+        url_path="?figure=alignment",
+        interact=_type_words,
+        redrawn=_lower_bound_updated,
+        script="bench/chart_app.py",
+    )
+)
+
+
 def _figures_after(page, scenario: Scenario, i: int) -> list[dict]:
     """Change ``i`` made, every chart settled: the page's figures."""
     scenario.interact(page, i)
