@@ -1,0 +1,53 @@
+"""Motion in the browser: how many times a second the chart component's play behaviour draws
+(``data-play-fps``, and the draws counted over the samples), on the Local attention page's window
+and the captions' word-by-word player, against :data:`viz.play.MIN_FPS`.
+
+A timing, so it is measured here and not asserted by the browser tests (``tests/play_helpers.py``
+checks what plays, not how fast): on a busy machine the same code drew 5-7 times a second, where
+it draws 18-30 on a quiet one.
+"""
+
+from __future__ import annotations
+
+from bench.registry import Row, timing
+from viz.play import MIN_FPS
+
+PAGES = (
+    ("local window", "local_attention", "Play", "Pause", 3),
+    ("caption", "captions", "play", "pause", 6),
+)
+
+
+@timing
+def play_rates() -> list[Row]:
+    """Press play on each page's first player, sample it for 2.4 s, pause; one row each."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser_helpers import wait_settled
+    from tests.play_helpers import PLAYER, count_sent, played
+    from tests.server import launch_chromium, streamlit_server
+
+    rows = []
+    with sync_playwright() as playwright, streamlit_server("app.py") as (url, _):
+        browser = launch_chromium(playwright)
+        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        page.__sent = count_sent(page)
+        for name, path, play, pause, charts in PAGES:
+            page.goto(f"{url}/{path}")
+            wait_settled(page, charts)
+            host = page.locator(PLAYER).first
+            host.scroll_into_view_if_needed()
+            samples, during, _ = played(page, host, play, pause)
+            draws = samples[-1]["draws"] - samples[0]["draws"]
+            rate = draws / ((samples[-1]["now"] - samples[0]["now"]) / 1000)
+            met = "met" if min(rate, samples[-1]["fps"]) >= MIN_FPS else "missed"
+            rows.append(
+                Row(
+                    f"play in the browser: {name}",
+                    f"{rate:.1f} draws/s",
+                    f"data-play-fps {samples[-1]['fps']}; {during} websocket frames sent while "
+                    f"playing; floor {MIN_FPS} draws/s: {met}",
+                )
+            )
+        browser.close()
+    return rows
