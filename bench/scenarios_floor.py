@@ -20,6 +20,7 @@ import statistics
 from pathlib import Path
 
 from bench.registry import RENDERED, SCENARIOS, Row, Scenario, register
+from bench.scenarios_core import _tick_is, _typed
 from bench.scenarios_translation import _enter_sentence, _heatmap_shows
 
 REACTS = 15  # timed redraws per scenario, after two warm-ups
@@ -77,25 +78,17 @@ ALIGNMENT_ALL = register(
 LOWER_BOUND_WORDS = "w{i} " + "a man in a blue shirt plays " * 2  # 15 words, as the Enter's
 
 
-def _type_words(page, i: int) -> None:  # a playwright Page
-    box = page.get_by_role("textbox", name="Text")
-    box.fill(LOWER_BOUND_WORDS.format(i=i).strip())
-    box.press("Enter")
-
-
 def _lower_bound_updated(i: int) -> str:
-    tick = f"[...document.querySelectorAll('.xtick text')].some(t => t.textContent === 'w{i}')"
-    return f"() => {tick} && {ALL_UPDATED}"
+    return f"() => ({_tick_is(f'w{i}')})() && {ALL_UPDATED}"
 
 
-register(
-    Scenario(
-        name="lower bound: text box + the Alignment page's 4 charts (all updated, 15 words)",
-        url_path="?figure=alignment",
-        interact=_type_words,
-        redrawn=_lower_bound_updated,
-        script="bench/chart_app.py",
-    )
+_typed(
+    "lower bound: text box + the Alignment page's 4 charts (all updated, 15 words)",
+    "?figure=alignment",
+    "Text",
+    lambda i: LOWER_BOUND_WORDS.format(i=i).strip(),
+    _lower_bound_updated,
+    script="bench/chart_app.py",
 )
 
 

@@ -24,7 +24,7 @@ def play_rates() -> list[Row]:
     from playwright.sync_api import sync_playwright
 
     from tests.browser_helpers import wait_settled
-    from tests.play_helpers import PLAYER, count_sent, played
+    from tests.play_helpers import PLAYER, count_sent, play_rate, played
     from tests.server import launch_chromium, streamlit_server
 
     rows = []
@@ -38,8 +38,7 @@ def play_rates() -> list[Row]:
             host = page.locator(PLAYER).first
             host.scroll_into_view_if_needed()
             samples, during, _ = played(page, host, play, pause)
-            draws = samples[-1]["draws"] - samples[0]["draws"]
-            rate = draws / ((samples[-1]["now"] - samples[0]["now"]) / 1000)
+            rate = play_rate(samples)
             met = "met" if min(rate, samples[-1]["fps"]) >= MIN_FPS else "missed"
             rows.append(
                 Row(

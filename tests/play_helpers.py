@@ -107,6 +107,12 @@ def played(page, host, play: str, pause: str) -> tuple[list[dict], int, dict]:
     return samples, during, host.evaluate(EXACT)
 
 
+def play_rate(samples: list[dict]) -> float:
+    """Draws per second over ``samples`` (counted from the player's data-play-draws)."""
+    draws = samples[-1]["draws"] - samples[0]["draws"]
+    return draws / ((samples[-1]["now"] - samples[0]["now"]) / 1000)
+
+
 def assert_moved_and_stopped(page, host, samples: list[dict], during: int, exact: dict) -> None:
     """Frames advanced with in-betweens, without a websocket message (the rate is printed); the pause
     stopped on the server's frame of the step the slider shows, and it stays there."""
@@ -116,13 +122,11 @@ def assert_moved_and_stopped(page, host, samples: list[dict], during: int, exact
     assert samples[-1]["slider"] > samples[0]["slider"], samples  # the slider follows
     # the slider marks the step last reached (read while a step may be arriving: at most one off)
     assert all(abs(s["slider"] - s["position"]) < 1 for s in samples), samples
-    draws = samples[-1]["draws"] - samples[0]["draws"]
-    seconds = (samples[-1]["now"] - samples[0]["now"]) / 1000
     print(
-        f"\n{page.url}: {draws / seconds:.1f} draws/s sampled, data-play-fps "
+        f"\n{page.url}: {play_rate(samples):.1f} draws/s sampled, data-play-fps "
         f"{samples[-1]['fps']}, {during} websocket frames sent while playing"
     )
-    assert draws > 0 and samples[-1]["fps"] > 0, samples[-1]  # it drew while playing
+    assert play_rate(samples) > 0 and samples[-1]["fps"] > 0, samples[-1]  # it drew while playing
     assert during == 0, f"{during} websocket frames sent while playing"
     assert exact["traces"] and exact["shapes"] and not exact["overlay"], exact["diff"]
     assert all(o == 1 for o in exact["opacities"] if o != 0), exact  # faded traces restored
