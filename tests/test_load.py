@@ -212,6 +212,8 @@ def test_soak_floors_read_the_memory_series():
     assert rows(high)[0]["met"] == "missed"  # peak 400 MB over start
     aln = [(0, 700.0), (500, 720.0), (1000, 760.0)]
     assert rows(run_of("soak-alignment", samples, rss_series=aln))[0]["met"] == "missed"
+    short = rows(run_of("soak-multi-head", samples, rss_series=[(0, 700.0), (6, 790.0)]))[0]
+    assert (short["floor"], short["met"]) == ("too few RSS readings", "missed")
 
 
 # ---------------------------------------------------------------- deploy

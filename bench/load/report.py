@@ -54,8 +54,8 @@ def burst_floor(run: Run) -> tuple[str, bool]:
 
 def soak_floor(run: Run) -> tuple[str, bool]:
     series = run.outcome.rss_series
-    if len(series) < 2:
-        return "–", False
+    if len(series) < 3:  # no half to compare the end with
+        return "too few RSS readings", False
     start, end = series[0][1], series[-1][1]
     half = min(series, key=lambda point: abs(point[0] - series[-1][0] / 2))[1]
     flat = end - half < FLAT_MB

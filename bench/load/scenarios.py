@@ -154,7 +154,9 @@ async def soak(
     out: Outcome, url: str, which: str, reruns: int, rss_every: int, watch: ServerWatch, seed: int
 ) -> Outcome:
     """Scenario (c): ``reruns`` back-to-back reruns on Alignment (``which`` = 'alignment': new
-    sentences) or Multi-head (MiniLM at 128-512 pieces), the server's RSS every ``rss_every``."""
+    sentences) or Multi-head (MiniLM at 128-512 pieces), the server's RSS every ``rss_every``
+    reruns, or more often where that would give fewer than five readings (a short soak)."""
+    every = max(1, min(rss_every, reruns // 4))
     rng = random.Random(seed)
     profile = PROFILES["alignment" if which == "alignment" else "multi_head@128"]
     label = "alignment" if which == "alignment" else "multi_head@128-512"
@@ -170,7 +172,7 @@ async def soak(
                 key, value = "mh_text", text_with_pieces(rng.randint(128, 512))
             if not await timed(s, label, "rerun", lambda k=key, v=value: s.set(k, v), out):
                 break
-            if i % rss_every == 0 or i == reruns:
+            if i % every == 0 or i == reruns:
                 out.rss_series.append((i, watch.sample() / MB))
     finally:
         await s.close()
