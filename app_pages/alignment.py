@@ -11,6 +11,7 @@ import streamlit as st
 
 from i18n import N_, _, ngettext
 from models.rnn.translator import Translation, Translator
+from ui import plotly_component
 from ui.alignment_lesson import formula_ui, step_inspector_ui
 from ui.charts import plotly_chart
 from ui.choices import segmented_ui
@@ -42,8 +43,10 @@ from ui.url_state import check_number_param
 from viz.alignment import (
     alignment_heatmap,
     alignment_lines,
+    alignment_lines_link,
     token_prob_bars,
 )
+from viz.hover_link import heatmap_link
 
 # id (in the URL) -> label (translated where shown)
 MODES = {
@@ -65,6 +68,10 @@ MODE_HELP = N_(
     "translate: the model's own translation; reference: forced through your French "
     "sentence; compare: two scoring functions on the same pair; four scores: Bahdanau, dot, "
     "general and concat on one translation."
+)
+LINK_HINT = N_(
+    "Hover a cell of the heatmap to see its line here, or a line or a token here to find it in "
+    "the heatmap."
 )
 WIDE_SOURCE = 24  # more source tokens than this: the heatmap gets the page's whole width
 LOW_PROB = 0.1
@@ -111,15 +118,17 @@ def controls_ui() -> AlignmentSettings:
 
 def alignment_ui(view: AlignmentView, title: str, key: str, kind: str) -> None:
     """The heatmap with, beside it, model ``kind``'s formulas and the same alignment as lines
-    (under it when the sentence is long: the heatmap then takes the whole width)."""
+    (under it when the sentence is long: the heatmap then takes the whole width). The heatmap
+    and the lines are linked on hover, in the browser (viz.hover_link)."""
     heatmap = alignment_heatmap(view.weights, view.source, view.target, title=title)
+    link = {"link": heatmap_link(heatmap, f"{key}-link").options()}
     if len(view.source) > WIDE_SOURCE:
-        plotly_chart(heatmap, key=f"{key}_heatmap")
+        plotly_chart(heatmap, key=f"{key}_heatmap", behaviours=link)
         left, right = st.columns([2, 3], gap="medium")
     else:
         left, right = st.columns([3, 2], gap="medium")
         with left:
-            plotly_chart(heatmap, key=f"{key}_heatmap")
+            plotly_chart(heatmap, key=f"{key}_heatmap", behaviours=link)
         left, right = right, right
     with left:
         formula_ui(kind)
@@ -128,7 +137,8 @@ def alignment_ui(view: AlignmentView, title: str, key: str, kind: str) -> None:
 
 
 def lines_ui(view: AlignmentView, key: str) -> None:
-    """The alignment as lines, with a threshold slider."""
+    """The alignment as lines, with a threshold slider; linked on hover with the heatmap of
+    ``alignment_ui``."""
     check_number_param("aln_threshold", 0.0, 1.0, integer=False)
     threshold = st.slider(
         _("Hide lines below weight"),
@@ -146,7 +156,10 @@ def lines_ui(view: AlignmentView, key: str) -> None:
         threshold=threshold,
         title=_("The same weights as lines"),
     )
-    plotly_chart(lines, key=f"{key}_lines")
+    link = {"link": alignment_lines_link(lines, f"{key}-link").options()}
+    plotly_chart(lines, key=f"{key}_lines", behaviours=link)
+    if plotly_component.wanted():  # the hover link is the component's (st.plotly_chart: none)
+        st.caption(_(LINK_HINT))
 
 
 def hypotheses_ui(tr: Translation, level: str) -> None:

@@ -33,7 +33,9 @@ from viz.heatmaps import (
     signed_heatmap,
     title_width,
 )
+from viz.hover_link import HoverLink
 
+HIGHLIGHT_PX = 4  # the width of a hovered line (viz.hover_link)
 LINE_BINS = 8  # alignment lines are grouped into this many opacity/width classes (one trace each)
 INK = "#0072B2"
 ACCENT = "#D55E00"
@@ -181,6 +183,30 @@ def alignment_lines(
         "yaxis": {"visible": False, "autorange": "reversed"},
     }
     return figure({"data": traces, "layout": layout})
+
+
+def alignment_lines_link(fig: go.Figure, group: str) -> HoverLink:
+    """The part in hover link ``group`` of ``fig`` (:func:`alignment_lines`), linked to the
+    :func:`alignment_heatmap` of the same weights, whose rows (the queries) are the target tokens
+    (the right column) and whose columns (the keys) are the source tokens (the left column).
+    ValueError if ``fig`` has no token columns."""
+    mode = [getattr(trace, "mode", None) for trace in fig.data]
+    columns = {t.name: t for t, m in zip(fig.data, mode, strict=True) if m == "markers+text"}
+    if not {"source", "target"} <= set(columns):
+        raise ValueError("not an alignment's lines: no token columns (alignment_lines)")
+    source, target = columns["source"], columns["target"]
+    return HoverLink(
+        group,
+        "lines",
+        n_queries=len(target.y),
+        n_keys=len(source.y),
+        linked=tuple(n for n, m in enumerate(mode) if m == "lines"),
+        colour=ACCENT,
+        width=HIGHLIGHT_PX,
+        query_x=1,
+        query_y=tuple(float(y) for y in target.y),
+        key_y=tuple(float(y) for y in source.y),
+    )
 
 
 def _lines(

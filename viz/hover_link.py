@@ -1,13 +1,15 @@
-"""Hover linking between a heatmap of one head and its lines (the head view), in the browser: the
-options of the chart component's behaviour ``link`` (``components/atlas-plotly/atlas_plotly/
-assets/link.js``), as BertViz's head view links a token to its lines. Pure: no streamlit.
+"""Hover linking between an attention map and the same weights as lines (the Multi-head page's head
+view, the Alignment page's lines), in the browser: the options of the chart component's behaviour
+``link`` (``components/atlas-plotly/atlas_plotly/assets/link.js``), as BertViz's head view links a
+token to its lines. Pure: no streamlit.
 
 Charts of one ``group`` find each other on the page. Hovering the heatmap's cell (query i, key j)
 draws the line i -> j over the lines chart (the other lines dimmed) and outlines the cell;
 hovering one of the linked head's lines, or a query or key token, outlines the matching cell, row
 or column of the heatmap. Both are layout shapes: nothing is recomputed, nothing is sent to the
 server. Where the component is off (``st.plotly_chart``) the options are not sent and the charts
-are plain. The lines chart's part: :func:`viz.multi_head_lines.lines_link`.
+are plain. The lines chart's part: :func:`viz.multi_head_lines.lines_link` (a head view),
+:func:`viz.alignment.alignment_lines_link` (an alignment's lines).
 """
 
 from __future__ import annotations
@@ -26,9 +28,11 @@ class HoverLink:
     """One chart's part in a hover link; (n_queries, n_keys): the head's (T_q, T_k).
 
     role "heatmap": ``trace`` is the heatmap; its cell (row i, column j) is query i, key j.
-    role "lines": query i is drawn at (x=0, y=i) and key j at (x=1, y=j); ``linked``: the
-    traces of the lines of the head the heatmap shows, each x = [0, 1, None, ...], y = [i, j,
-    None, ...]; hovered lines are drawn in ``colour``, ``width`` px wide.
+    role "lines": the queries are drawn in the column x = ``query_x`` (0 or 1), the keys in the
+    other; query i at y = ``query_y[i]`` and key j at y = ``key_y[j]`` (left empty: at y = i and
+    y = j, as the head view draws them); ``linked``: the traces of the lines of the map the
+    heatmap shows, each x = [0, 1, None, ...], y = [its ends' heights, None, ...]; hovered lines
+    are drawn in ``colour``, ``width`` px wide.
     """
 
     group: str
@@ -39,6 +43,9 @@ class HoverLink:
     linked: tuple[int, ...] = ()
     colour: str = ""
     width: int = 0
+    query_x: int = 0
+    query_y: tuple[float, ...] = ()
+    key_y: tuple[float, ...] = ()
 
     def options(self) -> dict:
         """The plain-JSON options ``ui.charts.plotly_chart(behaviours={"link": ...})`` sends."""

@@ -3,9 +3,10 @@
 //
 // options (viz/hover_link.py, HoverLink.options()): {group, role, n_queries, n_keys, ...}
 //   role "heatmap": {trace}: its cell (row i, column j) is query i, key j.
-//   role "lines": query i is drawn at (x=0, y=i), key j at (x=1, y=j); {linked: the traces of
-//     the lines of the head the heatmap shows (x [0, 1, null, ...], y [i, j, null, ...]),
-//     colour, width: how a hovered line is drawn}.
+//   role "lines": queries are drawn in the column x = query_x (0 or 1; default 0), keys in the
+//     other, query i at y = query_y[i] and key j at y = key_y[j] (default: at y = i and y = j);
+//     {linked: the traces of the lines of the map the heatmap shows (x [0, 1, null, ...], y the
+//     two ends' heights), colour, width: how a hovered line is drawn}.
 // A focus is {kind: "cell", i, j}, {kind: "query", i} or {kind: "key", j}. Hovering a heatmap's
 // cell focuses it; over a lines chart, the pointer on one of the linked head's lines focuses that
 // cell, on a token (left: queries, right: keys) that query or key. Every chart of the group shows
@@ -25,6 +26,30 @@ const SHAPE_NAME = "atlas-link";
 const OUTLINE = { color: "#D55E00", width: 3 }; // as the overview's frame around the chosen head
 const VEIL = 0.8; // the opacity of the veil over the lines while something is focused
 const HIT_PX = 6; // the pointer is on a line within this many pixels of it
+
+// ------------------------------------------------------------------ a lines chart's geometry
+
+// The column (x) and the heights (y) of a lines chart's queries and keys.
+function geometry(options) {
+  const heights = (ys, n) =>
+    ys && ys.length === n ? ys : Array.from({ length: n }, (_, k) => k);
+  const qx = options.query_x === 1 ? 1 : 0;
+  return {
+    qx,
+    kx: 1 - qx,
+    qy: heights(options.query_y, options.n_queries),
+    ky: heights(options.key_y, options.n_keys),
+  };
+}
+
+// The index of the height in ``ys`` nearest to ``y`` (null when ys is empty).
+function nearest(ys, y) {
+  let best = null;
+  for (let k = 0; k < ys.length; k++) {
+    if (best === null || Math.abs(ys[k] - y) < Math.abs(ys[best] - y)) best = k;
+  }
+  return best;
+}
 
 function group(name) {
   const groups = (window[REGISTRY] ||= new Map());
@@ -85,16 +110,16 @@ function background(gd) {
 
 function highlighted(member, focus) {
   const { options, gd } = member;
+  const { qx, kx, qy, ky } = member.geometry;
   const shape = { name: SHAPE_NAME, xref: "x", yref: "y", layer: "above" };
-  const top = -0.5;
-  const bottom = Math.max(options.n_queries, options.n_keys) - 0.5;
+  const heights = [...qy, ...ky];
   const veil = {
     ...shape,
     type: "rect",
     x0: 0,
     x1: 1,
-    y0: top,
-    y1: bottom,
+    y0: Math.min(...heights) - 0.5,
+    y1: Math.max(...heights) + 0.5,
     fillcolor: background(gd),
     opacity: VEIL,
     line: { width: 0 },
@@ -103,10 +128,10 @@ function highlighted(member, focus) {
   const lines = pairs(member, focus).map(([i, j]) => ({
     ...shape,
     type: "line",
-    x0: 0,
-    x1: 1,
-    y0: i,
-    y1: j,
+    x0: qx,
+    x1: kx,
+    y0: qy[i],
+    y1: ky[j],
     line,
   }));
   return [veil, ...lines];
@@ -136,12 +161,17 @@ function show(member) {
 
 // ------------------------------------------------------------------ what the pointer is on
 
-function segmentsOf(gd, traces) {
+// The (query, key) pairs of the lines drawn by ``traces``: each line is x [a, b], y its ends'
+// heights, read back to indices through the chart's geometry.
+function segmentsOf(gd, traces, geo) {
   const out = [];
   for (const t of traces) {
+    const xs = (gd.data[t] && gd.data[t].x) || [];
     const ys = (gd.data[t] && gd.data[t].y) || [];
     for (let k = 0; k + 1 < ys.length; k += 3) {
-      if (ys[k] !== null && ys[k + 1] !== null) out.push([ys[k], ys[k + 1]]);
+      if (ys[k] === null || ys[k + 1] === null) continue;
+      const [yq, yk] = xs[k] === geo.qx ? [ys[k], ys[k + 1]] : [ys[k + 1], ys[k]];
+      out.push([nearest(geo.qy, yq), nearest(geo.ky, yk)]);
     }
   }
   return out;
@@ -156,7 +186,7 @@ function distance(px, py, x0, y0, x1, y1) {
 
 // The focus under the pointer over a lines chart: a token, one of the linked lines, or null.
 function pointedLines(member, event) {
-  const { gd, options } = member;
+  const { gd } = member;
   const layout = gd._fullLayout;
   const svg = gd.querySelector(".main-svg");
   if (!layout || !svg) return null;
@@ -166,16 +196,30 @@ function pointedLines(member, event) {
   const px = event.clientX - box.left - xa._offset;
   const py = event.clientY - box.top - ya._offset;
   if (px < 0 || py < 0 || px > xa._length || py > ya._length) return null;
+  const { qx, kx, qy, ky } = member.geometry;
   const x = xa.p2l(px);
-  const row = Math.round(ya.p2l(py));
-  if (x < 0) return row >= 0 && row < options.n_queries ? { kind: "query", i: row } : null;
-  if (x > 1) return row >= 0 && row < options.n_keys ? { kind: "key", j: row } : null;
+  const y = ya.p2l(py);
+  // a token: the one nearest the pointer in its column, within half the step between tokens
+  const token = (ys) => {
+    const k = nearest(ys, y);
+    const step = ys.length > 1 ? Math.abs(ys[1] - ys[0]) : 1;
+    return k !== null && Math.abs(ys[k] - y) <= Math.max(0.5, step / 2) ? k : null;
+  };
+  const side = x < 0 ? 0 : x > 1 ? 1 : null;
+  if (side === qx) {
+    const i = token(qy);
+    return i === null ? null : { kind: "query", i };
+  }
+  if (side === kx) {
+    const j = token(ky);
+    return j === null ? null : { kind: "key", j };
+  }
   let best = null;
-  let nearest = HIT_PX;
+  let closest = HIT_PX;
   for (const [i, j] of member.segments) {
-    const d = distance(px, py, xa.l2p(0), ya.l2p(i), xa.l2p(1), ya.l2p(j));
-    if (d <= nearest) {
-      nearest = d;
+    const d = distance(px, py, xa.l2p(qx), ya.l2p(qy[i]), xa.l2p(kx), ya.l2p(ky[j]));
+    if (d <= closest) {
+      closest = d;
       best = { kind: "cell", i, j };
     }
   }
@@ -239,7 +283,9 @@ export function attach(ctx) {
   member.base = {
     shapes: ((gd.layout && gd.layout.shapes) || []).filter((s) => s.name !== SHAPE_NAME),
   };
-  member.segments = options.role === "lines" ? segmentsOf(gd, options.linked || []) : [];
+  member.geometry = geometry(options);
+  member.segments =
+    options.role === "lines" ? segmentsOf(gd, options.linked || [], member.geometry) : [];
   member.shown = "";
   group(options.group).members.add(member);
   show(member); // the group's focus, if something is hovered now
