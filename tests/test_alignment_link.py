@@ -18,9 +18,9 @@ from tests.app_helpers import open_app
 from tests.requirements_env import need
 from tests.tiny_seq2seq import build_tiny_checkpoints
 from ui import plotly_component
-from viz.alignment import ACCENT, HIGHLIGHT_PX, alignment_heatmap, alignment_lines
+from viz.alignment import ACCENT, alignment_heatmap, alignment_lines
 from viz.alignment import alignment_lines_link as lines_link
-from viz.hover_link import heatmap_link
+from viz.hover_link import HIGHLIGHT_PX, heatmap_link
 
 PAGE = "app_pages/alignment.py"
 SENTENCE = "a black dog runs on the green grass ."

@@ -19,9 +19,9 @@ from tests.app_helpers import open_app
 from tests.requirements_env import need
 from tests.tiny_transformer import build_tiny_transformers
 from ui import plotly_component
-from viz.hover_link import heatmap_link
+from viz.hover_link import HIGHLIGHT_PX, heatmap_link
 from viz.multi_head import grid_tiles, head_heatmap
-from viz.multi_head_lines import HEAD_COLOURS, HIGHLIGHT_PX, head_lines, lines_link
+from viz.multi_head_lines import HEAD_COLOURS, head_lines, lines_link
 
 PAGE = "app_pages/multi_head.py"
 SENTENCE = "a black dog runs on the green grass ."

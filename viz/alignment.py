@@ -33,9 +33,8 @@ from viz.heatmaps import (
     signed_heatmap,
     title_width,
 )
-from viz.hover_link import HoverLink
+from viz.hover_link import HIGHLIGHT_PX, HoverLink
 
-HIGHLIGHT_PX = 4  # the width of a hovered line (viz.hover_link)
 LINE_BINS = 8  # alignment lines are grouped into this many opacity/width classes (one trace each)
 INK = "#0072B2"
 ACCENT = "#D55E00"

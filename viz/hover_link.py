@@ -19,6 +19,7 @@ from typing import Literal
 
 import plotly.graph_objects as go
 
+HIGHLIGHT_PX = 4  # the width of a hovered line (a lines chart's ``HoverLink.width``)
 LINE_UID = "lines-h"  # + "<head>-<level>": a trace of one head's lines (viz.multi_head_lines)
 QUERIES_UID, KEYS_UID = "queries", "keys"  # the head view's token columns, at x = 0 and x = 1
 

@@ -16,11 +16,10 @@ from viz._checks import MARGIN, check_labels, escape
 from viz._margins import LEGEND_PX, widest_px
 from viz.figure import figure
 from viz.head_steps import title_annotation, title_margin, title_width
-from viz.hover_link import KEYS_UID, LINE_UID, QUERIES_UID, HoverLink
+from viz.hover_link import HIGHLIGHT_PX, KEYS_UID, LINE_UID, QUERIES_UID, HoverLink
 from viz.multi_head import checked_weights
 
 X_PAD = 0.6  # the x axis runs from -X_PAD to 1 + X_PAD: the token columns sit in the pads
-HIGHLIGHT_PX = 4  # the width of a hovered line (viz.hover_link)
 
 HEAD_COLOURS = [
     "#0072B2",

@@ -29,17 +29,16 @@ const HIT_PX = 6; // the pointer is on a line within this many pixels of it
 
 // ------------------------------------------------------------------ a lines chart's geometry
 
-// The column (x) and the heights (y) of a lines chart's queries and keys.
+// The column (x) and the heights (y) of a lines chart's queries and keys, with each height's
+// index (the lines' ends carry the very numbers of the token columns).
 function geometry(options) {
   const heights = (ys, n) =>
     ys && ys.length === n ? ys : Array.from({ length: n }, (_, k) => k);
   const qx = options.query_x === 1 ? 1 : 0;
-  return {
-    qx,
-    kx: 1 - qx,
-    qy: heights(options.query_y, options.n_queries),
-    ky: heights(options.key_y, options.n_keys),
-  };
+  const qy = heights(options.query_y, options.n_queries);
+  const ky = heights(options.key_y, options.n_keys);
+  const indexOf = (ys) => new Map(ys.map((y, k) => [y, k]));
+  return { qx, kx: 1 - qx, qy, ky, qIndex: indexOf(qy), kIndex: indexOf(ky) };
 }
 
 // The index of the height in ``ys`` nearest to ``y`` (null when ys is empty).
@@ -171,7 +170,9 @@ function segmentsOf(gd, traces, geo) {
     for (let k = 0; k + 1 < ys.length; k += 3) {
       if (ys[k] === null || ys[k + 1] === null) continue;
       const [yq, yk] = xs[k] === geo.qx ? [ys[k], ys[k + 1]] : [ys[k + 1], ys[k]];
-      out.push([nearest(geo.qy, yq), nearest(geo.ky, yk)]);
+      const i = geo.qIndex.get(yq) ?? nearest(geo.qy, yq);
+      const j = geo.kIndex.get(yk) ?? nearest(geo.ky, yk);
+      out.push([i, j]);
     }
   }
   return out;
