@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 AREAS = (
     "common",
     "home",
+    "lessons",
     "sidebar",
     "anatomy",
     "why_attention",

@@ -24,6 +24,14 @@ SOURCE_GLOBS = (
     "media/**/*.py",
 )
 TOML_SOURCES = ("ui/pages.toml",)
+LESSON_GLOB = "lessons/*.toml"  # the lessons' texts (app_pages/lessons/schema.py)
+LESSON_KEYS = {
+    "title": "lesson or step title",
+    "summary": "lesson line in the list of lessons",
+    "text": "a step's narration (markdown, LaTeX between $)",
+    "prompt": "a prediction question",
+    "explain": "the explanation shown at a question's reveal",
+}
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
 COMMENT_TAGS = ("i18n:",)  # `# i18n: note` on the line before a message reaches the translator
 TOML_KEYS = {
@@ -75,6 +83,33 @@ def extract_pages_toml(
             yield lineno, None, text, [TOML_KEYS[match.group(1)]]
 
 
+def extract_lesson_toml(
+    fileobj: BinaryIO,
+    keywords: Collection[str],
+    comment_tags: Collection[str],
+    options: Mapping[str, Any],
+) -> Iterator[tuple[int, str | None, str, list[str]]]:
+    """A Babel extraction method for a lesson file: every LESSON_KEYS text of the lesson, its
+    steps and their questions (multi-line strings included), at the line its key is on."""
+    source = fileobj.read().decode("utf-8")
+    lines = source.splitlines()
+    data = tomllib.loads(source)
+    tables = [data, *data.get("step", [])]
+    tables += [step["question"] for step in data.get("step", []) if "question" in step]
+    cursor = 0
+    for table in tables:
+        for key, comment in LESSON_KEYS.items():
+            text = table.get(key)
+            if not isinstance(text, str):
+                continue
+            text = text.strip()
+            for lineno in range(cursor, len(lines)):
+                if re.match(rf"^\s*{key}\s*=", lines[lineno]):
+                    cursor = lineno + 1
+                    break
+            yield cursor, None, text, [comment]
+
+
 def _add(catalog: Catalog, root: Path, path: Path, results: list) -> None:
     where = path.relative_to(root).as_posix()
     for lineno, message, comments, context in results:
@@ -93,6 +128,8 @@ def extract_template(root: Path) -> Catalog:
         path = root / name
         if path.is_file():
             _add(catalog, root, path, extract_from_file(extract_pages_toml, path))
+    for path in sorted(root.glob(LESSON_GLOB)):
+        _add(catalog, root, path, extract_from_file(extract_lesson_toml, path))
     return catalog
 
 

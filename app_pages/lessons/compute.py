@@ -1,0 +1,144 @@
+"""What a lesson step computes, from the real models, through the pages' own cached runs: each
+function returns a typed result or None after the page's usual message (missing model, refused
+input). Nothing here draws a chart; ``views`` and ``predict`` do."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from app_pages.lessons.answers import target_row
+from models.analysis.scaling import dot_sample, entropy, softmax
+from models.analysis.toy import PermutationResult, permutation_demo
+from models.captioning.inference import CaptionResult
+from models.rnn.translator import Translation
+from models.transformer.pretrained import DEFAULT_MODEL, EncoderAttention
+from ui.captions import describe_cached, example_scene, image_digest
+from ui.guard import guarded_ui, show_refusal
+from ui.loaders import load_captioner, load_translator, model_key
+from ui.multi_head import encode_ui
+from ui.sidebar import current_device
+from ui.text import tokenize
+from ui.translation_compute import (
+    AlignmentView,
+    clean_sentence,
+    decode,
+    sentence_bleu,
+    tokens_view,
+)
+
+SCALING_DIMS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+SCALING_KEYS = 10  # one query scored against this many random keys
+SCALING_QUERIES = 200  # rows averaged for a softmax's mean entropy
+MAX_SHUFFLE_TOKENS = 16
+
+
+@dataclass(frozen=True)
+class TranslationData:
+    """A sentence through one RNN translator: the ``translation`` (subword pieces), its word-level
+    ``view`` and ``row``, the view's row of the question's target word."""
+
+    translation: Translation
+    view: AlignmentView
+    row: int
+
+
+def _clean(sentence: str) -> str | None:
+    """The text cleaned by the one rule every page uses, or None after the page's hint."""
+    cleaned = clean_sentence(sentence)
+    if cleaned.notice:
+        show_refusal(cleaned.notice)
+    if cleaned.hint:
+        show_refusal(cleaned.hint)
+        return None
+    return cleaned.text
+
+
+def translation(model: str, sentence: str, target: str | None, *, level: str = "word"):
+    """``sentence`` through ``seq2seq-<model>`` (greedy, cached) at ``level``; None after a message."""
+    translator = load_translator(model)
+    text = _clean(sentence)
+    if translator is None or text is None:
+        return None
+    tr = guarded_ui(lambda: decode(translator, text))
+    if tr is None or tr.weights is None:
+        return None
+    view = tokens_view(tr.source_tokens, tr.target_tokens, tr.weights, level)
+    return TranslationData(tr, view, target_row(view.target, target, view.weights))
+
+
+def bleu_pair(
+    pair: tuple[tuple[str, str], ...],
+) -> tuple[dict[str, list[Translation]], np.ndarray] | None:
+    """Both sentences of ``pair`` through the translator without attention and Bahdanau's:
+    (model -> [translation of each]), BLEU (2 models, 2 sentences) against the references."""
+    models = {"none": load_translator("none"), "bahdanau": load_translator("bahdanau")}
+    if any(model is None for model in models.values()):
+        return None
+    outputs: dict[str, list[Translation]] = {}
+    for name, model in models.items():
+        found = [guarded_ui(lambda en=en, m=model: decode(m, en)) for en, _fr in pair]
+        if any(tr is None for tr in found):
+            return None
+        outputs[name] = found
+    bleu = np.array(
+        [[sentence_bleu(tr.text, fr) for tr, (_en, fr) in zip(outputs[m], pair, strict=False)] for m in outputs]
+    )  # (2 models, 2 sentences)
+    return outputs, bleu
+
+
+def caption(scene: int) -> tuple[np.ndarray, CaptionResult] | None:
+    """Example scene ``scene`` (its image) and the soft-attention captioner's result on it."""
+    if load_captioner("caption-soft") is None:
+        return None
+    image = example_scene(scene).image
+    weights = model_key("caption-soft", current_device())
+    found = guarded_ui(lambda: describe_cached(weights, image_digest(image), image, 1, 0, 0))
+    return None if found is None else (image, found)
+
+
+def caption_word(result: CaptionResult, target: str | None) -> int:
+    """The caption word a question asks about: ``target`` if the caption has it, else the word
+    whose map is most peaked (an object, usually), never an article."""
+    words = [w.lower() for w in result.words]
+    if target and target.lower() in words:
+        return words.index(target.lower())
+    peaks = result.alphas.reshape(len(words), -1).max(axis=1)  # (T,)
+    return int(np.argmax([p if len(w) > 2 else -1.0 for p, w in zip(peaks, words, strict=False)]))
+
+
+def encoder(sentence: str) -> EncoderAttention | None:
+    """all-MiniLM-L6-v2 on ``sentence``: every layer's and head's weights (L, H, T, T)."""
+    text = _clean(sentence)
+    return None if text is None else encode_ui(DEFAULT_MODEL, text)
+
+
+def scaling_entropies(d_k: int) -> tuple[float, float]:
+    """Mean entropy (bits) of softmax over SCALING_KEYS random scores q . k at width ``d_k``,
+    with and without the division by sqrt(d_k) (seeded: the same numbers every time)."""
+    sample = dot_sample(d_k, n=SCALING_KEYS * SCALING_QUERIES, seed=0)
+    scaled = sample.scaled.reshape(SCALING_QUERIES, SCALING_KEYS)  # (Q, K)
+    raw = sample.raw.reshape(SCALING_QUERIES, SCALING_KEYS)  # (Q, K)
+    return float(entropy(softmax(scaled)).mean()), float(entropy(softmax(raw)).mean())
+
+
+def scaling_curves() -> dict[str, np.ndarray]:
+    """Mean softmax entropy over SCALING_DIMS, with and without the scaling (for the chart)."""
+    pairs = np.array([scaling_entropies(d) for d in SCALING_DIMS])  # (D, 2)
+    return {"scaled": pairs[:, 0], "unscaled": pairs[:, 1]}
+
+
+def shuffled(sentence: str, with_pe: bool) -> PermutationResult | None:
+    """One self-attention layer on ``sentence``'s words and on a seeded shuffle of them."""
+    text = _clean(sentence)
+    if text is None:
+        return None
+    tokens, cut = tokenize(text, MAX_SHUFFLE_TOKENS)
+    if cut:
+        show_refusal(cut)
+    if len(tokens) < 2:
+        return None
+    with torch.inference_mode():
+        return guarded_ui(lambda: permutation_demo(tokens, with_pe=with_pe, shuffle_seed=1))

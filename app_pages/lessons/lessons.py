@@ -1,0 +1,182 @@
+"""Lessons: guided walks along the articles' story over the real pages' views, step by step, with
+narration; at the key moments the student predicts before the model's answer is revealed.
+
+The position is in the URL (``?lesson=<id>&step=<n>``), so a link resumes a lesson at its step.
+The presenter moves with the buttons or a clicker's keys (→ PageDown Space, ← PageUp)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app_pages.lessons import views
+from app_pages.lessons.keys import presenter_keys
+from app_pages.lessons.schema import Lesson, LessonError, load_folder, parse_lesson
+from app_pages.lessons.step_ui import narration_ui, question_ui, sentence_of, summary_ui
+from i18n import _, ngettext
+from ui.sidebar import classroom_mode
+from ui.text import escape_markdown, page_intro
+from ui.url_state import parse_int
+
+UPLOADED = "les_uploaded"  # session state: lessons the teacher uploaded (id -> Lesson)
+ABOUT = (
+    "Each lesson walks one part of the story over the atlas's own views, computed live. At the "
+    "key moments you predict first: click the word, the part of the image or the choice you "
+    "expect; the model's answer is sent only after you commit. Keys: → or PageDown or Space for "
+    "the next step, ← or PageUp to go back."
+)
+
+
+def lessons() -> tuple[dict[str, Lesson], list[LessonError]]:
+    """The folder's lessons and the session's uploaded ones (id -> lesson), and the folder's errors."""
+    found, errors = load_folder()
+    by_id = {lesson.id: lesson for lesson in found}
+    by_id |= st.session_state.get(UPLOADED, {})
+    return by_id, errors
+
+
+def upload_ui() -> None:
+    """A teacher's own lesson file (TOML, docs/lessons.md): checked, never executed; kept for
+    this session."""
+    with st.expander(_("Your own lesson (a TOML file, see docs/lessons.md)")):
+        upload = st.file_uploader(_("Lesson file"), type=["toml"], key="les_upload")
+        if upload is None:
+            return
+        try:
+            lesson = parse_lesson(upload.getvalue(), upload.name)
+        except LessonError as exc:
+            st.error(exc.message, icon=":material/error:")
+            return
+        st.session_state.setdefault(UPLOADED, {})[lesson.id] = lesson
+        st.success(
+            _("Loaded “{title}”: open it from the list.").format(
+                title=escape_markdown(_(lesson.title))
+            )
+        )
+
+
+def index_ui(by_id: dict[str, Lesson], errors: list[LessonError]) -> None:
+    """The list of lessons, each with its summary and a start button."""
+    page_intro(_("Lessons"), _(ABOUT))
+    for error in errors:
+        st.error(error.message, icon=":material/error:")
+    for number, lesson in enumerate(by_id.values(), start=1):
+        with st.container(border=True):
+            st.markdown(f"**{number}. {escape_markdown(_(lesson.title))}**")
+            n_q = len(lesson.questions)
+            st.caption(
+                f"{escape_markdown(_(lesson.summary))} · "
+                + ngettext("{n} step", "{n} steps", len(lesson.steps)).format(n=len(lesson.steps))
+                + " · "
+                + ngettext("{n} prediction", "{n} predictions", n_q).format(n=n_q)
+            )
+            st.button(_("Start"), key=f"les_start_{lesson.id}", on_click=go, args=(lesson.id, 1))
+    upload_ui()
+
+
+def go(lesson_id: str | None, step: int) -> None:
+    """Move to ``step`` (1-based; len+1 is the summary) of lesson ``lesson_id`` (None: the list)."""
+    if lesson_id is None:
+        st.query_params.pop("lesson", None)
+        st.query_params.pop("step", None)
+        return
+    st.query_params["lesson"] = lesson_id
+    st.query_params["step"] = str(step)
+
+
+def current(by_id: dict[str, Lesson]) -> tuple[Lesson | None, int]:
+    """The lesson and step (1-based, clamped; len+1 = summary) the URL names; a clear note when
+    the URL names a lesson that does not exist."""
+    lesson_id = st.query_params.get("lesson")
+    if not lesson_id:
+        return None, 0
+    lesson = by_id.get(lesson_id)
+    if lesson is None:
+        st.warning(
+            _("There is no lesson “{id}”; pick one below.").format(
+                id=escape_markdown(lesson_id[:40])
+            )
+        )
+        return None, 0
+    step = parse_int(st.query_params.get("step"), 1, 1, len(lesson.steps) + 1)
+    return lesson, step
+
+
+def nav_ui(lesson: Lesson, step: int) -> None:
+    """One compact row: back, where we are, next, the outline, the full page, the lesson list."""
+    n = len(lesson.steps)
+    row = st.container(horizontal=True, vertical_alignment="center")
+    row.button(
+        _("← Back"), key="les_back", disabled=step <= 1, on_click=go, args=(lesson.id, step - 1)
+    )
+    label = _("Step {k} of {n}").format(k=step, n=n) if step <= n else _("Summary")
+    row.button(
+        _("Next →") if step < n else _("Finish"),
+        key="les_next",
+        type="primary",
+        disabled=step > n,
+        on_click=go,
+        args=(lesson.id, step + 1),
+    )
+    row.markdown(f"**{escape_markdown(_(lesson.title))}** · {label}")
+    with row.popover(_("Outline")):
+        for i, s in enumerate(lesson.steps, start=1):
+            mark = "❓ " if s.question else ""
+            st.button(
+                f"{i}. {mark}{_(s.title)}",
+                key=f"les_outline_{i}",
+                on_click=go,
+                args=(lesson.id, i),
+                type="tertiary",
+            )
+        st.button(_("All lessons"), key="les_all", on_click=go, args=(None, 0), type="tertiary")
+    if step <= n:
+        shown = lesson.steps[step - 1]
+        page, params = views.FULL_PAGES[shown.view]
+        row.page_link(
+            f"app_pages/{page}.py", label=_("Open on its page"), query_params=params(shown)
+        )
+
+
+def move(lesson: Lesson, step: int):
+    def on_move(direction: str) -> None:
+        target = step + (1 if direction == "next" else -1)
+        if 1 <= target <= len(lesson.steps) + 1:
+            go(lesson.id, target)
+
+    return on_move
+
+
+def step_ui(lesson: Lesson, step: int) -> None:
+    """The step: narration beside the view (under it on a phone), or the summary after the last."""
+    if step > len(lesson.steps):
+        summary_ui(lesson)
+        return
+    index = step - 1
+    raw_step = lesson.steps[index]
+    text_col, view_col = st.columns([2, 3] if not classroom_mode() else [1, 2], gap="medium")
+    with text_col:
+        narration_ui(raw_step)
+        current_step = sentence_of(lesson, index, raw_step)
+    with view_col:
+        if current_step.question is not None:
+            question_ui(lesson, index, current_step)
+        else:
+            views.show_view(current_step, f"les_view_{lesson.id}_{index}")
+
+
+def lesson_ui(lesson: Lesson, step: int) -> None:
+    presenter_keys(move(lesson, step))
+    nav_ui(lesson, step)
+    step_ui(lesson, step)
+
+
+def main() -> None:
+    by_id, errors = lessons()
+    lesson, step = current(by_id)
+    if lesson is None:
+        index_ui(by_id, errors)
+        return
+    lesson_ui(lesson, step)
+
+
+main()

@@ -1,0 +1,290 @@
+"""Predict, then reveal: a step's question is posed from the model's result, computed here on the
+server; until the student commits a guess the browser gets only the options (the tokens, the
+image's regions, the choices), never the weights. At the reveal the guess is drawn over the
+model's answer, scored in words and numbers, and explained; the student may add one line on why."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from app_pages.lessons import compute, views
+from app_pages.lessons.answers import (
+    CLICK_KINDS,
+    REGIONS,
+    Answer,
+    Score,
+    bleu_answer,
+    pattern_answer,
+    region_answer,
+    scaling_answer,
+    shuffle_answer,
+    token_answer,
+    window_answer,
+)
+from app_pages.lessons.schema import PATTERN_LABELS, PATTERNS, Question, Step
+from i18n import N_, _
+from ui.charts import plotly_chart
+from viz.captions import blend
+from viz.lessons import guess_bars, region_figure
+
+NOTE_CHARS = 200
+CHOICE_LABELS = {
+    "scaled": N_("with ÷√d_k"),
+    "unscaled": N_("without ÷√d_k"),
+    "same": N_("the same"),
+    "moved": N_("the same map, moved with the words"),
+    "changed": N_("a different map"),
+    "first": N_("the first sentence"),
+    "second": N_("the second sentence"),
+}
+
+
+@dataclass(frozen=True)
+class Posed:
+    """A question ready to ask: ``labels`` of its options (translated), the model's ``answer``
+    (kept on the server until the reveal), ``context``: what may be shown before the reveal, and
+    ``reveal(score, key)``: the answer drawn with the guess over it."""
+
+    labels: tuple[str, ...]
+    answer: Answer
+    context: Callable[[str], None]
+    reveal: Callable[[Score, str], None]
+    value_name: str
+
+
+def _bars(posed_labels, answer: Answer, title: str, value_name: str, **marks) -> Callable:
+    def reveal(s: Score, key: str) -> None:
+        fig = guess_bars(
+            posed_labels,
+            answer.values,
+            s.guess,
+            answer.best,
+            title=title,
+            value_name=value_name,
+            **marks,
+        )
+        plotly_chart(fig, key=key)
+
+    return reveal
+
+
+def _token(step: Step) -> Posed | None:
+    level = "subword" if step.view == "stages" else "word"
+    data = compute.translation(step.model, step.sentence, step.question.target, level=level)
+    if data is None:
+        return None
+    view, row = data.view, data.row
+    answer = token_answer(view.source, view.weights[row])
+
+    def context(key: str) -> None:
+        st.markdown(_("French: {line}").format(line=views.quoted(view.target, row)))
+
+    title = _("Where “{word}” looked ({model})").format(
+        word=view.target[row].replace("▁", ""), model=step.model
+    )
+    return Posed(
+        tuple(view.source),
+        answer,
+        context,
+        _bars(view.source, answer, title, _("weight")),
+        _("weight"),
+    )
+
+
+def _window(step: Step) -> Posed | None:
+    data = compute.translation("local-p", step.sentence, step.question.target, level="subword")
+    if data is None:
+        return None
+    tr, row = data.translation, data.row
+    answer = window_answer(tr.source_tokens, tr.weights[row], float(tr.p_t[row]))
+    labels = tuple(f"{i}: {t}" for i, t in enumerate(tr.source_tokens))
+    lo, hi = (float(v) for v in tr.window[row])
+
+    def context(key: str) -> None:
+        st.markdown(_("French: {line}").format(line=views.quoted(tr.target_tokens, row)))
+
+    title = _("local-p for “{word}”: p_t = {p:.1f}, window [{lo:.0f}, {hi:.0f}]").format(
+        word=tr.target_tokens[row].replace("▁", ""), p=answer.centre, lo=lo, hi=hi
+    )
+    reveal = _bars(labels, answer, title, _("weight"), window=(lo, hi), centre=answer.centre)
+    return Posed(labels, answer, context, reveal, _("weight"))
+
+
+def _region(step: Step) -> Posed | None:
+    found = compute.caption(step.scene)
+    if found is None:
+        return None
+    image, result = found
+    t = compute.caption_word(result, step.question.target)
+    names = views.region_names()
+    answer = region_answer(result.alphas[t], names)
+
+    def context(key: str) -> None:
+        st.markdown(_("Caption: {line}").format(line=views.quoted(list(result.words), t)))
+        plotly_chart(
+            region_figure(image, names, REGIONS, title=_("The scene, in nine parts")),
+            key=f"{key}_scene",
+        )
+
+    def reveal(s: Score, key: str) -> None:
+        lit = blend(image, result.alphas[t], image.shape[0])
+        title = _("Soft attention while it says “{word}”").format(word=result.words[t])
+        fig = region_figure(
+            lit, names, REGIONS, title=title, masses=answer.values, guess=s.guess, best=answer.best
+        )
+        plotly_chart(fig, key=key)
+
+    return Posed(names, answer, context, reveal, _("attention mass"))
+
+
+def _pattern(step: Step) -> Posed | None:
+    found = compute.encoder(step.sentence)
+    if found is None:
+        return None
+    q = step.question
+    weights = found.attentions[q.layer - 1, q.head - 1]  # (T, T)
+    labels = tuple(_(PATTERN_LABELS[p]) for p in PATTERNS)
+    answer = pattern_answer(weights, PATTERNS)
+
+    def context(key: str) -> None:
+        st.markdown(
+            _("Pieces the encoder reads: {line}").format(
+                line=" ".join(views.escape_markdown(t) for t in found.tokens)
+            )
+        )
+
+    def reveal(s: Score, key: str) -> None:
+        title = _("Layer {layer}, head {head}").format(layer=q.layer, head=q.head)
+        plotly_chart(views.head_heatmap(weights, found.tokens, found.tokens, title=title), key=key)
+        shares = ", ".join(
+            f"{label}: {v:.2f}" for label, v in zip(labels, answer.values, strict=True)
+        )
+        st.caption(_("How much of each pattern (mean weight): {shares}").format(shares=shares))
+
+    return Posed(labels, answer, context, reveal, _("share"))
+
+
+def _choice_labels(answer: Answer) -> tuple[str, ...]:
+    return tuple(_(CHOICE_LABELS[o]) for o in answer.options)
+
+
+def _scaling(step: Step) -> Posed:
+    d_k = step.question.d_k
+    answer = scaling_answer(*compute.scaling_entropies(d_k))
+
+    def context(key: str) -> None:
+        st.markdown(_("d_k = **{d}**, {k} keys per query.").format(d=d_k, k=compute.SCALING_KEYS))
+
+    def reveal(s: Score, key: str) -> None:
+        labels = (_("with ÷√d_k"), _("without ÷√d_k"))
+        fig = guess_bars(
+            labels,
+            answer.values[:2],
+            min(s.guess, 1),
+            int(answer.values[1] > answer.values[0]),
+            title=_("Mean entropy at d_k = {d}").format(d=d_k),
+            value_name=_("entropy (bits)"),
+        )
+        plotly_chart(fig, key=key)
+
+    return Posed(_choice_labels(answer), answer, context, reveal, _("entropy (bits)"))
+
+
+def _shuffle(step: Step) -> Posed | None:
+    result = compute.shuffled(step.sentence, step.question.with_pe)
+    if result is None:
+        return None
+    answer = shuffle_answer(result.max_diff)
+
+    def context(key: str) -> None:
+        st.markdown(
+            _("Original: {a}  \nShuffled: {b}").format(
+                a=views.escape_markdown(" ".join(result.tokens)),
+                b=views.escape_markdown(" ".join(result.shuffled_tokens)),
+            )
+        )
+
+    def reveal(s: Score, key: str) -> None:
+        views.show_view(step, key)
+
+    return Posed(_choice_labels(answer), answer, context, reveal, "max |difference|")
+
+
+def _bleu(step: Step) -> Posed | None:
+    found = compute.bleu_pair(step.question.pair)
+    if found is None:
+        return None
+    bleu = found[1]  # (2 models, 2 sentences)
+    answer = bleu_answer(tuple(bleu[0]), tuple(bleu[1]))
+    pair = step.question.pair
+
+    def context(key: str) -> None:
+        lines = [f"{i + 1}. {views.escape_markdown(en)}" for i, (en, _fr) in enumerate(pair)]
+        st.markdown("  \n".join(lines))
+
+    def reveal(s: Score, key: str) -> None:
+        views.show_view(step, key)
+        labels = _choice_labels(answer)
+        fig = guess_bars(
+            labels,
+            answer.values,
+            s.guess,
+            answer.best,
+            title=_("BLEU lost without attention"),
+            value_name="BLEU",
+        )
+        plotly_chart(fig, key=f"{key}_loss")
+
+    return Posed(_choice_labels(answer), answer, context, reveal, _("BLEU lost"))
+
+
+POSERS: dict[str, Callable[[Step], Posed | None]] = {
+    "token": _token,
+    "window": _window,
+    "region": _region,
+    "pattern": _pattern,
+    "scaling": _scaling,
+    "shuffle": _shuffle,
+    "bleu": _bleu,
+}
+
+
+def pose(step: Step) -> Posed | None:
+    """The question of ``step`` posed on the model's result; None after a message when the model
+    is missing or refused the input."""
+    return POSERS[step.question.kind](step)
+
+
+def verdict(question: Question, posed: Posed, s: Score) -> str:
+    """The score in words and numbers (markdown; the labels are escaped)."""
+    guess = views.escape_markdown(posed.labels[s.guess])
+    best = views.escape_markdown(posed.labels[posed.answer.best])
+    if question.kind == "window":
+        return _(
+            "You chose position {g}; the window centres at p_t = {p:.1f}, {d:.1f} positions away. {word}"
+        ).format(
+            g=s.guess,
+            p=posed.answer.centre,
+            d=s.distance,
+            word=_("Right!") if s.correct else _("Not quite."),
+        )
+    if question.kind in CLICK_KINDS:
+        return _(
+            "You chose **{guess}**: {name} {value:.2f}, rank {rank} of {n}. The model's top choice: **{best}** ({top:.2f}). {word}"
+        ).format(
+            guess=guess,
+            name=posed.value_name,
+            value=s.value,
+            rank=s.rank,
+            n=len(posed.labels),
+            best=best,
+            top=float(np.max(posed.answer.values)),
+            word=_("Right!") if s.correct else _("Not quite."),
+        )
+    if s.correct:
+        return _("You chose **{guess}**. Right!").format(guess=guess)
+    return _("You chose **{guess}**; the answer is **{best}**.").format(guess=guess, best=best)

@@ -1,0 +1,142 @@
+"""One step on screen: the narration beside the live view; for a question, the options and the
+reveal, and the student's answers of the lesson (kept in the session) for the summary."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, replace
+
+import streamlit as st
+
+from app_pages.lessons import predict, views
+from app_pages.lessons.answers import Score, score
+from app_pages.lessons.schema import Lesson, Step
+from i18n import _
+from ui.text import escape_markdown
+
+ANSWERS = "les_answers"  # session state: (lesson id, step) -> Record
+
+
+@dataclass(frozen=True)
+class Record:
+    """A revealed question: the prompt, the guess's and the answer's labels, the score, the note."""
+
+    prompt: str
+    guess: str
+    answer: str
+    score: Score
+    note: str = ""
+
+
+def _state_key(lesson: Lesson, index: int, step: Step) -> str:
+    """Widget keys of one question: per lesson, step and sentence (a new sentence, a new guess)."""
+    digest = hashlib.sha1(f"{step.sentence}|{step.scene}".encode()).hexdigest()[:8]
+    return f"les_q_{lesson.id}_{index}_{digest}"
+
+
+def records() -> dict[tuple[str, int], Record]:
+    return st.session_state.setdefault(ANSWERS, {})
+
+
+def sentence_of(lesson: Lesson, index: int, step: Step) -> Step:
+    """The step with the student's own sentence where the step invites one (``try_it``)."""
+    if not step.try_it:
+        return step
+    raw = st.text_input(
+        _("Try it yourself: type an English sentence and press Enter"),
+        value=step.sentence,
+        key=f"les_try_{lesson.id}_{index}",
+        max_chars=views.compute.MAX_SHUFFLE_TOKENS * 20,
+    )
+    return replace(step, sentence=raw or "")
+
+
+def narration_ui(step: Step) -> None:
+    st.markdown(f"#### {escape_markdown(_(step.title))}")
+    st.markdown(_(step.text))
+
+
+def question_ui(lesson: Lesson, index: int, step: Step) -> None:
+    """Ask, or show the reveal when the student has committed a guess."""
+    question = step.question
+    posed = predict.pose(step)
+    if posed is None:
+        return
+    key = _state_key(lesson, index, step)
+    st.markdown(f"**{_('Predict')}:** {_(question.prompt)}")
+    revealed: Score | None = st.session_state.get(f"{key}_score")
+    posed.context(key)
+    if revealed is None:
+        guess = st.pills(
+            _("Your guess"),
+            list(range(len(posed.labels))),
+            format_func=lambda i: posed.labels[i],
+            key=f"{key}_guess",
+        )
+
+        def commit() -> None:
+            chosen = st.session_state.get(f"{key}_guess")
+            if chosen is None:
+                return
+            s = score(question.kind, posed.answer, int(chosen))
+            st.session_state[f"{key}_score"] = s
+            records()[(lesson.id, index)] = Record(
+                _(question.prompt), posed.labels[s.guess], posed.labels[posed.answer.best], s
+            )
+
+        st.button(
+            _("Lock in my guess and reveal"),
+            type="primary",
+            disabled=guess is None,
+            on_click=commit,
+            key=f"{key}_reveal",
+        )
+        if guess is None:
+            st.caption(_("Pick one option: the model's answer appears only after you commit."))
+        return
+    _reveal_ui(lesson, index, question, posed, revealed, key)
+
+
+def _reveal_ui(lesson, index, question, posed, revealed: Score, key: str) -> None:
+    box = st.success if revealed.correct else st.info
+    box(predict.verdict(question, posed, revealed))
+    posed.reveal(revealed, f"{key}_chart")
+    st.markdown(_(question.explain))
+    note = st.text_input(
+        _("Explain the gap (optional, one line)"),
+        key=f"{key}_note",
+        max_chars=predict.NOTE_CHARS,
+    )
+    record = records().get((lesson.id, index))
+    if record is not None and note != record.note:
+        records()[(lesson.id, index)] = replace(record, note=note)
+
+
+def summary_ui(lesson: Lesson) -> None:
+    """The student's predictions of the lesson, right and wrong, in one view."""
+    st.markdown(f"### {_('Your predictions')}")
+    rows = []
+    done = records()
+    for index in lesson.questions:
+        record = done.get((lesson.id, index))
+        rows.append(
+            {
+                _("Step"): index + 1,
+                _("Question"): _(lesson.steps[index].question.prompt),
+                _("Your guess"): record.guess if record else "—",
+                _("Model"): record.answer if record else "—",
+                _("Result"): (_("right") if record.score.correct else _("not quite"))
+                if record
+                else _("not answered"),
+                _("Your note"): record.note if record else "",
+            }
+        )
+    right = sum(
+        1 for index in lesson.questions if (r := done.get((lesson.id, index))) and r.score.correct
+    )
+    st.markdown(
+        _("{right} of {n} predictions matched the model.").format(
+            right=right, n=len(lesson.questions)
+        )
+    )
+    st.dataframe(rows, hide_index=True)

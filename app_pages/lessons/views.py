@@ -1,0 +1,252 @@
+"""The live view of a lesson step: the real page's chart for the step's sentence (or scene), drawn
+through ``ui.charts.plotly_chart``. ``show_view`` draws a step's whole view; a question's hidden
+part is drawn by ``predict`` only after the reveal."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from app_pages.lessons import compute
+from app_pages.lessons.answers import REGIONS, region_masses
+from app_pages.lessons.schema import Step
+from i18n import N_, _
+from models.transformer.positional import sinusoidal_encoding
+from ui.charts import plotly_chart
+from ui.text import escape_markdown
+from viz.alignment import alignment_heatmap, local_heatmap
+from viz.captions import blend
+from viz.lessons import guess_bars, region_figure
+from viz.multi_head import head_grid, head_heatmap
+from viz.positional import pe_heatmap, permutation_maps
+from viz.scaling import lines_over_dims
+
+REGION_NAMES = (
+    N_("top left"),
+    N_("top"),
+    N_("top right"),
+    N_("left"),
+    N_("centre"),
+    N_("right"),
+    N_("bottom left"),
+    N_("bottom"),
+    N_("bottom right"),
+)
+PE_POSITIONS, PE_DIMS = 24, 32
+
+
+def region_names() -> tuple[str, ...]:
+    return tuple(_(name) for name in REGION_NAMES)
+
+
+def quoted(tokens: list[str], index: int) -> str:
+    """The tokens as one markdown line with token ``index`` in bold (escaped: user text)."""
+    words = [escape_markdown(t.replace("▁", "") or "▁") for t in tokens]
+    words[index] = f"**[{words[index]}]**"
+    return " ".join(words)
+
+
+def _translations(step: Step, key: str) -> None:
+    pair = step.question.pair if step.question else ()
+    if not pair:
+        pair = ((step.sentence, ""),)
+    outputs = compute.bleu_pair(pair) if all(fr for _en, fr in pair) else None
+    rows = []
+    for i, (en, fr) in enumerate(pair):
+        rows.append({_("English"): en})
+        for name, label in (("none", _("without attention")), ("bahdanau", _("with attention"))):
+            tr = None
+            if outputs is not None:
+                tr = outputs[0][name][i]
+            else:
+                data = compute.translation(name, en, None) if name == "bahdanau" else None
+                tr = data.translation if data else None
+            rows[-1][label] = tr.text if tr is not None else "—"
+        if fr:
+            rows[-1][_("reference")] = fr
+    st.table(rows)
+    if outputs is not None:
+        bleu = outputs[1]
+        lines = [
+            _("Sentence {n}: BLEU {none:.1f} without attention, {att:.1f} with it.").format(
+                n=i + 1, none=bleu[0, i], att=bleu[1, i]
+            )
+            for i in range(len(pair))
+        ]
+        st.markdown("  \n".join(lines))
+
+
+def _alignment(step: Step, key: str) -> None:
+    data = compute.translation(step.model, step.sentence, None)
+    if data is None:
+        return
+    title = _("{model}: where each French word looked").format(model=step.model)
+    plotly_chart(
+        alignment_heatmap(data.view.weights, data.view.source, data.view.target, title=title),
+        key=key,
+    )
+
+
+def _stages(step: Step, key: str) -> None:
+    """Scores e, then softmax weights, for the question's target word (subword pieces)."""
+    target = step.question.target if step.question else None
+    data = compute.translation(step.model, step.sentence, target, level="subword")
+    if data is None or data.translation.scores is None:
+        return
+    tr, row = data.translation, data.row
+    st.markdown(_("Target word: {line}").format(line=quoted(tr.target_tokens, row)))
+    scores, weights = tr.scores[row], tr.weights[row]  # (T_src,) each
+    best = int(np.argmax(weights))
+    left, right = st.columns(2)
+    with left:
+        fig = guess_bars(
+            tr.source_tokens,
+            scores - scores.min(),
+            best,
+            best,
+            title=_("1 · scores e (shifted to start at 0)"),
+            value_name=_("score"),
+        )
+        plotly_chart(fig, key=f"{key}_scores")
+    with right:
+        fig = guess_bars(
+            tr.source_tokens,
+            weights,
+            best,
+            best,
+            title=_("2 · weights = softmax(e)"),
+            value_name=_("weight"),
+        )
+        plotly_chart(fig, key=f"{key}_weights")
+
+
+def _local(step: Step, key: str) -> None:
+    data = compute.translation("local-p", step.sentence, None, level="subword")
+    if data is None:
+        return
+    tr = data.translation
+    title = _("local-p: the window [p_t − D, p_t + D] per French piece (D = {D})").format(D=tr.D)
+    fig = local_heatmap(
+        tr.weights, tr.source_tokens, tr.target_tokens, tr.p_t, tr.window, title=title
+    )
+    plotly_chart(fig, key=key)
+
+
+def _caption(step: Step, key: str) -> None:
+    found = compute.caption(step.scene)
+    if found is None:
+        return
+    image, result = found
+    t = compute.caption_word(result, step.question.target if step.question else None)
+    st.markdown(_("Caption: {line}").format(line=quoted(list(result.words), t)))
+    lit = blend(image, result.alphas[t], image.shape[0])
+    masses = region_masses(result.alphas[t])
+    best = int(np.argmax(masses))
+    title = _("Soft attention while it says “{word}”").format(word=result.words[t])
+    fig = region_figure(lit, region_names(), REGIONS, title=title, masses=masses, best=best)
+    plotly_chart(fig, key=key)
+
+
+def _heads(step: Step, key: str) -> None:
+    found = compute.encoder(step.sentence)
+    if found is None:
+        return
+    layer = step.question.layer if step.question else 1
+    weights = found.attentions[layer - 1 : layer]  # (1, H, T, T)
+    title = _("all-MiniLM-L6-v2, layer {layer}: its 12 heads").format(layer=layer)
+    plotly_chart(head_grid(weights, title=title), key=key)
+
+
+def _head(step: Step, key: str) -> None:
+    found = compute.encoder(step.sentence)
+    if found is None:
+        return
+    q = step.question
+    layer, head = (q.layer, q.head) if q else (1, 1)
+    weights = found.attentions[layer - 1, head - 1]  # (T, T)
+    title = _("Layer {layer}, head {head}").format(layer=layer, head=head)
+    plotly_chart(head_heatmap(weights, found.tokens, found.tokens, title=title), key=key)
+
+
+def _scaling(step: Step, key: str) -> None:
+    curves = compute.scaling_curves()
+    series = {_("with ÷√d_k"): curves["scaled"], _("without"): curves["unscaled"]}
+    fig = lines_over_dims(
+        list(compute.SCALING_DIMS),
+        series,
+        title=_("How flat is the softmax? Mean entropy over {k} keys").format(
+            k=compute.SCALING_KEYS
+        ),
+        x_title="d_k",
+        y_title=_("entropy (bits)"),
+    )
+    plotly_chart(fig, key=key)
+
+
+def _positional(step: Step, key: str) -> None:
+    pe = sinusoidal_encoding(PE_POSITIONS, PE_DIMS).numpy()  # (n, d)
+    title = _("Sinusoidal positional encoding: {n} positions × {d} dimensions").format(
+        n=PE_POSITIONS, d=PE_DIMS
+    )
+    plotly_chart(pe_heatmap(pe, title=title), key=key)
+
+
+def _shuffle(step: Step, key: str) -> None:
+    with_pe = step.question.with_pe if step.question else False
+    result = compute.shuffled(step.sentence, with_pe)
+    if result is None:
+        return
+    which = _("with PE") if with_pe else _("without PE")
+    panels = [
+        (
+            result.weights,
+            result.tokens,
+            result.tokens,
+            _("{which} · original order").format(which=which),
+        ),
+        (
+            result.shuffled_weights,
+            result.shuffled_tokens,
+            result.shuffled_tokens,
+            _("{which} · shuffled\nmax |difference| after\nun-shuffling: {diff:.2e}").format(
+                which=which, diff=result.max_diff
+            ),
+        ),
+    ]
+    plotly_chart(permutation_maps(panels), key=key)
+
+
+VIEW_DRAWERS = {
+    "translations": _translations,
+    "alignment": _alignment,
+    "stages": _stages,
+    "local": _local,
+    "caption": _caption,
+    "heads": _heads,
+    "head": _head,
+    "scaling": _scaling,
+    "positional": _positional,
+    "shuffle": _shuffle,
+}
+
+# view -> (page url_path, its query parameters for the step's state)
+FULL_PAGES = {
+    "translations": ("why_attention", lambda s: {"why_text": s.sentence}),
+    "alignment": (
+        "alignment",
+        lambda s: {"aln_text": s.sentence, "aln_model": s.model, "aln_view": "word"},
+    ),
+    "stages": ("alignment", lambda s: {"aln_text": s.sentence, "aln_model": s.model}),
+    "local": ("local_attention", lambda s: {"loc_text": s.sentence, "loc_model": "local-p"}),
+    "caption": ("captions", lambda s: {"cap_src": "example", "cap_ex": s.scene}),
+    "heads": ("multi_head", lambda s: {"mh_model": "pretrained", "mh_text": s.sentence}),
+    "head": ("multi_head", lambda s: {"mh_model": "pretrained", "mh_text": s.sentence}),
+    "scaling": ("scaling", lambda s: {}),
+    "positional": ("positional_encoding", lambda s: {}),
+    "shuffle": ("positional_encoding", lambda s: {"pe_sentence": s.sentence}),
+}
+
+
+def show_view(step: Step, key: str) -> None:
+    """Draw ``step``'s whole view (its question already answered, or none asked)."""
+    VIEW_DRAWERS[step.view](step, key)

@@ -1,0 +1,207 @@
+"""Figures of a lesson's reveal: the model's answer with the student's guess drawn over it.
+
+Horizontal bars (one labelled row per option, top to bottom) so that every token keeps its label
+at any width and nothing scrolls sideways; the guess is outlined in orange, the model's top
+choice in blue, and for local-p the centre p_t and the window [p_t - D, p_t + D] are drawn
+across the rows. Pure builders: arrays and labels in, ``go.Figure`` out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from i18n import _
+from viz._checks import escape
+from viz._margins import widest_px
+from viz.captions import data_uri
+from viz.figure import figure
+
+INK = "#0072B2"  # the model's answer (Okabe-Ito blue)
+GUESS = "#D55E00"  # the student's guess (Okabe-Ito vermillion)
+MUTED = "#9FB8CC"
+ROW_PX = 28
+BAR_MARGIN = {"t": 56, "b": 48, "r": 24}
+
+
+def guess_bars(
+    labels: Sequence[str],
+    values: Sequence[float],
+    guess: int,
+    best: int,
+    *,
+    title: str,
+    value_name: str,
+    window: tuple[float, float] | None = None,
+    centre: float | None = None,
+) -> go.Figure:
+    """One bar per option (``values``, the model's numbers), the ``best`` bar in blue and the
+    ``guess`` outlined in orange; ``centre`` and ``window`` (positions, for local-p) are drawn
+    as a line and a band across the rows."""
+    values = np.asarray(values, dtype=float)  # (n,)
+    if len(labels) != len(values) or not 0 <= guess < len(values) or not 0 <= best < len(values):
+        raise ValueError(f"{len(labels)} labels, {len(values)} values, guess {guess}, best {best}")
+    n = len(values)
+    colours = [INK if i == best else MUTED for i in range(n)]
+    outline = [GUESS if i == guess else "rgba(0,0,0,0)" for i in range(n)]
+    ticks = escape([f"{label}  " for label in labels])
+    bars = {
+        "type": "bar",
+        "orientation": "h",
+        "x": values.tolist(),
+        "y": list(range(n)),
+        "marker": {"color": colours, "line": {"color": outline, "width": 4}},
+        "text": [f"{v:.2f}" for v in values],
+        "textposition": "outside",
+        "cliponaxis": False,
+        "hovertemplate": "%{customdata}: %{x:.3f}<extra></extra>",
+        "customdata": escape(list(labels)),
+        "showlegend": False,
+    }
+    top = max(float(values.max(initial=0.0)), 1e-9)
+    shapes, notes = _window_marks(window, centre, n)
+    notes.append(_guess_note(guess, top))
+    layout = {
+        "title": {"text": title},
+        "height": max(220, 110 + ROW_PX * n),
+        "margin": BAR_MARGIN | {"l": 24 + widest_px(ticks)},
+        "xaxis": {"title": {"text": value_name}, "range": [0, top * 1.25], "zeroline": True},
+        "yaxis": {
+            "tickmode": "array",
+            "tickvals": list(range(n)),
+            "ticktext": ticks,
+            "autorange": "reversed",
+            "automargin": True,
+        },
+        "shapes": shapes,
+        "annotations": notes,
+        "bargap": 0.25,
+    }
+    return figure({"data": [bars], "layout": layout})
+
+
+def _guess_note(guess: int, top: float) -> dict:
+    return {
+        "x": top * 1.25,
+        "y": guess,
+        "xanchor": "right",
+        "text": _("your guess"),
+        "showarrow": False,
+        "font": {"color": GUESS},
+        "bgcolor": "rgba(255,255,255,0.85)",
+    }
+
+
+def _window_marks(
+    window: tuple[float, float] | None, centre: float | None, n: int
+) -> tuple[list[dict], list[dict]]:
+    """A band over the window's rows and a dashed line at p_t (rows are positions 0..n-1)."""
+    shapes: list[dict] = []
+    notes: list[dict] = []
+    if window is not None:
+        lo, hi = window
+        shapes.append(
+            {
+                "type": "rect",
+                "xref": "paper",
+                "x0": 0,
+                "x1": 1,
+                "y0": lo - 0.5,
+                "y1": hi + 0.5,
+                "fillcolor": "rgba(0,114,178,0.08)",
+                "line": {"width": 0},
+                "layer": "below",
+            }
+        )
+    if centre is not None:
+        shapes.append(
+            {
+                "type": "line",
+                "xref": "paper",
+                "x0": 0,
+                "x1": 1,
+                "y0": centre,
+                "y1": centre,
+                "line": {"color": INK, "dash": "dash", "width": 2},
+            }
+        )
+        notes.append(
+            {
+                "xref": "paper",
+                "x": 1,
+                "y": centre,
+                "xanchor": "right",
+                "yanchor": "bottom",
+                "text": f"p_t = {centre:.1f}",
+                "showarrow": False,
+                "font": {"color": INK},
+            }
+        )
+    return shapes, notes
+
+
+def region_figure(
+    image: np.ndarray,
+    names: Sequence[str],
+    parts: int,
+    *,
+    title: str,
+    masses: Sequence[float] | None = None,
+    guess: int | None = None,
+    best: int | None = None,
+) -> go.Figure:
+    """The image (square, uint8 RGB) cut into ``parts`` x ``parts`` named regions. Before the
+    reveal only the names show; at the reveal each region shows its attention mass (``masses``),
+    the guessed region is outlined in orange and the model's top one in blue."""
+    size = image.shape[0]
+    cell = size / parts
+    shapes, notes = [], []
+    for k, name in enumerate(names):
+        r, c = divmod(k, parts)
+        mark = GUESS if k == guess else INK if k == best else "rgba(255,255,255,0.9)"
+        width = 5 if k in (guess, best) else 1.5
+        shapes.append(
+            {
+                "type": "rect",
+                "x0": c * cell + 2,
+                "x1": (c + 1) * cell - 2,
+                "y0": r * cell + 2,
+                "y1": (r + 1) * cell - 2,
+                "line": {"color": mark, "width": width, "dash": "dot" if k == guess else "solid"},
+            }
+        )
+        label = name if masses is None else f"{name}<br>{float(masses[k]):.2f}"
+        notes.append(
+            {
+                "x": (c + 0.5) * cell,
+                "y": (r + 0.5) * cell,
+                "text": label,
+                "showarrow": False,
+                "font": {"color": "#000000"},
+                "bgcolor": "rgba(255,255,255,0.75)",
+            }
+        )
+    layout = {
+        "title": {"text": title},
+        "height": 460,
+        "margin": {"l": 10, "r": 10, "t": 56, "b": 10},
+        "xaxis": {"visible": False, "range": [0, size]},
+        "yaxis": {"visible": False, "range": [size, 0], "scaleanchor": "x"},
+        "images": [
+            {
+                "source": data_uri(image),
+                "xref": "x",
+                "yref": "y",
+                "x": 0,
+                "y": 0,
+                "sizex": size,
+                "sizey": size,
+                "layer": "below",
+            }
+        ],
+        "shapes": shapes,
+        "annotations": notes,
+    }
+    return figure({"data": [], "layout": layout})
