@@ -77,7 +77,7 @@ def _scaled_layout(layout: dict, scale: float, floor: int) -> dict:
                 side: round(margin[side] * scale) for side in ("l", "r", "t", "b") if side in margin
             }
         for extent in ("height", "width"):
-            if extent in layout:
+            if layout.get(extent) is not None:
                 layout[extent] = round(layout[extent] * scale)
     for name, axis in layout.items():
         # Streamlit's default plotly template has no automargin: put the safety net back

@@ -22,14 +22,14 @@ from viz.figure import figure
 INK = "#0072B2"  # the model's answer (Okabe-Ito blue)
 GUESS = "#D55E00"  # the student's guess (Okabe-Ito vermillion)
 MUTED = "#9FB8CC"
-ROW_PX = 28
+ROW_PX = 20  # a bar and its gap: the figure stays within a projector's first screen
 BAR_MARGIN = {"t": 56, "b": 48, "r": 24}
 
 
 def guess_bars(
     labels: Sequence[str],
     values: Sequence[float],
-    guess: int,
+    guess: int | None,
     best: int,
     *,
     title: str,
@@ -38,12 +38,12 @@ def guess_bars(
     centre: float | None = None,
 ) -> go.Figure:
     """One bar per option (``values``, the model's numbers), the ``best`` bar in blue and the
-    ``guess`` outlined in orange; ``centre`` and ``window`` (positions, for local-p) are drawn
+    ``guess`` (None: no guess) outlined in orange; ``centre`` and ``window`` (positions, for local-p) are drawn
     as a line and a band across the rows."""
     values = np.asarray(values, dtype=float)  # (n,)
-    if len(labels) != len(values) or not 0 <= guess < len(values) or not 0 <= best < len(values):
-        raise ValueError(f"{len(labels)} labels, {len(values)} values, guess {guess}, best {best}")
     n = len(values)
+    if len(labels) != n or not 0 <= best < n or (guess is not None and not 0 <= guess < n):
+        raise ValueError(f"{len(labels)} labels, {n} values, guess {guess}, best {best}")
     colours = [INK if i == best else MUTED for i in range(n)]
     outline = [GUESS if i == guess else "rgba(0,0,0,0)" for i in range(n)]
     ticks = escape([f"{label}  " for label in labels])
@@ -62,10 +62,11 @@ def guess_bars(
     }
     top = max(float(values.max(initial=0.0)), 1e-9)
     shapes, notes = _window_marks(window, centre, n)
-    notes.append(_guess_note(guess, top))
+    if guess is not None:
+        notes.append(_guess_note(guess, top))
     layout = {
         "title": {"text": title},
-        "height": max(220, 110 + ROW_PX * n),
+        "height": max(200, 100 + ROW_PX * n),
         "margin": BAR_MARGIN | {"l": 24 + widest_px(ticks)},
         "xaxis": {"title": {"text": value_name}, "range": [0, top * 1.25], "zeroline": True},
         "yaxis": {
@@ -185,7 +186,7 @@ def region_figure(
         )
     layout = {
         "title": {"text": title},
-        "height": 460,
+        "height": 250,
         "margin": {"l": 10, "r": 10, "t": 56, "b": 10},
         "xaxis": {"visible": False, "range": [0, size]},
         "yaxis": {"visible": False, "range": [size, 0], "scaleanchor": "x"},

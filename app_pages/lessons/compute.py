@@ -84,7 +84,10 @@ def bleu_pair(
             return None
         outputs[name] = found
     bleu = np.array(
-        [[sentence_bleu(tr.text, fr) for tr, (_en, fr) in zip(outputs[m], pair, strict=False)] for m in outputs]
+        [
+            [sentence_bleu(tr.text, fr) for tr, (_en, fr) in zip(outputs[m], pair, strict=False)]
+            for m in outputs
+        ]
     )  # (2 models, 2 sentences)
     return outputs, bleu
 

@@ -108,7 +108,7 @@ def nav_ui(lesson: Lesson, step: int) -> None:
     row.button(
         _("← Back"), key="les_back", disabled=step <= 1, on_click=go, args=(lesson.id, step - 1)
     )
-    label = _("Step {k} of {n}").format(k=step, n=n) if step <= n else _("Summary")
+    label = _("Step {k} of {n}").format(k=step, n=n) if step <= n else _("Your predictions")
     row.button(
         _("Next →") if step < n else _("Finish"),
         key="les_next",
@@ -157,11 +157,11 @@ def step_ui(lesson: Lesson, step: int) -> None:
     with text_col:
         narration_ui(raw_step)
         current_step = sentence_of(lesson, index, raw_step)
+    if current_step.question is not None:
+        question_ui(lesson, index, current_step, text_col, view_col)
+        return
     with view_col:
-        if current_step.question is not None:
-            question_ui(lesson, index, current_step)
-        else:
-            views.show_view(current_step, f"les_view_{lesson.id}_{index}")
+        views.show_view(current_step, f"les_view_{lesson.id}_{index}")
 
 
 def lesson_ui(lesson: Lesson, step: int) -> None:

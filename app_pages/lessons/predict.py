@@ -27,9 +27,10 @@ from app_pages.lessons.answers import (
 )
 from app_pages.lessons.schema import PATTERN_LABELS, PATTERNS, Question, Step
 from i18n import N_, _
-from ui.charts import plotly_chart
+from ui.text import escape_markdown
 from viz.captions import blend
 from viz.lessons import guess_bars, region_figure
+from viz.multi_head import head_heatmap
 
 NOTE_CHARS = 200
 CHOICE_LABELS = {
@@ -46,14 +47,16 @@ CHOICE_LABELS = {
 @dataclass(frozen=True)
 class Posed:
     """A question ready to ask: ``labels`` of its options (translated), the model's ``answer``
-    (kept on the server until the reveal), ``context``: what may be shown before the reveal, and
-    ``reveal(score, key)``: the answer drawn with the guess over it."""
+    (kept on the server until the reveal), ``line``: markdown shown with the question (escaped),
+    ``reveal(score, key)``: the answer drawn with the guess over it, ``value_name``: what the
+    answer's values are, and ``preview(key)``: a figure that may be shown before the reveal."""
 
     labels: tuple[str, ...]
     answer: Answer
-    context: Callable[[str], None]
+    line: str
     reveal: Callable[[Score, str], None]
     value_name: str
+    preview: Callable[[str], None] | None = None
 
 
 def _bars(posed_labels, answer: Answer, title: str, value_name: str, **marks) -> Callable:
@@ -67,7 +70,7 @@ def _bars(posed_labels, answer: Answer, title: str, value_name: str, **marks) ->
             value_name=value_name,
             **marks,
         )
-        plotly_chart(fig, key=key)
+        views.chart(fig, key=key)
 
     return reveal
 
@@ -80,16 +83,14 @@ def _token(step: Step) -> Posed | None:
     view, row = data.view, data.row
     answer = token_answer(view.source, view.weights[row])
 
-    def context(key: str) -> None:
-        st.markdown(_("French: {line}").format(line=views.quoted(view.target, row)))
-
+    line = _("French: {line}").format(line=views.quoted(view.target, row))
     title = _("Where “{word}” looked ({model})").format(
         word=view.target[row].replace("▁", ""), model=step.model
     )
     return Posed(
         tuple(view.source),
         answer,
-        context,
+        line,
         _bars(view.source, answer, title, _("weight")),
         _("weight"),
     )
@@ -104,14 +105,12 @@ def _window(step: Step) -> Posed | None:
     labels = tuple(f"{i}: {t}" for i, t in enumerate(tr.source_tokens))
     lo, hi = (float(v) for v in tr.window[row])
 
-    def context(key: str) -> None:
-        st.markdown(_("French: {line}").format(line=views.quoted(tr.target_tokens, row)))
-
+    line = _("French: {line}").format(line=views.quoted(tr.target_tokens, row))
     title = _("local-p for “{word}”: p_t = {p:.1f}, window [{lo:.0f}, {hi:.0f}]").format(
         word=tr.target_tokens[row].replace("▁", ""), p=answer.centre, lo=lo, hi=hi
     )
     reveal = _bars(labels, answer, title, _("weight"), window=(lo, hi), centre=answer.centre)
-    return Posed(labels, answer, context, reveal, _("weight"))
+    return Posed(labels, answer, line, reveal, _("weight"))
 
 
 def _region(step: Step) -> Posed | None:
@@ -123,9 +122,10 @@ def _region(step: Step) -> Posed | None:
     names = views.region_names()
     answer = region_answer(result.alphas[t], names)
 
-    def context(key: str) -> None:
-        st.markdown(_("Caption: {line}").format(line=views.quoted(list(result.words), t)))
-        plotly_chart(
+    line = _("Caption: {line}").format(line=views.quoted(list(result.words), t))
+
+    def preview(key: str) -> None:
+        views.chart(
             region_figure(image, names, REGIONS, title=_("The scene, in nine parts")),
             key=f"{key}_scene",
         )
@@ -136,9 +136,9 @@ def _region(step: Step) -> Posed | None:
         fig = region_figure(
             lit, names, REGIONS, title=title, masses=answer.values, guess=s.guess, best=answer.best
         )
-        plotly_chart(fig, key=key)
+        views.chart(fig, key=key)
 
-    return Posed(names, answer, context, reveal, _("attention mass"))
+    return Posed(names, answer, line, reveal, _("attention mass"), preview)
 
 
 def _pattern(step: Step) -> Posed | None:
@@ -150,22 +150,18 @@ def _pattern(step: Step) -> Posed | None:
     labels = tuple(_(PATTERN_LABELS[p]) for p in PATTERNS)
     answer = pattern_answer(weights, PATTERNS)
 
-    def context(key: str) -> None:
-        st.markdown(
-            _("Pieces the encoder reads: {line}").format(
-                line=" ".join(views.escape_markdown(t) for t in found.tokens)
-            )
-        )
+    pieces = " ".join(escape_markdown(t) for t in found.tokens)
+    line = _("Pieces the encoder reads: {line}").format(line=pieces)
 
     def reveal(s: Score, key: str) -> None:
         title = _("Layer {layer}, head {head}").format(layer=q.layer, head=q.head)
-        plotly_chart(views.head_heatmap(weights, found.tokens, found.tokens, title=title), key=key)
+        views.chart(head_heatmap(weights, found.tokens, found.tokens, title=title), key=key)
         shares = ", ".join(
             f"{label}: {v:.2f}" for label, v in zip(labels, answer.values, strict=True)
         )
         st.caption(_("How much of each pattern (mean weight): {shares}").format(shares=shares))
 
-    return Posed(labels, answer, context, reveal, _("share"))
+    return Posed(labels, answer, line, reveal, _("share"))
 
 
 def _choice_labels(answer: Answer) -> tuple[str, ...]:
@@ -176,8 +172,7 @@ def _scaling(step: Step) -> Posed:
     d_k = step.question.d_k
     answer = scaling_answer(*compute.scaling_entropies(d_k))
 
-    def context(key: str) -> None:
-        st.markdown(_("d_k = **{d}**, {k} keys per query.").format(d=d_k, k=compute.SCALING_KEYS))
+    line = _("d_k = **{d}**, {k} keys per query.").format(d=d_k, k=compute.SCALING_KEYS)
 
     def reveal(s: Score, key: str) -> None:
         labels = (_("with ÷√d_k"), _("without ÷√d_k"))
@@ -189,9 +184,9 @@ def _scaling(step: Step) -> Posed:
             title=_("Mean entropy at d_k = {d}").format(d=d_k),
             value_name=_("entropy (bits)"),
         )
-        plotly_chart(fig, key=key)
+        views.chart(fig, key=key)
 
-    return Posed(_choice_labels(answer), answer, context, reveal, _("entropy (bits)"))
+    return Posed(_choice_labels(answer), answer, line, reveal, _("entropy (bits)"))
 
 
 def _shuffle(step: Step) -> Posed | None:
@@ -200,18 +195,15 @@ def _shuffle(step: Step) -> Posed | None:
         return None
     answer = shuffle_answer(result.max_diff)
 
-    def context(key: str) -> None:
-        st.markdown(
-            _("Original: {a}  \nShuffled: {b}").format(
-                a=views.escape_markdown(" ".join(result.tokens)),
-                b=views.escape_markdown(" ".join(result.shuffled_tokens)),
-            )
-        )
+    line = _("Original: {a}  \nShuffled: {b}").format(
+        a=escape_markdown(" ".join(result.tokens)),
+        b=escape_markdown(" ".join(result.shuffled_tokens)),
+    )
 
     def reveal(s: Score, key: str) -> None:
         views.show_view(step, key)
 
-    return Posed(_choice_labels(answer), answer, context, reveal, "max |difference|")
+    return Posed(_choice_labels(answer), answer, line, reveal, "max |difference|")
 
 
 def _bleu(step: Step) -> Posed | None:
@@ -222,9 +214,7 @@ def _bleu(step: Step) -> Posed | None:
     answer = bleu_answer(tuple(bleu[0]), tuple(bleu[1]))
     pair = step.question.pair
 
-    def context(key: str) -> None:
-        lines = [f"{i + 1}. {views.escape_markdown(en)}" for i, (en, _fr) in enumerate(pair)]
-        st.markdown("  \n".join(lines))
+    line = "  \n".join(f"{i + 1}. {escape_markdown(en)}" for i, (en, _fr) in enumerate(pair))
 
     def reveal(s: Score, key: str) -> None:
         views.show_view(step, key)
@@ -237,9 +227,9 @@ def _bleu(step: Step) -> Posed | None:
             title=_("BLEU lost without attention"),
             value_name="BLEU",
         )
-        plotly_chart(fig, key=f"{key}_loss")
+        views.chart(fig, key=f"{key}_loss")
 
-    return Posed(_choice_labels(answer), answer, context, reveal, _("BLEU lost"))
+    return Posed(_choice_labels(answer), answer, line, reveal, _("BLEU lost"))
 
 
 POSERS: dict[str, Callable[[Step], Posed | None]] = {
@@ -261,8 +251,8 @@ def pose(step: Step) -> Posed | None:
 
 def verdict(question: Question, posed: Posed, s: Score) -> str:
     """The score in words and numbers (markdown; the labels are escaped)."""
-    guess = views.escape_markdown(posed.labels[s.guess])
-    best = views.escape_markdown(posed.labels[posed.answer.best])
+    guess = escape_markdown(posed.labels[s.guess])
+    best = escape_markdown(posed.labels[posed.answer.best])
     if question.kind == "window":
         return _(
             "You chose position {g}; the window centres at p_t = {p:.1f}, {d:.1f} positions away. {word}"

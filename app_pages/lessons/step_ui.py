@@ -56,57 +56,72 @@ def narration_ui(step: Step) -> None:
     st.markdown(_(step.text))
 
 
-def question_ui(lesson: Lesson, index: int, step: Step) -> None:
-    """Ask, or show the reveal when the student has committed a guess."""
+def question_ui(lesson: Lesson, index: int, step: Step, text_col, view_col) -> None:
+    """Ask (the prompt under the narration, the options where the chart will be), or show the
+    reveal when the student has committed a guess: the verdict and the explanation under the
+    narration, the answer with the guess drawn over it in the chart's place."""
     question = step.question
-    posed = predict.pose(step)
+    with view_col:
+        posed = predict.pose(step)
     if posed is None:
         return
     key = _state_key(lesson, index, step)
-    st.markdown(f"**{_('Predict')}:** {_(question.prompt)}")
     revealed: Score | None = st.session_state.get(f"{key}_score")
-    posed.context(key)
-    if revealed is None:
-        guess = st.pills(
-            _("Your guess"),
-            list(range(len(posed.labels))),
-            format_func=lambda i: posed.labels[i],
-            key=f"{key}_guess",
-        )
-
-        def commit() -> None:
-            chosen = st.session_state.get(f"{key}_guess")
-            if chosen is None:
-                return
-            s = score(question.kind, posed.answer, int(chosen))
-            st.session_state[f"{key}_score"] = s
-            records()[(lesson.id, index)] = Record(
-                _(question.prompt), posed.labels[s.guess], posed.labels[posed.answer.best], s
-            )
-
-        st.button(
-            _("Lock in my guess and reveal"),
-            type="primary",
-            disabled=guess is None,
-            on_click=commit,
-            key=f"{key}_reveal",
-        )
-        if guess is None:
-            st.caption(_("Pick one option: the model's answer appears only after you commit."))
+    with text_col:
+        st.markdown(_("**Predict:** {prompt}").format(prompt=_(question.prompt)))
+        st.markdown(posed.line)
+    if revealed is not None:
+        _reveal_ui(lesson, index, question, posed, revealed, key, text_col, view_col)
         return
-    _reveal_ui(lesson, index, question, posed, revealed, key)
+    with view_col:
+        if posed.preview is not None:
+            posed.preview(key)
+        _guess_ui(lesson, index, question, posed, key)
 
 
-def _reveal_ui(lesson, index, question, posed, revealed: Score, key: str) -> None:
-    box = st.success if revealed.correct else st.info
-    box(predict.verdict(question, posed, revealed))
-    posed.reveal(revealed, f"{key}_chart")
-    st.markdown(_(question.explain))
-    note = st.text_input(
-        _("Explain the gap (optional, one line)"),
-        key=f"{key}_note",
-        max_chars=predict.NOTE_CHARS,
+def _guess_ui(lesson: Lesson, index: int, question, posed: predict.Posed, key: str) -> None:
+    guess = st.pills(
+        _("Your guess"),
+        list(range(len(posed.labels))),
+        format_func=lambda i: posed.labels[i],
+        key=f"{key}_guess",
     )
+
+    def commit() -> None:
+        chosen = st.session_state.get(f"{key}_guess")
+        if chosen is None:
+            return
+        s = score(question.kind, posed.answer, int(chosen))
+        st.session_state[f"{key}_score"] = s
+        records()[(lesson.id, index)] = Record(
+            _(question.prompt), posed.labels[s.guess], posed.labels[posed.answer.best], s
+        )
+
+    st.button(
+        _("Lock in my guess and reveal"),
+        type="primary",
+        disabled=guess is None,
+        on_click=commit,
+        key=f"{key}_reveal",
+    )
+    if guess is None:
+        st.caption(_("Pick one option: the model's answer appears only after you commit."))
+
+
+def _reveal_ui(
+    lesson, index, question, posed, revealed: Score, key: str, text_col, view_col
+) -> None:
+    with view_col:
+        posed.reveal(revealed, f"{key}_chart")
+    with text_col:
+        box = st.success if revealed.correct else st.info
+        box(predict.verdict(question, posed, revealed))
+        st.markdown(_(question.explain))
+        note = st.text_input(
+            _("Explain the gap (optional, one line)"),
+            key=f"{key}_note",
+            max_chars=predict.NOTE_CHARS,
+        )
     record = records().get((lesson.id, index))
     if record is not None and note != record.note:
         records()[(lesson.id, index)] = replace(record, note=note)
@@ -114,7 +129,7 @@ def _reveal_ui(lesson, index, question, posed, revealed: Score, key: str) -> Non
 
 def summary_ui(lesson: Lesson) -> None:
     """The student's predictions of the lesson, right and wrong, in one view."""
-    st.markdown(f"### {_('Your predictions')}")
+    st.markdown("### " + _("Your predictions"))
     rows = []
     done = records()
     for index in lesson.questions:

@@ -5,12 +5,13 @@ part is drawn by ``predict`` only after the reveal."""
 from __future__ import annotations
 
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 
 from app_pages.lessons import compute
 from app_pages.lessons.answers import REGIONS, region_masses
 from app_pages.lessons.schema import Step
-from i18n import N_, _
+from i18n import _, pgettext
 from models.transformer.positional import sinusoidal_encoding
 from ui.charts import plotly_chart
 from ui.text import escape_markdown
@@ -21,22 +22,34 @@ from viz.multi_head import head_grid, head_heatmap
 from viz.positional import pe_heatmap, permutation_maps
 from viz.scaling import lines_over_dims
 
-REGION_NAMES = (
-    N_("top left"),
-    N_("top"),
-    N_("top right"),
-    N_("left"),
-    N_("centre"),
-    N_("right"),
-    N_("bottom left"),
-    N_("bottom"),
-    N_("bottom right"),
-)
 PE_POSITIONS, PE_DIMS = 24, 32
+MAX_HEIGHT_PX = 330  # at the builders' 12 px font: in classroom mode 550 px, under the step's row
+
+
+def chart(fig: go.Figure, key: str) -> None:
+    """``plotly_chart`` fitted to the step's column: as wide as the column (never scrolling
+    sideways) and at most MAX_HEIGHT_PX tall, so that the whole chart is on a projector's first
+    screen beside the narration."""
+    fig.layout.width = None
+    height = fig.layout.height
+    plotly_chart(
+        fig, key=key, height=MAX_HEIGHT_PX if height is None or height > MAX_HEIGHT_PX else None
+    )
 
 
 def region_names() -> tuple[str, ...]:
-    return tuple(_(name) for name in REGION_NAMES)
+    """The nine parts of an image, row by row from the top left (answers.region_masses)."""
+    return (
+        pgettext("image region", "top left"),
+        pgettext("image region", "top"),
+        pgettext("image region", "top right"),
+        pgettext("image region", "left"),
+        pgettext("image region", "centre"),
+        pgettext("image region", "right"),
+        pgettext("image region", "bottom left"),
+        pgettext("image region", "bottom"),
+        pgettext("image region", "bottom right"),
+    )
 
 
 def quoted(tokens: list[str], index: int) -> str:
@@ -81,7 +94,7 @@ def _alignment(step: Step, key: str) -> None:
     if data is None:
         return
     title = _("{model}: where each French word looked").format(model=step.model)
-    plotly_chart(
+    chart(
         alignment_heatmap(data.view.weights, data.view.source, data.view.target, title=title),
         key=key,
     )
@@ -102,22 +115,22 @@ def _stages(step: Step, key: str) -> None:
         fig = guess_bars(
             tr.source_tokens,
             scores - scores.min(),
+            None,
             best,
-            best,
-            title=_("1 · scores e (shifted to start at 0)"),
+            title=_("1 · scores e (shifted)"),
             value_name=_("score"),
         )
-        plotly_chart(fig, key=f"{key}_scores")
+        chart(fig, key=f"{key}_scores")
     with right:
         fig = guess_bars(
             tr.source_tokens,
             weights,
+            None,
             best,
-            best,
-            title=_("2 · weights = softmax(e)"),
+            title=_("2 · softmax(e)"),
             value_name=_("weight"),
         )
-        plotly_chart(fig, key=f"{key}_weights")
+        chart(fig, key=f"{key}_weights")
 
 
 def _local(step: Step, key: str) -> None:
@@ -125,11 +138,11 @@ def _local(step: Step, key: str) -> None:
     if data is None:
         return
     tr = data.translation
-    title = _("local-p: the window [p_t − D, p_t + D] per French piece (D = {D})").format(D=tr.D)
+    title = _("local-p: p_t and its window (D = {D})").format(D=tr.D)
     fig = local_heatmap(
         tr.weights, tr.source_tokens, tr.target_tokens, tr.p_t, tr.window, title=title
     )
-    plotly_chart(fig, key=key)
+    chart(fig, key=key)
 
 
 def _caption(step: Step, key: str) -> None:
@@ -144,7 +157,7 @@ def _caption(step: Step, key: str) -> None:
     best = int(np.argmax(masses))
     title = _("Soft attention while it says “{word}”").format(word=result.words[t])
     fig = region_figure(lit, region_names(), REGIONS, title=title, masses=masses, best=best)
-    plotly_chart(fig, key=key)
+    chart(fig, key=key)
 
 
 def _heads(step: Step, key: str) -> None:
@@ -154,7 +167,7 @@ def _heads(step: Step, key: str) -> None:
     layer = step.question.layer if step.question else 1
     weights = found.attentions[layer - 1 : layer]  # (1, H, T, T)
     title = _("all-MiniLM-L6-v2, layer {layer}: its 12 heads").format(layer=layer)
-    plotly_chart(head_grid(weights, title=title), key=key)
+    chart(head_grid(weights, title=title), key=key)
 
 
 def _head(step: Step, key: str) -> None:
@@ -165,7 +178,7 @@ def _head(step: Step, key: str) -> None:
     layer, head = (q.layer, q.head) if q else (1, 1)
     weights = found.attentions[layer - 1, head - 1]  # (T, T)
     title = _("Layer {layer}, head {head}").format(layer=layer, head=head)
-    plotly_chart(head_heatmap(weights, found.tokens, found.tokens, title=title), key=key)
+    chart(head_heatmap(weights, found.tokens, found.tokens, title=title), key=key)
 
 
 def _scaling(step: Step, key: str) -> None:
@@ -180,7 +193,7 @@ def _scaling(step: Step, key: str) -> None:
         x_title="d_k",
         y_title=_("entropy (bits)"),
     )
-    plotly_chart(fig, key=key)
+    chart(fig, key=key)
 
 
 def _positional(step: Step, key: str) -> None:
@@ -188,7 +201,7 @@ def _positional(step: Step, key: str) -> None:
     title = _("Sinusoidal positional encoding: {n} positions × {d} dimensions").format(
         n=PE_POSITIONS, d=PE_DIMS
     )
-    plotly_chart(pe_heatmap(pe, title=title), key=key)
+    chart(pe_heatmap(pe, title=title), key=key)
 
 
 def _shuffle(step: Step, key: str) -> None:
@@ -213,7 +226,7 @@ def _shuffle(step: Step, key: str) -> None:
             ),
         ),
     ]
-    plotly_chart(permutation_maps(panels), key=key)
+    chart(permutation_maps(panels), key=key)
 
 
 VIEW_DRAWERS = {
