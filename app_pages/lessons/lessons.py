@@ -97,8 +97,8 @@ def current(by_id: dict[str, Lesson]) -> tuple[Lesson | None, int]:
             )
         )
         return None, 0
-    step = parse_int(st.query_params.get("step"), 1, 1, len(lesson.steps) + 1)
-    return lesson, step
+    step = parse_int(st.query_params.get("step"), 1)  # a bad number: the first step
+    return lesson, min(max(step, 1), len(lesson.steps) + 1)
 
 
 def nav_ui(lesson: Lesson, step: int) -> None:
