@@ -1,0 +1,67 @@
+"""A lesson in real Chromium, moved by the presenter's keys alone (→ PageDown Space forward,
+← PageUp back), a question answered from the keyboard and revealed, in English and Chinese; the
+answer's chart is not on the page before the reveal."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+
+def _at_step(page, step: int) -> None:
+    page.wait_for_function(f"new URLSearchParams(location.search).get('step') === '{step}'")
+    page.get_by_text(f"{step}", exact=False).first.wait_for()
+
+
+def _ready(page) -> None:
+    page.locator("[data-testid=stMainBlockContainer]").wait_for()
+    page.locator("[data-testid=stButton]").first.wait_for()
+
+
+@pytest.mark.parametrize(
+    ("lang", "reveal", "guess"),
+    [("en", None, "black"), ("zh", None, "black")],
+)
+def test_a_lesson_by_keyboard_with_a_prediction(page, app_url, lang, reveal, guess):
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.set_default_timeout(45_000)
+    page.goto(f"{app_url}/lessons?lesson=bahdanau&step=1&classroom=true&lang={lang}")
+    _ready(page)
+    page.locator(".js-plotly-plot, [data-testid=stPlotlyChart]").first.wait_for()
+    page.mouse.click(5, 400)  # the page has the focus, no box
+    page.keyboard.press("ArrowRight")
+    _at_step(page, 2)
+    pill = page.locator("[data-testid=stButtonGroup] button").filter(
+        has=page.get_by_text(guess, exact=True)
+    )
+    pill.wait_for()
+    assert page.locator(".js-plotly-plot").count() == 0  # the answer is not drawn yet
+    pill.focus()
+    page.keyboard.press("Enter")  # pick the guess
+    commit = page.locator("[data-testid=stBaseButton-primary]").filter(has_not_text="→").last
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=stBaseButton-primary]')]"
+        ".some(b => !b.disabled && !b.textContent.includes('→'))"
+    )
+    commit.focus()
+    page.keyboard.press("Enter")  # commit: the reveal
+    page.locator(".js-plotly-plot").first.wait_for()
+    page.locator(
+        "[data-testid=stAlertContentSuccess], [data-testid=stAlertContentInfo]"
+    ).first.wait_for()
+    page.mouse.click(5, 700)
+    page.keyboard.press("PageDown")
+    _at_step(page, 3)
+    page.keyboard.press(" ")
+    _at_step(page, 4)
+    page.keyboard.press("PageUp")
+    _at_step(page, 3)
+    page.keyboard.press("ArrowLeft")
+    _at_step(page, 2)
+    # the guess was kept: step 2 shows its reveal again, not the question
+    page.locator(".js-plotly-plot").first.wait_for()
+    for step in range(3, 8):
+        page.keyboard.press("ArrowRight")
+        _at_step(page, step)
+    page.locator("[data-testid=stDataFrame]").wait_for()  # the summary of the predictions
