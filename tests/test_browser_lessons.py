@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser_helpers import wait_still
+
 pytestmark = pytest.mark.browser
 
 
 def _at_step(page, step: int) -> None:
     page.wait_for_function(f"new URLSearchParams(location.search).get('step') === '{step}'")
-    page.get_by_text(f"{step}", exact=False).first.wait_for()
+    page.locator("[data-testid=stButton]").first.wait_for()
 
 
 def _ready(page) -> None:
@@ -21,9 +23,9 @@ def _ready(page) -> None:
 
 @pytest.mark.parametrize(
     ("lang", "reveal", "guess"),
-    [("en", None, "black"), ("zh", None, "black")],
+    [("en", None, "black"), ("zh", None, "dog")],
 )
-def test_a_lesson_by_keyboard_with_a_prediction(page, app_url, lang, reveal, guess):
+def test_a_lesson_by_keyboard_with_a_prediction(page, app_url, screenshots, lang, reveal, guess):
     page.set_viewport_size({"width": 1280, "height": 720})
     page.set_default_timeout(45_000)
     page.goto(f"{app_url}/lessons?lesson=bahdanau&step=1&classroom=true&lang={lang}")
@@ -37,6 +39,8 @@ def test_a_lesson_by_keyboard_with_a_prediction(page, app_url, lang, reveal, gue
     )
     pill.wait_for()
     assert page.locator(".js-plotly-plot").count() == 0  # the answer is not drawn yet
+    if lang == "en":
+        page.screenshot(path=str(screenshots / "lessons-question.png"))
     pill.focus()
     page.keyboard.press("Enter")  # pick the guess
     commit = page.locator("[data-testid=stBaseButton-primary]").filter(has_not_text="→").last
@@ -50,6 +54,9 @@ def test_a_lesson_by_keyboard_with_a_prediction(page, app_url, lang, reveal, gue
     page.locator(
         "[data-testid=stAlertContentSuccess], [data-testid=stAlertContentInfo]"
     ).first.wait_for()
+    if lang == "en":
+        wait_still(page)
+        page.screenshot(path=str(screenshots / "lessons-reveal.png"))
     page.mouse.click(5, 700)
     page.keyboard.press("PageDown")
     _at_step(page, 3)

@@ -106,9 +106,26 @@ def _classroom_colours(fig: go.Figure) -> None:
         fig.layout.coloraxis.colorscale = colour_scale(CLASSROOM_SEQUENTIAL)
 
 
-def legible(fig: go.Figure, *, classroom: bool) -> go.Figure:
-    """Make ``fig`` legible for the screen (in place; see the module docstring) and return it."""
-    scale, floor = (CLASSROOM_SCALE, CLASSROOM_MIN_PX) if classroom else (1.0, MIN_PX)
+def fitted_scale(height: float | None, fit_height: int | None) -> float:
+    """Classroom mode's scale for a figure ``height`` px tall (at the builders' font) that should
+    fit within ``fit_height`` px: CLASSROOM_SCALE when it fits, else smaller, down to the scale
+    at which the 12 px font reaches CLASSROOM_MIN_PX and never below (the page then scrolls)."""
+    if not height or not fit_height:
+        return CLASSROOM_SCALE
+    least = CLASSROOM_MIN_PX / BASE_FONT_PX
+    return max(least, min(CLASSROOM_SCALE, fit_height / float(height)))
+
+
+def _scale_floor(classroom: bool, scale: float | None) -> tuple[float, int]:
+    if not classroom:
+        return 1.0, MIN_PX
+    return (CLASSROOM_SCALE if scale is None else scale), CLASSROOM_MIN_PX
+
+
+def legible(fig: go.Figure, *, classroom: bool, scale: float | None = None) -> go.Figure:
+    """Make ``fig`` legible for the screen (in place; see the module docstring) and return it;
+    ``scale``: classroom mode's scale when not CLASSROOM_SCALE (:func:`fitted_scale`)."""
+    scale, floor = _scale_floor(classroom, scale)
     if classroom:
         _classroom_colours(fig)
     fig.layout = _scaled_layout(fig.layout.to_plotly_json(), scale, floor)
@@ -123,10 +140,10 @@ def legible(fig: go.Figure, *, classroom: bool) -> go.Figure:
     return fig
 
 
-def legible_spec(spec: dict, *, classroom: bool) -> dict:
+def legible_spec(spec: dict, *, classroom: bool, scale: float | None = None) -> dict:
     """``legible`` for a figure's plain dict (``Figure.to_dict()``): the same changes, made in
     place on ``spec``, which is returned."""
-    scale, floor = (CLASSROOM_SCALE, CLASSROOM_MIN_PX) if classroom else (1.0, MIN_PX)
+    scale, floor = _scale_floor(classroom, scale)
     layout = spec.get("layout") or {}
     traces = spec.get("data") or []
     if classroom:
@@ -186,11 +203,12 @@ def _component_chart(
     classroom: bool,
     behaviours: dict | None,
     on_trigger: dict | None,
+    scale: float | None = None,
 ) -> bool:
     """Show ``fig`` with the chart component; False (nothing shown) where it is off."""
     if not plotly_component.wanted():
         return False
-    spec = legible_spec(fig.to_dict(), classroom=classroom)
+    spec = legible_spec(fig.to_dict(), classroom=classroom, scale=scale)
     # A figure with a width scrolls sideways inside the component (its own container, whose key
     # does not change with the width: a new container would mount the chart anew).
     data = plotly_component.payload(
@@ -208,6 +226,7 @@ def plotly_chart(
     on_select=None,
     behaviours: dict | None = None,
     on_trigger: dict | None = None,
+    fit_height: int | None = None,
 ) -> None:
     """Show ``fig`` full width with the PNG-export toolbar, legible (classroom mode when on).
 
@@ -218,15 +237,17 @@ def plotly_chart(
     (play, drag, link; see ``components/atlas-plotly``); ``on_trigger`` (``{trigger: callback}``):
     callbacks for the values a behaviour sends back. Both apply only where the component draws the
     chart: a page must work without them (with ``st.plotly_chart``, the figure's own controls).
+    ``fit_height``: in classroom mode, the px the chart should fit in (:func:`fitted_scale`).
     """
     if height is not None:
         fig.update_layout(height=height)
     if on_select is not None:
         fig.update_layout(clickmode="event+select", dragmode=False)
     classroom = classroom_mode()
-    if _component_chart(fig, key, on_select, classroom, behaviours, on_trigger):
+    scale = fitted_scale(fig.layout.height, fit_height) if fit_height else None
+    if _component_chart(fig, key, on_select, classroom, behaviours, on_trigger, scale):
         return
-    legible(fig, classroom=classroom)
+    legible(fig, classroom=classroom, scale=scale)
     note_figure(figure_bytes(fig))
     kwargs: dict = {"key": key, "config": PLOTLY_CONFIG, "theme": None}
     if on_select is not None:

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from i18n import _
 from viz._checks import escape
 from viz._margins import widest_px
 from viz.captions import data_uri
@@ -38,7 +37,7 @@ def guess_bars(
     centre: float | None = None,
 ) -> go.Figure:
     """One bar per option (``values``, the model's numbers), the ``best`` bar in blue and the
-    ``guess`` (None: no guess) outlined in orange; ``centre`` and ``window`` (positions, for local-p) are drawn
+    ``guess`` (None: no guess) outlined in orange, its label marked ▶ in orange; ``centre`` and ``window`` (positions, for local-p) are drawn
     as a line and a band across the rows."""
     values = np.asarray(values, dtype=float)  # (n,)
     n = len(values)
@@ -46,7 +45,10 @@ def guess_bars(
         raise ValueError(f"{len(labels)} labels, {n} values, guess {guess}, best {best}")
     colours = [INK if i == best else MUTED for i in range(n)]
     outline = [GUESS if i == guess else "rgba(0,0,0,0)" for i in range(n)]
-    ticks = escape([f"{label}  " for label in labels])
+    ticks = escape(list(labels))
+    if guess is not None:  # the guess's own label says so, in the guess's colour
+        ticks[guess] = f'<span style="color:{GUESS}">▶ {ticks[guess]}</span>'
+    ticks = [f"{tick}  " for tick in ticks]
     bars = {
         "type": "bar",
         "orientation": "h",
@@ -61,13 +63,11 @@ def guess_bars(
         "showlegend": False,
     }
     top = max(float(values.max(initial=0.0)), 1e-9)
-    shapes, notes = _window_marks(window, centre, n)
-    if guess is not None:
-        notes.append(_guess_note(guess, top))
+    shapes = _window_marks(window, centre)
     layout = {
         "title": {"text": title},
         "height": max(200, 100 + ROW_PX * n),
-        "margin": BAR_MARGIN | {"l": 24 + widest_px(ticks)},
+        "margin": BAR_MARGIN | {"l": 24 + widest_px([f"▶ {label}  " for label in labels])},
         "xaxis": {"title": {"text": value_name}, "range": [0, top * 1.25], "zeroline": True},
         "yaxis": {
             "tickmode": "array",
@@ -77,46 +77,23 @@ def guess_bars(
             "automargin": True,
         },
         "shapes": shapes,
-        "annotations": notes,
         "bargap": 0.25,
     }
     return figure({"data": [bars], "layout": layout})
 
 
-def _guess_note(guess: int, top: float) -> dict:
-    return {
-        "x": top * 1.25,
-        "y": guess,
-        "xanchor": "right",
-        "text": _("your guess"),
-        "showarrow": False,
-        "font": {"color": GUESS},
-        "bgcolor": "rgba(255,255,255,0.85)",
-    }
-
-
-def _window_marks(
-    window: tuple[float, float] | None, centre: float | None, n: int
-) -> tuple[list[dict], list[dict]]:
-    """A band over the window's rows and a dashed line at p_t (rows are positions 0..n-1)."""
+def _window_marks(window: tuple[float, float] | None, centre: float | None) -> list[dict]:
+    """A band over the window's rows and a dashed line at p_t (rows are positions 0..n-1; the
+    chart's title gives the numbers)."""
     shapes: list[dict] = []
-    notes: list[dict] = []
     if window is not None:
         lo, hi = window
+        band = {"type": "rect", "y0": lo - 0.5, "y1": hi + 0.5, "fillcolor": "rgba(0,114,178,0.08)"}
         shapes.append(
-            {
-                "type": "rect",
-                "xref": "paper",
-                "x0": 0,
-                "x1": 1,
-                "y0": lo - 0.5,
-                "y1": hi + 0.5,
-                "fillcolor": "rgba(0,114,178,0.08)",
-                "line": {"width": 0},
-                "layer": "below",
-            }
+            band | {"xref": "paper", "x0": 0, "x1": 1, "line": {"width": 0}, "layer": "below"}
         )
     if centre is not None:
+        line = {"color": INK, "dash": "dash", "width": 2}
         shapes.append(
             {
                 "type": "line",
@@ -125,22 +102,10 @@ def _window_marks(
                 "x1": 1,
                 "y0": centre,
                 "y1": centre,
-                "line": {"color": INK, "dash": "dash", "width": 2},
+                "line": line,
             }
         )
-        notes.append(
-            {
-                "xref": "paper",
-                "x": 1,
-                "y": centre,
-                "xanchor": "right",
-                "yanchor": "bottom",
-                "text": f"p_t = {centre:.1f}",
-                "showarrow": False,
-                "font": {"color": INK},
-            }
-        )
-    return shapes, notes
+    return shapes
 
 
 def region_figure(

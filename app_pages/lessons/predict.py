@@ -217,7 +217,6 @@ def _bleu(step: Step) -> Posed | None:
     line = "  \n".join(f"{i + 1}. {escape_markdown(en)}" for i, (en, _fr) in enumerate(pair))
 
     def reveal(s: Score, key: str) -> None:
-        views.show_view(step, key)
         labels = _choice_labels(answer)
         fig = guess_bars(
             labels,
@@ -228,6 +227,7 @@ def _bleu(step: Step) -> Posed | None:
             value_name="BLEU",
         )
         views.chart(fig, key=f"{key}_loss")
+        views.show_view(step, key)
 
     return Posed(_choice_labels(answer), answer, line, reveal, _("BLEU lost"))
 

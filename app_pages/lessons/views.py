@@ -15,26 +15,42 @@ from i18n import _, pgettext
 from models.transformer.positional import sinusoidal_encoding
 from ui.charts import plotly_chart
 from ui.text import escape_markdown
+from viz._margins import widest_px
 from viz.alignment import alignment_heatmap, local_heatmap
 from viz.captions import blend
+from viz.heatmaps import COLUMN_PX
 from viz.lessons import guess_bars, region_figure
 from viz.multi_head import head_grid, head_heatmap
 from viz.positional import pe_heatmap, permutation_maps
 from viz.scaling import lines_over_dims
 
 PE_POSITIONS, PE_DIMS = 24, 32
-MAX_HEIGHT_PX = 330  # at the builders' 12 px font: in classroom mode 550 px, under the step's row
+LABEL_GAP_PX = 6  # a token column a little wider than its label needs: labels never touch
+FIT_HEIGHT_PX = 520  # classroom mode: a chart fits under the step's row on a 720 px projector
 
 
 def chart(fig: go.Figure, key: str) -> None:
-    """``plotly_chart`` fitted to the step's column: as wide as the column (never scrolling
-    sideways) and at most MAX_HEIGHT_PX tall, so that the whole chart is on a projector's first
-    screen beside the narration."""
-    fig.layout.width = None
-    height = fig.layout.height
-    plotly_chart(
-        fig, key=key, height=MAX_HEIGHT_PX if height is None or height > MAX_HEIGHT_PX else None
-    )
+    """``plotly_chart`` for a step: the heatmaps' per-cell numbers left to the hover (they need
+    cells wider than a step's column gives), as wide as the column but never narrower than the
+    cells and labels need (``layout.width`` is that least width: on a phone a long sentence
+    scrolls, at a projector it fits), and in classroom mode scaled to fit FIT_HEIGHT_PX, never
+    below the legibility minimums."""
+    heatmaps = [trace for trace in fig.data if trace.type == "heatmap"]
+    for trace in heatmaps:
+        trace.texttemplate = None
+        trace.text = None
+    if heatmaps and heatmaps[0].z is not None:
+        margin = fig.layout.margin
+        n_columns = max(len(row) for row in heatmaps[0].z) * len(heatmaps)
+        column = COLUMN_PX + LABEL_GAP_PX
+        if fig.layout.xaxis.tickangle == 0:  # flat token labels side by side: as wide as the widest
+            column = max(
+                column, widest_px(list(fig.layout.xaxis.ticktext or ())) + 2 * LABEL_GAP_PX
+            )
+        fig.layout.width = (margin.l or 0) + (margin.r or 0) + column * n_columns
+    else:
+        fig.layout.width = None
+    plotly_chart(fig, key=key, fit_height=FIT_HEIGHT_PX)
 
 
 def region_names() -> tuple[str, ...]:
@@ -166,8 +182,9 @@ def _heads(step: Step, key: str) -> None:
         return
     layer = step.question.layer if step.question else 1
     weights = found.attentions[layer - 1 : layer]  # (1, H, T, T)
-    title = _("all-MiniLM-L6-v2, layer {layer}: its 12 heads").format(layer=layer)
-    chart(head_grid(weights, title=title), key=key)
+    # the title in the page: over the grid it would meet the heads' labels
+    st.markdown(_("all-MiniLM-L6-v2, layer {layer}: its 12 heads").format(layer=layer))
+    chart(head_grid(weights), key=key)
 
 
 def _head(step: Step, key: str) -> None:
@@ -198,9 +215,7 @@ def _scaling(step: Step, key: str) -> None:
 
 def _positional(step: Step, key: str) -> None:
     pe = sinusoidal_encoding(PE_POSITIONS, PE_DIMS).numpy()  # (n, d)
-    title = _("Sinusoidal positional encoding: {n} positions × {d} dimensions").format(
-        n=PE_POSITIONS, d=PE_DIMS
-    )
+    title = _("Sinusoidal PE: {n} positions × {d} dims").format(n=PE_POSITIONS, d=PE_DIMS)
     chart(pe_heatmap(pe, title=title), key=key)
 
 

@@ -1,0 +1,79 @@
+"""Every step of every lesson, and every question's reveal, judged legible (tests/legibility.py)
+at a projector's 1280x720 in classroom mode (English) and on a phone (390x844, Chinese), with
+the step's main chart whole on the first screen at the projector."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from app_pages.lessons.schema import load_folder
+from tests.browser_helpers import wait_still
+from tests.legibility import check_page
+
+pytestmark = pytest.mark.browser
+LESSONS, _ERRORS = load_folder()
+ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
+MAIN_CHART_BOX = """() => {
+  const main = document.querySelector('[data-testid="stMain"]') || document;
+  const gd = main.querySelector('.js-plotly-plot .main-svg');
+  if (!gd) return null;
+  const r = gd.getBoundingClientRect();
+  return [r.top, r.bottom];
+}"""
+
+
+@dataclass(frozen=True)
+class Setup:
+    name: str
+    width: int
+    height: int
+    lang: str
+    classroom: bool
+
+
+SETUPS = [Setup("projector", 1280, 720, "en", True), Setup("phone", 390, 844, "zh", False)]
+
+
+def _judge(page, setup: Setup, where: str) -> list[str]:
+    wait_still(page, quiet_ms=800)
+    problems = [f"{where}: error shown" for _e in page.locator(ERRORS).all()]
+    problems += [f"{where}: {line}" for line in check_page(page, classroom=setup.classroom)]
+    box = page.evaluate(MAIN_CHART_BOX)
+    if setup.classroom and box is not None and (box[0] < 0 or box[1] > setup.height + 1):
+        problems.append(
+            f"{where}: main chart spans {box[0]:.0f}-{box[1]:.0f} px, not all on screen"
+        )
+    return problems
+
+
+def _reveal(page) -> None:
+    page.locator("[data-testid=stButtonGroup] button").first.click()
+    commit = page.locator("[data-testid=stBaseButton-primary]").filter(has_not_text="→").last
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=stBaseButton-primary]')]"
+        ".some(b => !b.disabled && !b.textContent.includes('→'))"
+    )
+    commit.click()
+    page.locator(
+        "[data-testid=stAlertContentSuccess], [data-testid=stAlertContentInfo]"
+    ).first.wait_for()
+
+
+@pytest.mark.parametrize("setup", SETUPS, ids=lambda s: s.name)
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.id)
+def test_every_step_is_legible(page, app_url, setup: Setup, lesson):
+    page.set_viewport_size({"width": setup.width, "height": setup.height})
+    page.set_default_timeout(60_000)
+    mode = "&classroom=true" if setup.classroom else ""
+    problems: list[str] = []
+    for step in range(1, len(lesson.steps) + 1):
+        page.goto(f"{app_url}/lessons?lesson={lesson.id}&step={step}&lang={setup.lang}{mode}")
+        page.locator("[data-testid=stButton]").first.wait_for()
+        where = f"{lesson.id} step {step}"
+        problems += _judge(page, setup, where)
+        if lesson.steps[step - 1].question is not None:
+            _reveal(page)
+            problems += _judge(page, setup, f"{where} (revealed)")
+    assert not problems, "\n".join(problems)
