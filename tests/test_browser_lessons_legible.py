@@ -63,17 +63,26 @@ def _reveal(page) -> None:
 
 @pytest.mark.parametrize("setup", SETUPS, ids=lambda s: s.name)
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.id)
-def test_every_step_is_legible(page, app_url, setup: Setup, lesson):
+def test_every_step_is_legible_all_the_way_by_keyboard(page, app_url, setup: Setup, lesson):
+    """The lesson from its first step to its summary with the presenter's → key alone (a
+    question answered on the way), each step and each reveal judged."""
     page.set_viewport_size({"width": setup.width, "height": setup.height})
     page.set_default_timeout(60_000)
     mode = "&classroom=true" if setup.classroom else ""
+    page.goto(f"{app_url}/lessons?lesson={lesson.id}&step=1&lang={setup.lang}{mode}")
     problems: list[str] = []
     for step in range(1, len(lesson.steps) + 1):
-        page.goto(f"{app_url}/lessons?lesson={lesson.id}&step={step}&lang={setup.lang}{mode}")
+        page.wait_for_function(f"new URLSearchParams(location.search).get('step') === '{step}'")
         page.locator("[data-testid=stButton]").first.wait_for()
         where = f"{lesson.id} step {step}"
         problems += _judge(page, setup, where)
         if lesson.steps[step - 1].question is not None:
             _reveal(page)
             problems += _judge(page, setup, f"{where} (revealed)")
+        page.mouse.click(2, setup.height - 2)  # the page has the focus, not a box or a button
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        f"new URLSearchParams(location.search).get('step') === '{len(lesson.steps) + 1}'"
+    )
+    page.locator("[data-testid=stDataFrame]").wait_for()  # the predictions, in one view
     assert not problems, "\n".join(problems)

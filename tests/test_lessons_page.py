@@ -32,8 +32,7 @@ def _shown(at) -> str:
         for e in at.get(kind)
     ]
     parts += [
-        json.dumps(e.proto.spec if hasattr(e.proto, "spec") else str(e.proto))
-        for e in at.get("plotly_chart")
+        e.proto.spec if hasattr(e.proto, "spec") else str(e.proto) for e in at.get("plotly_chart")
     ]
     return "\n".join(parts)
 
@@ -91,6 +90,12 @@ def test_every_question_hides_its_answer_until_the_guess_is_committed(at, lesson
     assert not at.exception
     verdicts = [e.value for e in (*at.success, *at.info)]
     assert verdicts, "no verdict after the reveal"
+    after = _shown(at)
+    for figure in at.get("plotly_chart"):  # the answer's numbers were nowhere before the reveal
+        for trace in json.loads(figure.proto.spec).get("data", []):
+            if trace.get("type") == "bar":
+                top = repr(max(trace["x"]))  # as the chart data writes it
+                assert top in after and top not in before, top
     drawn = [e.key for e in at.get("plotly_chart")]
     assert any(key and "_chart" in key for key in drawn), drawn  # the answer is drawn now
     assert at.text_input(key=next(t.key for t in at.text_input if t.key.endswith("_note")))

@@ -1,0 +1,45 @@
+"""Lessons: the time from the presenter's key (→ next, ← back) to the new step drawn, for each
+lesson: what a class waits for. The page walks the lesson forward to its last step and back
+again (a question's step shows its options; it is not answered here).
+"""
+
+from __future__ import annotations
+
+from app_pages.lessons.schema import load_folder
+from bench.registry import Scenario, register
+
+
+def _position(i: int, n: int) -> int:
+    """The step (1-based) after change i of a walk 1 -> n -> 1 -> ... (every change moves)."""
+    cycle = 2 * (n - 1)
+    k = (i + 1) % cycle
+    return 1 + (k if k < n else cycle - k)
+
+
+def _scenario(lesson_id: str, n: int) -> Scenario:
+    def interact(page, i: int) -> None:  # a playwright Page
+        before = _position(i - 1, n) if i else 1
+        page.mouse.click(2, 700)  # the page has the focus, not a box
+        page.keyboard.press("ArrowRight" if _position(i, n) > before else "ArrowLeft")
+
+    def redrawn(i: int) -> str:
+        step = _position(i, n)
+        return f"""() => {{
+          if (new URLSearchParams(location.search).get('step') !== '{step}') return false;
+          const app = document.querySelector('[data-testid="stApp"]');
+          if (!app || app.dataset.testScriptState !== 'notRunning') return false;
+          if (document.querySelector('[data-stale="true"]')) return false;
+          const charts = [...document.querySelectorAll('.js-plotly-plot')];
+          return charts.every(gd => gd._fullLayout && gd.querySelector('.main-svg'));
+        }}"""
+
+    return Scenario(
+        name=f"lesson {lesson_id} (→/← -> step drawn)",
+        url_path=f"lessons?lesson={lesson_id}&step=1",
+        interact=interact,
+        redrawn=redrawn,
+    )
+
+
+for _lesson in load_folder()[0]:
+    register(_scenario(_lesson.id, len(_lesson.steps)))
