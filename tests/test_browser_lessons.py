@@ -72,3 +72,38 @@ def test_a_lesson_by_keyboard_with_a_prediction(page, app_url, screenshots, lang
         page.keyboard.press("ArrowRight")
         _at_step(page, step)
     page.locator("[data-testid=stDataFrame]").wait_for()  # the summary of the predictions
+
+
+OWN_LESSON = """
+id = "mine"
+title = "My <b>own</b> lesson"
+summary = "Written by a teacher."
+
+[[step]]
+title = "One row"
+text = "Where does **noir** look? <script>alert(1)</script>"
+view = "alignment"
+sentence = "A black cat."
+"""
+
+
+def test_a_teachers_own_lesson_is_uploaded_checked_and_shown_as_text(page, app_url, tmp_path):
+    page.set_default_timeout(45_000)
+    page.goto(f"{app_url}/lessons")
+    page.get_by_text("Your own lesson").click()
+    broken = tmp_path / "broken.toml"
+    broken.write_text(OWN_LESSON.replace('view = "alignment"', 'view = "nowhere"'))
+    page.locator("[data-testid=stFileUploaderDropzoneInput]").set_input_files(str(broken))
+    error = page.locator("[data-testid=stAlertContentError]").filter(has_text="broken.toml")
+    error.wait_for()
+    assert "nowhere" in error.inner_text() and "step 1" in error.inner_text()
+    own = tmp_path / "mine.toml"
+    own.write_text(OWN_LESSON)
+    page.locator("[data-testid=stFileUploaderDropzoneInput]").set_input_files(str(own))
+    page.locator("[data-testid=stAlertContentSuccess]").wait_for()
+    page.get_by_text("My <b>own</b> lesson", exact=False).first.wait_for()  # shown literally
+    page.locator("[data-testid=stButton] button").filter(has_text="Start").last.click()
+    page.wait_for_function("new URLSearchParams(location.search).get('lesson') === 'mine'")
+    page.locator(".js-plotly-plot").first.wait_for()
+    page.get_by_text("<script>alert(1)</script>", exact=False).wait_for()  # text, not a tag
+    assert page.locator("script:text('alert(1)')").count() == 0

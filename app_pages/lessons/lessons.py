@@ -54,13 +54,17 @@ def upload_ui() -> None:
         )
 
 
-def index_ui(by_id: dict[str, Lesson], errors: list[LessonError]) -> None:
-    """The list of lessons, each with its summary and a start button."""
+def index_ui() -> None:
+    """The list of lessons, each with its summary and a start button, then the upload (read
+    first, so that a lesson just uploaded is already in the list)."""
     page_intro(_("Lessons"), _(ABOUT))
+    listing = st.container()
+    upload_ui()
+    by_id, errors = lessons()
     for error in errors:
-        st.error(error.message, icon=":material/error:")
+        listing.error(error.message, icon=":material/error:")
     for number, lesson in enumerate(by_id.values(), start=1):
-        with st.container(border=True):
+        with listing.container(border=True):
             st.markdown(f"**{number}. {escape_markdown(_(lesson.title))}**")
             n_q = len(lesson.questions)
             st.caption(
@@ -70,7 +74,6 @@ def index_ui(by_id: dict[str, Lesson], errors: list[LessonError]) -> None:
                 + ngettext("{n} prediction", "{n} predictions", n_q).format(n=n_q)
             )
             st.button(_("Start"), key=f"les_start_{lesson.id}", on_click=go, args=(lesson.id, 1))
-    upload_ui()
 
 
 def go(lesson_id: str | None, step: int) -> None:
@@ -171,10 +174,10 @@ def lesson_ui(lesson: Lesson, step: int) -> None:
 
 
 def main() -> None:
-    by_id, errors = lessons()
+    by_id, _errors = lessons()
     lesson, step = current(by_id)
     if lesson is None:
-        index_ui(by_id, errors)
+        index_ui()
         return
     lesson_ui(lesson, step)
 
