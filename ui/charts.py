@@ -27,6 +27,7 @@ from contextlib import contextmanager
 import plotly.graph_objects as go
 import streamlit as st
 
+from i18n import N_, _
 from ui import plotly_component
 from ui.garbage import figure_bytes, note_figure
 from ui.sidebar import classroom_mode
@@ -42,6 +43,9 @@ CLASSROOM_SCALE = CLASSROOM_FONT / BASE_FONT_PX
 CLASSROOM_MIN_PX = 16  # no text under this in classroom mode (tick labels included)
 MIN_PX = 11  # no text under this otherwise
 TITLE_PAD_PX = 8  # space above a chart title
+# every chart drawn by the component has a full-screen button (fullscreen.js); st.plotly_chart
+# has Streamlit's own
+FULLSCREEN_LABEL = N_("Full screen (Esc to return)")
 PLOTLY_CONFIG = {
     "displaylogo": False,
     "toImageButtonOptions": {"format": "png", "scale": 2, "filename": "attention-atlas"},
@@ -208,6 +212,7 @@ def _component_chart(
     """Show ``fig`` with the chart component; False (nothing shown) where it is off."""
     if not plotly_component.wanted():
         return False
+    behaviours = {"fullscreen": {"label": _(FULLSCREEN_LABEL)}} | (behaviours or {})
     spec = legible_spec(fig.to_dict(), classroom=classroom, scale=scale)
     # A figure with a width scrolls sideways inside the component (its own container, whose key
     # does not change with the width: a new container would mount the chart anew).

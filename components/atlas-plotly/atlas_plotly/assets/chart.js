@@ -11,7 +11,7 @@
 //   minWidth: the least width the figure is drawn at (px); on a narrower column the chart scrolls
 //   sideways inside the host instead of being squeezed (null: it takes the column's width).
 // behaviours: {name: options} for the behaviour modules next to this file (BEHAVIOURS below:
-//   play.js, drag.js, link.js). After every draw, each module's attach(ctx) is called with
+//   play.js, drag.js, link.js, fullscreen.js). After every draw, each module's attach(ctx) is called with
 //   ctx = {host, gd, Plotly, options (null when the payload has none for it: the module then
 //   undoes what it set up), figure, trigger(name, value)}; attach must be idempotent. A module that
 //   fails to load or to attach is logged and skipped: the chart itself is still drawn.
@@ -22,7 +22,7 @@ const PLOTLY_SRC = new URL("./plotly.min.js", import.meta.url).href;
 const DEFAULT_HEIGHT = 450; // plotly's own, and st.plotly_chart's
 const decoder = new TextDecoder();
 let plotlyLoading = null;
-const BEHAVIOURS = ["play", "drag", "link"]; // ./<name>.js, each exporting attach(ctx)
+const BEHAVIOURS = ["play", "drag", "link", "fullscreen"]; // ./<name>.js, each exporting attach(ctx)
 let behavioursLoading = null;
 
 function loadBehaviours() {
