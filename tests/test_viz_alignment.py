@@ -91,7 +91,7 @@ def test_token_prob_bars_highlight_low_ones():
     fig = token_prob_bars([0.9, 0.05, 0.5, 0.01], TGT, low=0.1)
     colours = list(fig.data[0].marker.color)
     assert colours[1] == colours[3] != colours[0] == colours[2]
-    assert list(fig.data[0].text) == ["0.90", "0.05", "0.50", "0.01"]
+    assert list(fig.data[0].text) == ["0.900", "0.050", "0.500", "0.010"]
     assert fig.layout.shapes[0].x0 == 0.1  # the dashed line at p = low
 
 

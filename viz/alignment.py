@@ -356,7 +356,7 @@ def token_prob_bars(
         "y": list(range(p.size)),
         "marker": {"color": [ACCENT if v < low else INK for v in p]},
         "customdata": escape(tokens),
-        "text": [f"{v:.2f}" for v in p],
+        "text": [f"{v:.3f}" for v in p],  # three decimals, as the step inspector's numbers
         "textposition": "outside",
         "constraintext": "none",  # the numbers keep their size (they sit right of the bars)
         "cliponaxis": False,
