@@ -7,7 +7,7 @@ import streamlit as st
 from i18n import N_, _
 from ui.model_status import shipped_models
 from ui.registry import PAGES, STORY, PageEntry
-from ui.sidebar import current_device
+from ui.sidebar import available_devices, current_device
 from ui.tables import table_ui
 
 INTRO = N_(
@@ -30,11 +30,7 @@ def render_home(story: list[tuple[str, str]], entries: list[PageEntry]) -> None:
     """Draw the home page: intro, the device in use, and one card per stage of the story."""
     st.title(_("Attention atlas"))
     st.markdown(_(INTRO))
-    device = current_device()
-    st.info(
-        _("Computing on **{device}**. Change it in the sidebar.").format(device=device.upper()),
-        icon=":material/memory:",
-    )
+    device_note()
     st.subheader(_("The story, page by page"))
     for number, (stage, blurb) in enumerate(story, start=1):
         if not any(entry.stage == stage and entry.exists() for entry in entries):
@@ -47,6 +43,17 @@ def render_home(story: list[tuple[str, str]], entries: list[PageEntry]) -> None:
             )
             _stage_pages(stage, entries)
     models_ui()
+
+
+def device_note() -> None:
+    """The device the models run on; that it can be changed only where there is a choice (a
+    machine without a GPU has the CPU alone, and the sidebar offers nothing else)."""
+    device = current_device().upper()
+    if len(available_devices()) > 1:
+        text = _("Computing on **{device}**. Change it in the sidebar.").format(device=device)
+    else:
+        text = _("Computing on **{device}**: this machine has no GPU.").format(device=device)
+    st.info(text, icon=":material/memory:")
 
 
 def models_ui() -> None:
