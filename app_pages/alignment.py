@@ -39,7 +39,7 @@ from ui.translation_compute import (
     compute_compare,
     tokens_view,
 )
-from ui.url_state import check_number_param
+from ui.url_state import check_model_param, check_number_param
 from viz.alignment import (
     alignment_heatmap,
     alignment_lines,
@@ -103,6 +103,7 @@ def controls_ui() -> AlignmentSettings:
     raw = sentence_ui("aln_", with_ref=True, english_note=True)
     mode = segmented_ui(st, _("Mode"), MODES, key="aln_mode", help=_(MODE_HELP))
     c1, c2, c3 = st.columns([3, 3, 2])
+    check_model_param("aln_model", list(GLOBAL_MODELS))
     kind = c1.selectbox(
         _("Attention model"),
         list(GLOBAL_MODELS),
@@ -292,6 +293,8 @@ def compare_ui(translator: Translator, settings: AlignmentSettings) -> None:
     """Compare mode: two scoring functions on the same pair, their difference and entropy."""
     others = [k for k in GLOBAL_MODELS if k != settings.kind]
     charts, notes = regions()
+    with notes:
+        check_model_param("aln_model_b", others)
     kind_b = notes.selectbox(_("Compare with"), others, key="aln_model_b", bind="query-params")
     second = load_translator(kind_b)
     if second is None:

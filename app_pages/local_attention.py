@@ -26,7 +26,7 @@ from ui.translation import (
     trained_window,
 )
 from ui.translation_compute import Result, compute_local, decode
-from ui.url_state import check_number_param
+from ui.url_state import check_model_param, check_number_param
 from viz.alignment import alignment_heatmap, local_heatmap
 from viz.local_steps import local_play
 
@@ -73,6 +73,7 @@ def controls_ui() -> tuple[LocalSettings, Translator | None]:
     """Sentence, local model and window half-width D; returns them and the loaded model."""
     raw = sentence_ui("loc_", english_note=True)
     c1, c2 = st.columns([2, 3])
+    check_model_param("loc_model", list(LOCAL_MODELS))
     kind = c1.selectbox(
         _("Local model"),
         list(LOCAL_MODELS),

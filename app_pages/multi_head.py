@@ -44,7 +44,7 @@ from ui.multi_head_settings import (
 from ui.tables import table_ui
 from ui.text import page_intro, sanitize_text
 from ui.translation_compute import decode
-from ui.url_state import check_choice_param, check_number_param
+from ui.url_state import check_choice_param, check_model_param, check_number_param
 from viz.head_steps import Panel, step_panels
 from viz.hover_link import heatmap_link
 from viz.multi_head import grid_tiles, head_grid, head_heatmap, share_heatmaps
@@ -87,9 +87,11 @@ HIDE_NOTE = N_(
 
 def model_ui() -> ModelSettings:
     """Model family, and for it the checkpoint and attention kind or the encoder's name."""
+    check_model_param("mh_model", list(SOURCES))
     source = segmented_ui(st, _("Model"), SOURCES, key="mh_model", help=_(MODEL_HELP))
     if source == "transformer":
         c1, c2, c3 = st.columns([2, 4, 2])
+        check_model_param("mh_pos", POSITIONALS)
         positional = (
             choice_ui(c1.selectbox, _("Positional encoding"), POSITIONAL_LABELS, key="mh_pos")
             or POSITIONALS[0]

@@ -160,6 +160,20 @@ def check_choice_param(name: str, choices: Collection[str], message: str | None 
             url_notice(name)
 
 
+def check_model_param(name: str, models: Sequence[str]) -> None:
+    """:func:`check_choice_param` for a model picker (``models``: the ids it offers, the default
+    first): a link naming any other model says so in an info box, with the model the page uses
+    instead and those it offers (never the link's own value, which is untrusted text)."""
+    check_choice_param(
+        name,
+        models,
+        _(
+            "This link asks for a model (**{name}**) this page does not offer, so the page uses "
+            "{default}. Offered: {offered}."
+        ).format(name=name, default=models[0], offered=", ".join(models)),
+    )
+
+
 def write_params(**values: object) -> None:
     """Write values to the URL (str() of each), touching only those that changed."""
     for name, value in values.items():
