@@ -24,6 +24,7 @@ from ui.translation import (
     show_notices,
     step_slider,
     trained_window,
+    unfamiliar_input_ui,
 )
 from ui.translation_compute import Result, compute_local, decode
 from ui.url_state import check_model_param, check_number_param
@@ -211,6 +212,7 @@ def body() -> None:
     if not show_notices(result, translator):
         return
     user_text(result.translation.text, label=_("Translation:"))
+    unfamiliar_input_ui(result.sentence.text, translator)
     heatmaps_ui(result, settings, global_model)  # the whole sentence first, then step by step
     steps_ui(result.translation)
     result_downloads_ui(result, settings)

@@ -24,11 +24,13 @@ MOSTLY = 0.5  # "mostly": more than half
 @dataclass(frozen=True)
 class EnglishCheck:
     """latin_share: the share of the text's letters in the Latin script (1.0 without letters);
-    n_words: the words (runs of letters); n_known: those the vocabulary holds as one word piece."""
+    n_words: the words (runs of letters); n_known: those the vocabulary holds as one word piece;
+    symbols_only: the text has characters but no letter or digit ("🙂🙂", "!!! ???")."""
 
     latin_share: float
     n_words: int
     n_known: int
+    symbols_only: bool = False
 
     @property
     def not_latin(self) -> bool:
@@ -43,7 +45,7 @@ class EnglishCheck:
     @property
     def suspicious(self) -> bool:
         """The translation of this text is unlikely to mean much."""
-        return self.not_latin or self.mostly_unknown
+        return self.not_latin or self.mostly_unknown or self.symbols_only
 
 
 def is_latin(char: str) -> bool:
@@ -65,4 +67,5 @@ def check_english(text: str, tokenizer: SubwordTokenizer) -> EnglishCheck:
     words = WORD.findall(text)
     known = sum(1 for word in words if knows(tokenizer, word))
     share = latin / len(letters) if letters else 1.0
-    return EnglishCheck(share, len(words), known)
+    symbols_only = bool(text.strip()) and not any(c.isalnum() for c in text)
+    return EnglishCheck(share, len(words), known, symbols_only)

@@ -180,11 +180,17 @@ def local_steps(tr: Translation, *, step: int = 0) -> go.Figure:
 
 
 def unfamiliar_input_ui(text: str, translator: Translator) -> bool:
-    """Next to a translation: a warning when ``text`` is mostly not in the Latin script, or when
-    most of its words are not in ``translator``'s English vocabulary (the model then writes
-    fluent French that does not translate anything). True when a warning was shown."""
+    """Next to a translation: a warning when ``text`` has only symbols or emoji, when it is
+    mostly not in the Latin script, or when most of its words are not in ``translator``'s
+    English vocabulary (the model then writes fluent French that does not translate anything).
+    True when a warning was shown."""
     check = check_english(text, translator.src_tok)
-    if check.not_latin:
+    if check.symbols_only:
+        message = _(
+            "This text has no letters or digits, only symbols or emoji, but this model reads "
+            "English words: the French above is not a translation of it."
+        )
+    elif check.not_latin:
         message = _(
             "Most of this text is not in the Latin alphabet, but this model reads English only: "
             "the French above is not a translation of it."
