@@ -73,6 +73,11 @@ LINK_HINT = N_(
     "Hover a cell of the heatmap to see its line here, or a line or a token here to find it in "
     "the heatmap."
 )
+SEEDED_NOTE = N_(
+    "The reference starts as the model's own translation; change it and press **Enter** to "
+    "force the model through your French."
+)
+REF_KEY = "aln_ref"  # the reference box (ui.translation.reference_ui with prefix "aln_")
 WIDE_SOURCE = 24  # more source tokens than this: the heatmap gets the page's whole width
 LOW_PROB = 0.1
 ABOUT = N_(
@@ -250,11 +255,28 @@ def translate_ui(translator: Translator, settings: AlignmentSettings) -> None:
     explain_ui(translator, result.sentence.text, tr)
 
 
+def seed_reference(translator: Translator, raw: str) -> bool:
+    """An empty reference box starts with the model's own (greedy) translation of ``raw``, so
+    that switching to reference mode shows a sensible forced alignment at once (the user edits
+    it from there). A reference in the link is kept. True when the box was filled."""
+    if st.session_state.get(REF_KEY) or st.query_params.get(REF_KEY):
+        return False
+    result = compute_alignment(translator, raw)  # cached: translate mode's own decoding
+    if result.translation is None or not result.translation.text.strip():
+        return False
+    st.session_state[REF_KEY] = result.translation.text
+    return True
+
+
 def reference_mode_ui(translator: Translator, settings: AlignmentSettings) -> None:
-    """Reference mode: the model forced through the user's French sentence."""
+    """Reference mode: the model forced through the user's French sentence (at first its own
+    translation, :func:`seed_reference`)."""
     charts, notes = regions()
+    seeded = seed_reference(translator, settings.raw)
     with notes:
         ref = reference_ui("aln_")
+        if seeded:
+            st.caption(_(SEEDED_NOTE))
     result = compute_alignment(translator, settings.raw, level=settings.level, reference=ref)
     if not show_notices(result, translator):
         return

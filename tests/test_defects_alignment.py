@@ -16,6 +16,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from models.checkpoints import CHECKPOINTS_ENV
+from models.rnn.translator import Translator
 from tests.app_helpers import open_app
 from tests.tiny_seq2seq import build_tiny_checkpoints
 
@@ -57,3 +58,36 @@ def test_reference_mode_probabilities_have_three_decimals(tiny: Path):
     for title in ("How likely the model found each of your tokens", "What it wrote next"):
         texts = _figure(at, title)["data"][0]["text"]
         assert texts and all(THREE_DECIMALS.fullmatch(t) for t in texts), (title, texts)
+
+
+# ---------------------------------------------------------------- reference mode's first reference
+
+
+def _own_translation(root: Path, text: str) -> str:
+    """The default model's greedy translation of ``text``, through the models' own API."""
+    return Translator.load(root / "seq2seq-bahdanau").translate(text).text
+
+
+def test_reference_mode_starts_from_the_models_translation(tiny: Path):
+    at = open_app(ALIGNMENT, {"aln_text": SENTENCE, "aln_mode": "reference"})
+    own = _own_translation(tiny, SENTENCE)
+    assert own.strip()
+    assert at.text_input(key="aln_ref").value == own
+    assert not any("Type a French reference" in e.value for e in at.error)
+    assert _figure(at, "Forced alignment")
+    assert any("model's own translation" in c.value for c in at.caption)
+
+
+def test_switching_to_reference_fills_the_empty_box(tiny: Path):
+    at = open_app(ALIGNMENT, {"aln_text": SENTENCE})
+    at.segmented_control(key="aln_mode").set_value("reference").run()
+    assert not at.exception
+    assert at.text_input(key="aln_ref").value == _own_translation(tiny, SENTENCE)
+    assert _figure(at, "Forced alignment")
+
+
+def test_a_reference_in_the_link_is_kept(tiny: Path):
+    ref = "un chien noir court ."
+    at = open_app(ALIGNMENT, {"aln_text": SENTENCE, "aln_mode": "reference", "aln_ref": ref})
+    assert at.text_input(key="aln_ref").value == ref
+    assert not any("model's own translation" in c.value for c in at.caption)
