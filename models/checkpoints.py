@@ -200,6 +200,9 @@ class Card:
     bleu_by_length: dict = field(default_factory=dict)  # bucket -> {"bleu", "n"} on the test set
     long_sets: dict = field(default_factory=dict)  # "concat<k>" -> bleu, n, bleu_by_length
     train_config: dict = field(default_factory=dict)  # the trainer's settings
+    # the longest training source as the model read it: {"src_pieces": subword pieces without
+    # </s>, "src_words": words, "split": "train"}; {} when not measured (training.lengths)
+    train_lengths: dict = field(default_factory=dict)
     history: tuple[dict, ...] = ()  # one row per epoch of the last command
     stages: tuple[dict, ...] = ()  # earlier training stages with their own figures
     notes: tuple[str, ...] = ()  # how metrics are measured, departures from the paper

@@ -187,7 +187,9 @@ def _warning_script(text: str, model_file: str) -> None:
     from models.tokenizer import SubwordTokenizer
     from ui.translation import unfamiliar_input_ui
 
-    unfamiliar_input_ui(text, SimpleNamespace(src_tok=SubwordTokenizer(model_file)))
+    config = SimpleNamespace(cfg=SimpleNamespace(max_src_len=100))  # a translator without a card
+    fake = SimpleNamespace(src_tok=SubwordTokenizer(model_file), name="no-card", model=config)
+    unfamiliar_input_ui(text, fake)
 
 
 @pytest.fixture(scope="module")
@@ -220,6 +222,7 @@ def test_the_helper_reports_what_it_showed(words_model: str):
     from models.tokenizer import SubwordTokenizer
     from ui.translation import unfamiliar_input_ui
 
-    fake = SimpleNamespace(src_tok=SubwordTokenizer(words_model))
+    config = SimpleNamespace(cfg=SimpleNamespace(max_src_len=100))  # a translator without a card
+    fake = SimpleNamespace(src_tok=SubwordTokenizer(words_model), name="no-card", model=config)
     assert unfamiliar_input_ui("a black dog", fake) is False
     assert unfamiliar_input_ui("Собака бежит", fake) is True

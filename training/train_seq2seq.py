@@ -28,6 +28,7 @@ from models.tokenizer import PAD_ID, SubwordTokenizer
 from training.cards import this_command, translator_card
 from training.data import DEFAULT_DATA, pad_batch, translation_data
 from training.evaluate import test_report, val_bleu
+from training.lengths import split_lengths
 from training.runs import (
     RUNS,
     Epochs,
@@ -122,7 +123,7 @@ def val_loss(model, data, loss_fn, tc: TrainConfig, device) -> float:
 
 
 def card_of_run(
-    out: Path, args, history: list[dict], wall: float, n_params: int, test: dict
+    out: Path, args, history: list[dict], wall: float, n_params: int, test: dict, lengths: dict
 ) -> Card:
     return translator_card(
         out,
@@ -136,6 +137,7 @@ def card_of_run(
         data={"folder": str(args.data)},
         parameters=n_params,
         machine="2-core CPU, torch threads = " + str(torch.get_num_threads()),
+        train_lengths=lengths,
     )
 
 
@@ -202,7 +204,10 @@ def main(argv: list[str] | None = None) -> None:
     progress.fit(Epochs(tc.epochs, tc.patience), one_epoch, export)
     test = {} if args.skip_test else test_metrics(out, args.data, device)
     n_params = sum(p.numel() for p in model.parameters())
-    write_card(out, card_of_run(out, args, progress.history, progress.wall, n_params, test))
+    measured = split_lengths(args.data, src_tok, cfg.max_src_len, tc.train_limit)
+    write_card(
+        out, card_of_run(out, args, progress.history, progress.wall, n_params, test, measured)
+    )
     summary = {k: v for k, v in test.items() if "bleu" in k and not isinstance(v, dict)}
     print(f"wrote {out} ({json.dumps(summary)})", flush=True)
 

@@ -19,7 +19,7 @@ from models.rnn.translator import Translation, Translator
 from ui.guard import show_refusal
 from ui.registry import PAGES
 from ui.sidebar import classroom_mode
-from ui.translation_compute import MAX_CHARS, Result, truncation_notice
+from ui.translation_compute import MAX_CHARS, Result, length_notice, truncation_notice
 from ui.url_state import parse_int, read_param
 from viz.local_steps import local_steps_figure
 
@@ -180,34 +180,43 @@ def local_steps(tr: Translation, *, step: int = 0) -> go.Figure:
 
 
 def unfamiliar_input_ui(text: str, translator: Translator) -> bool:
-    """Next to a translation: a warning when ``text`` has only symbols or emoji, when it is
-    mostly not in the Latin script, or when most of its words are not in ``translator``'s
-    English vocabulary (the model then writes fluent French that does not translate anything).
-    True when a warning was shown."""
+    """Next to a translation: a warning when ``text`` is unlike what ``translator`` reads
+    (:func:`english_warning`), and one when it is longer than any sentence the model saw in
+    training (:func:`ui.translation_compute.length_notice`). True when a warning was shown."""
+    messages = [
+        m for m in (english_warning(text, translator), length_notice(text, translator)) if m
+    ]
+    for message in messages:
+        st.warning(message, icon=":material/translate:")
+    return bool(messages)
+
+
+def english_warning(text: str, translator: Translator) -> str | None:
+    """Why the French is probably not a translation of ``text``: it has only symbols or emoji,
+    it is mostly not in the Latin script, or most of its words are not in ``translator``'s
+    English vocabulary (the model then writes fluent French that translates nothing); None when
+    it looks like English."""
     check = check_english(text, translator.src_tok)
     if check.symbols_only:
-        message = _(
+        return _(
             "This text has no letters or digits, only symbols or emoji, but this model reads "
             "English words: the French above is not a translation of it."
         )
-    elif check.not_latin:
-        message = _(
+    if check.not_latin:
+        return _(
             "Most of this text is not in the Latin alphabet, but this model reads English only: "
             "the French above is not a translation of it."
         )
-    elif check.mostly_unknown:
-        unknown = check.n_words - check.n_known
-        message = ngettext(
-            "{unknown} of {n} word is not in the model's English vocabulary (the model reads "
-            "it as pieces of words): the French above is probably not a translation of the text.",
-            "{unknown} of {n} words are not in the model's English vocabulary (the model reads "
-            "them as pieces of words): the French above is probably not a translation of the text.",
-            check.n_words,
-        ).format(unknown=unknown, n=check.n_words)
-    else:
-        return False
-    st.warning(message, icon=":material/translate:")
-    return True
+    if not check.mostly_unknown:
+        return None
+    unknown = check.n_words - check.n_known
+    return ngettext(
+        "{unknown} of {n} word is not in the model's English vocabulary (the model reads "
+        "it as pieces of words): the French above is probably not a translation of the text.",
+        "{unknown} of {n} words are not in the model's English vocabulary (the model reads "
+        "them as pieces of words): the French above is probably not a translation of the text.",
+        check.n_words,
+    ).format(unknown=unknown, n=check.n_words)
 
 
 def show_notices(result: Result, translator: Translator | None = None) -> bool:

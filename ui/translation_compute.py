@@ -21,7 +21,7 @@ from models.rnn.translator import EncoderGradients, Translation, Translator
 from models.wordview import merge_subwords
 from ui.cache import weights_id
 from ui.guard import guarded
-from ui.loaders import ModelKey, spinner
+from ui.loaders import ModelKey, card_of, spinner
 from ui.text import sanitize_text
 
 MAX_CHARS = 2000
@@ -200,6 +200,45 @@ def truncation_notice(translation: Translation, translator: Translator) -> str |
     return _("The sentence has {n} subword pieces; the model reads the first {limit}.").format(
         n=translation.n_source_pieces, limit=limit
     )
+
+
+@dataclass(frozen=True)
+class TrainingLimit:
+    """The longest source, in subword pieces, that a translator is known to have trained on:
+    ``measured`` when it is the longest training sentence of its card (``Card.train_lengths``),
+    else the config's ``max_src_len`` (what training cut its sources to)."""
+
+    pieces: int
+    measured: bool
+
+
+def training_limit(translator: Translator) -> TrainingLimit:
+    """``translator``'s :class:`TrainingLimit`, from its card when the card records it."""
+    card = card_of(translator.name)
+    pieces = int((card.train_lengths if card else {}).get("src_pieces", 0))
+    if pieces > 0:
+        return TrainingLimit(pieces, measured=True)
+    return TrainingLimit(int(translator.model.cfg.max_src_len), measured=False)
+
+
+def length_notice(text: str, translator: Translator) -> str | None:
+    """A sentence for the page when ``text`` has more source pieces than any sentence the model
+    saw in training (it never learned to translate such lengths: BLEU falls with length)."""
+    limit, n = training_limit(translator), len(translator.src_tok.encode(text))
+    if n <= limit.pieces:
+        return None
+    if limit.measured:
+        message = _(
+            "This sentence has {n} subword pieces; the longest sentence this model saw in "
+            "training had {limit}: beyond the training lengths; expect a poor translation."
+        )
+    else:
+        message = _(
+            "This sentence has {n} subword pieces, more than the model's max_src_len of {limit} "
+            "(its card does not record the longest training sentence): beyond the training "
+            "lengths; expect a poor translation."
+        )
+    return message.format(n=n, limit=limit.pieces)
 
 
 # ---------------------------------------------------------------- computations
