@@ -13,7 +13,8 @@ from dataclasses import dataclass
 RENDERED = """() => {
   const app = document.querySelector('[data-testid="stApp"]');
   if (!app || app.dataset.testScriptState !== 'notRunning') return false;
-  if (!document.querySelector('h1, [data-testid="stTextInput"]')) return false;
+  // a page's title, its text box, or a lesson's step row (app_pages/lessons)
+  if (!document.querySelector('h1, [data-testid="stTextInput"], .st-key-les_next')) return false;
   const charts = document.querySelectorAll('[data-testid="stPlotlyChart"]');
   return [...charts].every(c => c.querySelector('.main-svg'));
 }"""
