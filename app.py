@@ -21,6 +21,20 @@ from ui.sidebar import classroom_requested, language_ui, sidebar_ui
 PAGE_ICON = Path(__file__).resolve().parent / "assets" / "icon.png"
 
 
+HOME = "app_pages/home.py"
+
+
+def home_pages() -> list[st.Page]:
+    """Home at ``/`` (the default page, the one the navigation shows) and the same page, hidden
+    from the navigation, at ``/home``: Streamlit serves a default page at ``/`` only, so a link
+    to ``/home`` said "Page not found". Links to HOME by file go to ``/`` (the first page)."""
+    title, icon = _("Home"), ":material/home:"
+    return [
+        st.Page(HOME, title=title, icon=icon, url_path="", default=True),
+        st.Page(HOME, title=title, icon=icon, url_path="home", visibility="hidden"),
+    ]
+
+
 def build_navigation() -> st.navigation:
     """Home plus every registered page whose file exists, in story order, titled in the
     current language."""
@@ -29,10 +43,7 @@ def build_navigation() -> st.navigation:
         for entry in PAGES
         if entry.exists()
     ]
-    home_page = st.Page(
-        "app_pages/home.py", title=_("Home"), icon=":material/home:", url_path="home", default=True
-    )
-    return st.navigation([home_page, *pages])
+    return st.navigation([*home_pages(), *pages])
 
 
 def main() -> None:

@@ -15,6 +15,7 @@ from ui.downloads import csv_and_json
 from ui.errors import fragment
 from ui.guard import guarded_ui
 from ui.loaders import load_translator
+from ui.sidebar import classroom_mode
 from ui.text import page_intro, user_text
 from ui.translation import (
     LOCAL_MODELS,
@@ -206,7 +207,8 @@ def body() -> None:
     settings, translator = controls_ui()
     if translator is None:
         return
-    window_note(settings)
+    if not classroom_mode():  # at a projector the note follows the charts (the first screen's room)
+        window_note(settings)
     global_model = load_translator(GLOBAL_KIND, quiet=True)
     result = compute_local(translator, settings.raw, window=settings.D)
     if not show_notices(result, translator):
@@ -214,6 +216,8 @@ def body() -> None:
     user_text(result.translation.text, label=_("Translation:"))
     unfamiliar_input_ui(result.sentence.text, translator)
     heatmaps_ui(result, settings, global_model)  # the whole sentence first, then step by step
+    if classroom_mode():
+        window_note(settings)
     steps_ui(result.translation)
     result_downloads_ui(result, settings)
 

@@ -5,7 +5,6 @@ checked for (English left visible, missing-glyph boxes, a language switch)."""
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -14,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from models.checkpoints import CHECKPOINTS_ENV, SHIPPED_ROOT
-from tests.server import streamlit_server
+from tests.server import served_with
+from tests.tab_pool import Wait
 from tests.test_i18n_app import english_words
 from ui.sidebar import LANGUAGE_LABEL
 
@@ -29,21 +29,7 @@ STREAMLIT_CHROME = re.compile(
 # Material icons: a ligature's name ("home") as text; an alert's icon (st.info(icon=...)) too
 ICONS = '[data-testid="stIconMaterial"], [data-testid="stAlertDynamicIcon"]'
 MISSING_GLYPHS = ("\u25a1", "\ufffd")  # the box a missing glyph becomes; the replacement character
-
-
-@contextmanager
-def served_with(env: str, folder: Path, log: Path) -> Iterator[str]:
-    """``streamlit run app.py`` with ``$env`` = ``folder`` (restored afterwards); yields its URL."""
-    old = os.environ.get(env)
-    os.environ[env] = str(folder)
-    try:
-        with streamlit_server("app.py", log=log) as (base, _):
-            yield base
-    finally:
-        if old is None:
-            os.environ.pop(env, None)
-        else:
-            os.environ[env] = old
+RESIZED_MS = 500  # after a resize: how long the charts' drawn sizes hold still before a screenshot
 
 
 @contextmanager
@@ -72,6 +58,12 @@ def transformers_shipped() -> bool:
     )
 
 
+def shipped_root(names: Iterable[str]) -> Path | None:
+    """``SHIPPED_ROOT`` when every checkpoint in ``names`` is shipped (a module's ``url`` is then
+    the session's one server), else None (the module links or builds its own root)."""
+    return SHIPPED_ROOT if all(is_shipped(name) for name in names) else None
+
+
 def link_checkpoints(root: Path, names: Iterable[str], tiny: Path | None) -> Path:
     """``root`` with a link per checkpoint in ``names``: the shipped one where it exists, else the
     one of that name in ``tiny``."""
@@ -95,12 +87,16 @@ def checkpoints_fixture(shipped: Callable[[], bool], build: Callable[[Path], Pat
 
 def served_fixtures(log_folder: str, timeout_ms: int = 120_000):
     """The fixtures ``url`` (module-scoped: app.py served with ``$ATLAS_CHECKPOINTS`` = the
-    module's ``checkpoints`` fixture, its log in a temporary ``log_folder``) and ``tab`` (a fresh
-    tab per test, ``timeout_ms`` for each wait). In a test module: ``url, tab = served_fixtures(...)``."""
+    module's ``checkpoints`` fixture, its log in a temporary ``log_folder``; the session's one
+    server, ``app_url``, when those are the shipped checkpoints) and ``tab`` (a fresh tab per
+    test, ``timeout_ms`` for each wait). In a test module: ``url, tab = served_fixtures(...)``."""
 
     @pytest.fixture(scope="module")
-    def url(checkpoints: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-        log = tmp_path_factory.mktemp(log_folder) / "server.log"
+    def url(checkpoints: Path, request: pytest.FixtureRequest) -> Iterator[str]:
+        if checkpoints == SHIPPED_ROOT:  # what the session's server reads: no server of its own
+            yield request.getfixturevalue("app_url")
+            return
+        log = request.getfixturevalue("tmp_path_factory").mktemp(log_folder) / "server.log"
         with served_with(CHECKPOINTS_ENV, checkpoints, log) as base:
             yield base
 
@@ -116,7 +112,7 @@ def shoot(page, path: Path, height: int) -> None:
     """Screenshot the whole app: Streamlit scrolls inside its own container, so grow the viewport
     to ``height`` (then back to 1000)."""
     page.set_viewport_size({"width": 1400, "height": height})
-    page.wait_for_timeout(1500)  # let plotly re-layout to the new size
+    wait_still(page, quiet_ms=RESIZED_MS, sized=True)  # plotly has drawn each chart to its new size
     page.screenshot(path=str(path))
     page.set_viewport_size({"width": 1400, "height": 1000})
 
@@ -134,8 +130,9 @@ def wait_settled(page, n_charts: int) -> None:
 # Settled: the script is not running (stApp's data-test-script-state), nothing is stale, every
 # chart element (``CHART``: st.plotly_chart's, and the chart component's, ui/plotly_component.py)
 # holds a drawn plotly chart (layout and SVG), there are at least ``least`` charts, and the number
-# of charts and of their SVG texts has not changed for ``quiet`` ms.
-_STILL = """([quiet, least, box]) => {
+# of charts and of their SVG texts (with ``sized``: and the size each chart is drawn at, plotly's
+# and its element's) has not changed for ``quiet`` ms.
+_STILL = """([quiet, least, box, sized]) => {
   const app = document.querySelector('[data-testid="stApp"]');
   const drawn = gd => !!(gd && gd._fullLayout && gd.querySelector('.main-svg'));
   const charts = [...document.querySelectorAll('.js-plotly-plot')];
@@ -143,7 +140,10 @@ _STILL = """([quiet, least, box]) => {
   const idle = app && app.getAttribute('data-test-script-state') === 'notRunning'
     && !document.querySelector('[data-stale="true"]') && charts.length >= least
     && charts.every(drawn) && boxes.every(b => drawn(b.querySelector('.js-plotly-plot')));
-  const sig = charts.length + ':' + document.querySelectorAll('.js-plotly-plot svg text').length;
+  const size = gd => { const r = gd.getBoundingClientRect(), fl = gd._fullLayout || {};
+    return [fl.width, fl.height, Math.round(r.width), Math.round(r.height)].join('x'); };
+  const sig = charts.length + ':' + document.querySelectorAll('.js-plotly-plot svg text').length
+    + (sized ? ':' + charts.map(size).join(',') : '');
   const now = Date.now(), last = window.__atlasStill;
   if (!idle) { window.__atlasStill = null; return false; }
   if (!last || last.sig !== sig) { window.__atlasStill = {sig, since: now}; return false; }
@@ -151,13 +151,41 @@ _STILL = """([quiet, least, box]) => {
 }"""
 
 
-def wait_still(page, quiet_ms: int = 1500, least: int = 0, timeout_ms: float | None = None) -> None:
+def wait_still(
+    page,
+    quiet_ms: int = 1500,
+    least: int = 0,
+    timeout_ms: float | None = None,
+    sized: bool = False,
+) -> None:
     """Like :func:`wait_settled` for a page whose number of charts is not known in advance: the
     script has finished, nothing is stale, every chart element has drawn its chart (at least
-    ``least`` of them), and nothing was added to or removed from the charts for ``quiet_ms``.
+    ``least`` of them), and nothing was added to or removed from the charts for ``quiet_ms``
+    (``sized``: nor has any chart been drawn at another size, as after a resize).
     ``timeout_ms``: the page's default timeout unless given."""
     page.evaluate("window.__atlasStill = null")
-    page.wait_for_function(_STILL, arg=[quiet_ms, least, CHART], polling=250, timeout=timeout_ms)
+    arg = [quiet_ms, least, CHART, sized]
+    page.wait_for_function(_STILL, arg=arg, polling=100 if sized else 250, timeout=timeout_ms)
+
+
+def still(page, quiet_ms: int = 1500, least: int = 0, timeout_ms: float = 120_000) -> Wait:
+    """:func:`wait_still` as a wait for a :class:`tests.tab_pool.TabPool` job: ``ok = yield
+    still(page)`` (True once the page is still, False after ``timeout_ms``)."""
+    page.evaluate("window.__atlasStill = null")
+    return Wait(_STILL, [quiet_ms, least, CHART, False], timeout_ms, polling_ms=250)
+
+
+# The element is where it was the animation frame before (polled every frame): scrolling is over.
+_HELD = """el => { const top = el.getBoundingClientRect().top, held = el.__atlasTop === top;
+  el.__atlasTop = top; return held; }"""
+
+
+def scroll_to(page, locator) -> None:
+    """Scroll ``locator`` into view and wait until it holds its place on screen."""
+    locator.scroll_into_view_if_needed()
+    handle = locator.element_handle()
+    handle.evaluate("el => { delete el.__atlasTop; }")
+    page.wait_for_function(_HELD, arg=handle, polling="raf")
 
 
 def shown_texts(page) -> list[str]:

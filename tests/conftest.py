@@ -8,12 +8,17 @@ import os
 import sys
 from pathlib import Path
 
-import pytest
+# Under pytest-xdist (`make test` runs the suite on several workers) each worker is a process of its
+# own: one OpenMP thread each, so that the workers share the cores instead of fighting for them.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import pytest  # after the thread setting above (torch reads it once, on import)
 from hypothesis import is_hypothesis_test
 
-from models.checkpoints import CHECKPOINTS_ENV
+from models.checkpoints import CHECKPOINTS_ENV, SHIPPED_ROOT
 from tests.requirements_env import need
-from tests.server import CHROMIUM, ROOT, launch_chromium, streamlit_server
+from tests.server import CHROMIUM, ROOT, launch_chromium, served_with
 from viz.figure import VALIDATE_ENV
 
 # Every figure builder runs in this suite (and in the servers it starts): plotly validates each
@@ -45,9 +50,16 @@ def _is_slow(item: pytest.Item) -> bool:
     )
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (``--dist loadgroup``)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark ``slow`` (left out by `make test-fast`) and ``screenshot`` (run by `make screenshots`)."""
+    """Mark ``slow`` (left out by `make test-fast`) and ``screenshot`` (run by `make screenshots`).
+    And group the tests for `make test`'s workers (pytest-xdist, ``--dist loadgroup``): a test
+    module is one group, run by one worker, so that its module-scoped fixtures (a server, a trained
+    model) are made once; a module may split itself with ``xdist_group`` marks of its own (the
+    legibility sweep: a group per screen set-up)."""
     for item in items:
+        if not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
         if _is_slow(item):
             item.add_marker(pytest.mark.slow)
         if "screenshots" in getattr(item, "fixturenames", ()):
@@ -65,9 +77,11 @@ def _need_chromium() -> None:
 
 @pytest.fixture(scope="session")
 def app_url(tmp_path_factory: pytest.TempPathFactory):
-    """``streamlit run app.py`` on a free port; yields its base URL once /_stcore/health is ok."""
+    """``streamlit run app.py`` on a free port, reading the shipped checkpoints; yields its base
+    URL once /_stcore/health is ok. The one server of every browser test module whose
+    ``checkpoints`` are the shipped ones (``tests/browser_helpers.py``, ``served_fixtures``)."""
     log = tmp_path_factory.mktemp("streamlit") / "server.log"
-    with streamlit_server("app.py", log=log) as (url, _):
+    with served_with(CHECKPOINTS_ENV, SHIPPED_ROOT, log) as url:
         yield url
 
 

@@ -15,8 +15,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-# base URL -> process id of each running server (the bench reads the servers' CPU time)
+# base URL -> process id of each running server (the bench reads the servers' CPU time), and its
+# log where it writes one (the legibility sweep reads the tracebacks of the errors it sees)
 SERVER_PIDS: dict[str, int] = {}
+SERVER_LOGS: dict[str, Path] = {}
 CHROMIUM_ARGS = [
     *("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"),
     *("--disable-background-networking", "--disable-component-update", "--disable-sync"),
@@ -66,9 +68,12 @@ def streamlit_server(
         url = f"http://127.0.0.1:{port}"
         wait_healthy(url, proc)
         SERVER_PIDS[url] = proc.pid
+        if log:
+            SERVER_LOGS[url] = log
         yield url, time.monotonic() - start
     finally:
         SERVER_PIDS.pop(f"http://127.0.0.1:{port}", None)
+        SERVER_LOGS.pop(f"http://127.0.0.1:{port}", None)
         proc.terminate()
         try:
             proc.wait(timeout=10)
@@ -76,6 +81,21 @@ def streamlit_server(
             proc.kill()
         if log:
             out.close()
+
+
+@contextmanager
+def served_with(env: str, folder: Path, log: Path) -> Iterator[str]:
+    """``streamlit run app.py`` with ``$env`` = ``folder`` (restored afterwards); yields its URL."""
+    old = os.environ.get(env)
+    os.environ[env] = str(folder)
+    try:
+        with streamlit_server("app.py", log=log) as (base, _):
+            yield base
+    finally:
+        if old is None:
+            os.environ.pop(env, None)
+        else:
+            os.environ[env] = old
 
 
 def launch_chromium(playwright):

@@ -32,7 +32,7 @@ def _chart_titles(page) -> list[str]:
 def test_home(page, app_url, screenshots):
     page.goto(app_url)
     page.get_by_role("heading", name="Attention atlas").wait_for()
-    page.get_by_text("6. Transformer 2017").wait_for()
+    page.get_by_text("7. Transformer 2017").wait_for()
     for stage in ["Bahdanau 2015", "Luong 2015", "Show, Attend and Tell 2015", "Transformer 2017"]:
         assert page.get_by_text(stage, exact=False).count() >= 1
     page.locator('[data-testid="stSidebar"]').get_by_text("Device").wait_for()
@@ -40,7 +40,7 @@ def test_home(page, app_url, screenshots):
     page.wait_for_url(re.compile(r"/anatomy"))
     _wait_for_app(page, 3)
     page.goto(app_url)
-    page.get_by_text("6. Transformer 2017").wait_for()
+    page.get_by_text("7. Transformer 2017").wait_for()
     shoot(page, screenshots / "home.png", 1500)
 
 

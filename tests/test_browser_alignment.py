@@ -65,12 +65,15 @@ def _type(page, sentence: str, source_tokens: list[str]) -> None:
 def _pick(page, key: str, option: str) -> None:
     """Choose ``option`` in the selectbox ``key`` (the first click after typing in the sentence
     box only takes the focus from it, so open the list until it shows)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout  # with the browser fixture
+
     for __ in range(5):
         page.locator(f'.st-key-{key} button[aria-label="Open"]').click()
-        page.wait_for_timeout(500)
-        if page.get_by_role("option").count():
+        try:
+            page.get_by_role("option").first.wait_for(timeout=500)
             break
-        page.keyboard.press("Escape")
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
     page.get_by_role("option", name=option, exact=True).click()
 
 

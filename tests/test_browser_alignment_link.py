@@ -15,7 +15,7 @@ import urllib.parse
 
 import pytest
 
-from tests.browser_helpers import CHART, served_fixtures, wait_settled
+from tests.browser_helpers import CHART, scroll_to, served_fixtures, wait_settled
 from tests.test_browser_alignment import checkpoints  # noqa: F401 (the server's checkpoints)
 from tests.test_browser_multi_head import _chart
 from tests.test_browser_multi_head_link import LINES_STATE, OUTLINES, _move_to, _plot
@@ -99,8 +99,7 @@ def test_hovering_the_heatmap_and_the_lines_links_them_without_the_server(tab, u
     assert lines_gd.evaluate(LINES_STATE) == nothing
 
     # a line of the lines chart: its cell is outlined, the line highlighted
-    lines.scroll_into_view_if_needed()
-    tab.wait_for_timeout(200)
+    scroll_to(tab, lines)
     y_tgt, y_src, x, y, clear = lines_gd.evaluate(CLEAR_LINE)
     assert clear >= 4, clear  # the pointer is on this line, every other one 4 px or more away
     i, j = target.index(y_tgt), source.index(y_src)

@@ -19,6 +19,8 @@ from tests.browser_helpers import (
     is_shipped,
     link_checkpoints,
     served_fixtures,
+    shipped_root,
+    shoot,
     wait_settled,
 )
 from tests.tiny_captions import build_tiny_caption_checkpoints
@@ -29,6 +31,8 @@ pytestmark = pytest.mark.browser
 @pytest.fixture(scope="module")
 def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The shipped captioners, or tiny ones where a checkpoint is missing."""
+    if root := shipped_root(CAPTION_MODELS):
+        return root
     tiny = build_tiny_caption_checkpoints(tmp_path_factory.mktemp("tiny"))
     return link_checkpoints(tmp_path_factory.mktemp("caption_checkpoints"), CAPTION_MODELS, tiny)
 
@@ -67,10 +71,7 @@ def test_example_overlays_compose_and_upload(tab, url, screenshots, tmp_path: Pa
     wait_settled(tab, 6)
     assert _codes(tab)[0] != first[0]  # another scene, another layout caption
     if all(is_shipped(n) for n in CAPTION_MODELS):
-        tab.set_viewport_size({"width": 1400, "height": 2300})
-        tab.wait_for_timeout(1500)
-        tab.screenshot(path=str(screenshots / "captions.png"))
-        tab.set_viewport_size({"width": 1400, "height": 1000})
+        shoot(tab, screenshots / "captions.png", 2300)
 
     tab.get_by_text("Compose a scene").click()
     tab.wait_for_url("**cap_src=compose**")

@@ -22,6 +22,7 @@ from tests.browser_helpers import (
     is_shipped,
     link_checkpoints,
     served_fixtures,
+    shipped_root,
     shoot,
     wait_settled,
     wait_still,
@@ -37,6 +38,8 @@ METRIC = '[data-testid="stMetricValue"]'
 
 @pytest.fixture(scope="module")
 def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if root := shipped_root(["seq2seq-bahdanau"]):
+        return root
     tiny = several_word_checkpoints(tmp_path_factory.mktemp("tiny"), kinds=("bahdanau",))
     root = tmp_path_factory.mktemp("explain_checkpoints")
     return link_checkpoints(root, ["seq2seq-bahdanau"], tiny)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from models.lab.tasks import probe_example
-from tests.browser_helpers import CHART, wait_settled
+from tests.browser_helpers import CHART, shoot, wait_settled
 from tests.play_helpers import PLAYER, assert_moved_and_stopped, count_sent, played
 
 pytestmark = pytest.mark.browser
@@ -58,9 +58,7 @@ def test_train_scrub_play_and_screenshot(page, app_url, screenshots):
     _chart(page, "Attention at step 300").wait_for()
     wait_settled(page, 4)
     page.evaluate("document.querySelector('[data-testid=\"stMain\"]')?.scrollTo(0, 0)")
-    page.set_viewport_size({"width": 1400, "height": 2600})
-    page.wait_for_timeout(1500)
-    page.screenshot(path=str(screenshots / "lab.png"))
+    shoot(page, screenshots / "lab.png", 2600)
 
 
 def test_cancel_a_run(page, app_url):

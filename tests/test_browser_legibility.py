@@ -9,8 +9,9 @@ overlapping another, no text under the minimum size, heatmap cells large enough,
 labelled (``tests/legibility.py`` states the rules), and no error shown. At 1280x720 in classroom
 mode the page's main chart also starts on the first screen.
 
-One server for the module (the shipped checkpoints, committed with the repository); one browser
-context per set-up, one page load per test. With ``LEGIBILITY_REPORT=<file>`` the problems found
+One server for the module (the shipped checkpoints, committed with the repository); the views
+load ``TABS`` at a time (``tests/tab_pool.py``: one browser context per set-up and tab), each test
+judging its own. With ``LEGIBILITY_REPORT=<file>`` the problems found
 are also written to that file, page by page (never a file of the repository unless named).
 """
 
@@ -20,17 +21,17 @@ import os
 import re
 import time
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import plotly
-import plotly.graph_objects as go
 import pytest
 
 from models.checkpoints import SHIPPED_ROOT
-from tests.browser_helpers import served_fixtures, wait_still
-from tests.legibility import check_page, main_chart_top, overlap
+from tests.browser_helpers import served_fixtures, still
+from tests.legibility import check_page, main_chart_top
+from tests.server import SERVER_LOGS
+from tests.tab_pool import TabPool, goto, need
 from ui.registry import PAGES, ROOT
 from ui.translation import EXAMPLE_PAIRS, EXAMPLES
 
@@ -70,7 +71,7 @@ TEXT_PARAM = {
     "positional_encoding": "pe_sentence",
 }
 REFERENCE_PARAM = {"why_attention": "why_ref", "alignment": "aln_ref"}  # French, for BLEU
-WITHOUT_CHARTS = {"", "lab"}  # home; the lab until a run is trained: no chart to wait for
+WITHOUT_CHARTS = {"", "lab", "lessons"}  # home; the lab until a run is trained; the lessons list
 VIEWS = {
     "alignment": [{"aln_mode": "reference"}, {"aln_mode": "compare"}],
     "multi_head": [{"mh_model": "pretrained"}],
@@ -160,35 +161,39 @@ def checkpoints() -> Path:
 
 
 url, _tab = served_fixtures("streamlit_legibility", 180_000)
+TABS = 2  # page views loaded at once (tests/tab_pool.py); measured on 2 cores: docs/development.md
+TEST = "test_every_chart_is_legible"
 
 
-class Tabs:
-    """One browser context (and tab) per set-up, the previous one closed when the set-up
-    changes; the problems found, for ``$LEGIBILITY_REPORT``; the time spent."""
+def _id(setup: Setup, case: Case) -> str:
+    return f"{setup.name}-{case.name()}-{'long' if case.long else 'default'}"
+
+
+class Sweep:
+    """The page views of the tests collected, loaded ``TABS`` at a time (one browser context per
+    set-up and tab); the problems found, for ``$LEGIBILITY_REPORT``; the time spent."""
 
     def __init__(self, browser) -> None:
         self.browser = browser
-        self.setup: Setup | None = None
-        self.context = None
-        self.page = None
+        self.pool = TabPool(self._open_tab, width=TABS)
         self.found: dict[str, list[str]] = {}
         self.runs = 0
         self.start = time.monotonic()
+        self.queued: set[str] = set()  # the set-ups whose views are queued
+        self.queue: Callable[[Setup], None] = lambda setup: None  # the fixture's
 
-    def tab(self, setup: Setup):
-        if setup != self.setup:
-            self.close()
-            viewport = {"width": setup.width, "height": setup.height}
-            self.context = self.browser.new_context(viewport=viewport)
-            self.page = self.context.new_page()
-            self.page.set_default_timeout(180_000)
-            self.setup = setup
-        return self.page
+    def result(self, setup: Setup, case: Case) -> tuple[str, list[str]]:
+        """(where, problems) of one view, its set-up's views queued first if they are not."""
+        if setup.name not in self.queued:
+            self.queued.add(setup.name)
+            self.queue(setup)
+        return self.pool.result(_id(setup, case))
 
-    def close(self) -> None:
-        if self.context is not None:
-            self.context.close()
-        self.context = self.page = self.setup = None
+    def _open_tab(self, setup: Setup):
+        context = self.browser.new_context(viewport={"width": setup.width, "height": setup.height})
+        page = context.new_page()
+        page.set_default_timeout(180_000)
+        return page, context.close
 
     def write_report(self, path: Path) -> None:
         elapsed = time.monotonic() - self.start
@@ -202,37 +207,50 @@ class Tabs:
 
 
 @pytest.fixture(scope="module")
-def tabs(browser) -> Iterator[Tabs]:
-    tabs = Tabs(browser)
-    yield tabs
-    tabs.close()
+def sweep(browser, url, server_log, request: pytest.FixtureRequest) -> Iterator[Sweep]:
+    """The views of ``test_every_chart_is_legible``, queued a screen set-up at a time in the
+    tests' order (each set-up is one xdist group, run by one worker): each test waits for its
+    own view while the next ones of its set-up load in the other tabs."""
+    sweep = Sweep(browser)
+    items = [
+        item
+        for item in request.session.items
+        if item.module is request.module and getattr(item, "originalname", "") == TEST
+    ]
+
+    def queue(setup: Setup) -> None:
+        for item in items:
+            params = item.callspec.params
+            if params["setup"] == setup:
+                job = _view(url, server_log, setup, params["case"])
+                sweep.pool.add(_id(setup, params["case"]), setup, job)
+
+    sweep.queue = queue
+    yield sweep
+    sweep.pool.close()
     report = os.environ.get(REPORT_ENV)
     if report:
-        tabs.write_report(Path(report))
-    print(f"\nlegibility: {tabs.runs} page views in {time.monotonic() - tabs.start:.0f} s")
+        sweep.write_report(Path(report))
+    print(f"\nlegibility: {sweep.runs} page views in {time.monotonic() - sweep.start:.0f} s")
 
 
-def _open(page, base: str, setup: Setup, case: Case) -> list[str]:
-    """Load the case's page and wait until it is still; [] or the problem that no chart came
-    where the page draws charts (nothing would be judged)."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout  # with the browser fixture
-
+def _open(page, base: str, setup: Setup, case: Case):
+    """Load the case's page and wait until it is still (``yield from``, in a pool's job); [] or
+    the problem that no chart came where the page draws charts (nothing would be judged)."""
     query = urllib.parse.urlencode({**setup.params(), **case.params()})
-    page.goto(f"{base}/{case.page}?{query}")
-    wait_still(page, quiet_ms=1000)
+    yield from goto(page, f"{base}/{case.page}?{query}")
+    need((yield still(page, quiet_ms=1000, timeout_ms=180_000)), "the page to be still")
     if case.page in WITHOUT_CHARTS or page.locator(".js-plotly-plot").count():
         return []
-    try:
-        wait_still(page, quiet_ms=1000, least=1, timeout_ms=30_000)
-    except PlaywrightTimeout:
+    if not (yield still(page, quiet_ms=1000, least=1, timeout_ms=30_000)):
         return ["no chart drawn, 30 s after the page was still: nothing could be judged"]
     return []
 
 
 @pytest.fixture(scope="module")
-def server_log(url: str, tmp_path_factory: pytest.TempPathFactory) -> Path | None:
-    """The served app's log (``served_fixtures`` writes it under ``streamlit_legibility*``)."""
-    return next(tmp_path_factory.getbasetemp().glob("streamlit_legibility*/server.log"), None)
+def server_log(url: str) -> Path | None:
+    """The served app's log (``tests.server`` notes where each server writes its own)."""
+    return SERVER_LOGS.get(url)
 
 
 def _logged(log: Path | None, error_id: str) -> str:
@@ -278,25 +296,36 @@ def _problems(page, setup: Setup, log: Path | None) -> list[str]:
     ]
 
 
+def _view(base: str, log: Path | None, setup: Setup, case: Case):
+    """The pool's job for one view: (where, its problems)."""
+
+    def job(page):
+        missing = yield from _open(page, base, setup, case)
+        problems = missing + _problems(page, setup, log)
+        if problems:  # a chart caught mid-redraw? Judge again once the page has been still a while
+            need((yield still(page, quiet_ms=1000, timeout_ms=180_000)), "the page to be still")
+            problems = missing + _problems(page, setup, log)
+        where = (
+            f"{case.name()} ({'long' if case.long else 'default'} input) at {setup.describe()}"
+            f" · /{case.page}?{case.shown_params()}"
+        )
+        return where, problems
+
+    return job
+
+
 @pytest.mark.parametrize(
     ("setup", "case"),
-    RUNS,
-    ids=[f"{s.name}-{c.name()}-{'long' if c.long else 'default'}" for s, c in RUNS],
+    [
+        pytest.param(s, c, id=_id(s, c), marks=pytest.mark.xdist_group(f"legibility-{s.name}"))
+        for s, c in RUNS
+    ],
 )
-def test_every_chart_is_legible(tabs, url, server_log, setup: Setup, case: Case):
-    page = tabs.tab(setup)
-    missing = _open(page, url, setup, case)
-    tabs.runs += 1
-    problems = missing + _problems(page, setup, server_log)
-    if problems:  # a chart caught mid-redraw? Judge again once the page has been still a while
-        wait_still(page, quiet_ms=1000)
-        problems = missing + _problems(page, setup, server_log)
-    where = (
-        f"{case.name()} ({'long' if case.long else 'default'} input) at {setup.describe()}"
-        f" · /{case.page}?{case.shown_params()}"
-    )
+def test_every_chart_is_legible(sweep, setup: Setup, case: Case):
+    where, problems = sweep.result(setup, case)
+    sweep.runs += 1
     if problems:
-        tabs.found[where] = problems
+        sweep.found[where] = problems
     assert not problems, f"{where}: {len(problems)} problems\n" + "\n".join(problems)
 
 
@@ -340,77 +369,3 @@ def test_logged_finds_the_exception_of_an_error_id(tmp_path):
     assert _logged(log, "0fc4a558") == "ValueError: 3 labels for 4 columns"
     assert _logged(log, "1e710274") == "KeyError: 'lab_runs'"
     assert _logged(log, "deadbeef") == "" and _logged(None, "0fc4a558") == ""
-
-
-# ------------------------------------------------------------ the judge itself
-
-
-def test_overlap_of_rotated_boxes():
-    square = (0, 0, 10, 0, 10, 10, 0, 10)
-    assert overlap(square, (5, 5, 15, 5, 15, 15, 5, 15)) == pytest.approx(5)
-    assert overlap(square, (11, 0, 21, 0, 21, 10, 11, 10)) == 0
-    diamond = (15, 5, 20, 10, 15, 15, 10, 10)  # apart, though its hull meets the square's
-    assert overlap((0, 0, 10, 0, 10, 10, 0, 10), diamond) == 0
-    assert overlap(square, (9, 9, 14, 4, 19, 9, 14, 14)) > 0
-
-
-PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-WORDS = re.findall(r"\w+", LONG)
-
-
-def _plot(page, *figures: go.Figure) -> None:
-    """Draw ``figures`` with plotly.js in an empty page, one div each."""
-    page.set_content("".join(f'<div id="c{i}"></div>' for i in range(len(figures))))
-    page.add_script_tag(path=str(PLOTLY_JS))
-    specs = [fig.to_plotly_json() for fig in figures]
-    page.evaluate(
-        "async (specs) => { for (const [i, f] of specs.entries())"
-        " await Plotly.newPlot('c' + i, f.data, f.layout); }",
-        [{"data": s["data"], "layout": s["layout"]} for s in specs],
-    )
-
-
-@pytest.fixture
-def blank(browser) -> Iterator[object]:
-    context = browser.new_context(viewport={"width": 1000, "height": 800})
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
-
-
-def _bars(labels: list[str], **layout) -> go.Figure:
-    fig = go.Figure(go.Bar(x=labels, y=list(range(1, len(labels) + 1))))
-    return fig.update_layout(width=700, height=400, title="bars", **layout)
-
-
-def test_judge_passes_a_legible_chart(blank):
-    _plot(blank, _bars(["short", "medium", "long"], margin={"t": 60, "b": 60, "l": 60, "r": 20}))
-    assert check_page(blank, classroom=False) == []
-    problems = check_page(blank, classroom=True)  # plotly's 12 px: under classroom's 16
-    assert problems and all("classroom minimum 16" in p or "under 16 px" in p for p in problems)
-
-
-def test_judge_finds_clipped_overlapping_small_and_dropped_labels(blank):
-    clipped = _bars(["a"], margin={"t": 0, "b": 60, "l": 60, "r": 20})
-    crowded = _bars(WORDS, xaxis={"tickmode": "array", "tickvals": WORDS, "tickangle": 0})
-    tiny = _bars(["a", "b"], xaxis={"tickfont": {"size": 8}})
-    dropped = _bars([f"w{i}" for i in range(200)])
-    _plot(blank, clipped, crowded, tiny, dropped)
-    problems = "\n".join(check_page(blank, classroom=False))
-    assert re.search(r"chart 1 'bars': title 'bars' clipped at top by \d+ px", problems), problems
-    assert re.search(r"chart 2 'bars': xtick '\w+' overlaps xtick '\w+'", problems), problems
-    assert "chart 3 'bars': xtick 'a' drawn at 8.0 px (minimum 11)" in problems, problems
-    assert re.search(r"chart 4 'bars': x axis draws \d+ tick labels for 200 categor", problems)
-
-
-def test_judge_measures_heatmap_cells_along_token_axes(blank):
-    tokens = WORDS[:30]
-    fig = go.Figure(go.Heatmap(z=[[0.5] * 30] * 30, x=list(range(30)), y=list(range(30))))
-    fig.update_layout(width=400, height=400, margin={"t": 20, "b": 20, "l": 20, "r": 20})
-    numeric = go.Figure(fig)  # positions: no label per cell, no minimum
-    fig.update_xaxes(tickmode="array", tickvals=list(range(30)), ticktext=tokens)
-    _plot(blank, numeric, fig)
-    cells = [p for p in check_page(blank, classroom=False) if "cells" in p]
-    assert len(cells) == 1 and cells[0].startswith("chart 2"), cells
-    assert re.search(r"cells \d+\.\d px wide for 30 columns \(minimum 14\)", cells[0]), cells

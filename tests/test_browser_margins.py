@@ -8,6 +8,7 @@ margins the figure asked for.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -98,6 +99,13 @@ def _figures(tokens: list[str]) -> dict:
     }
 
 
+@functools.cache
+def _specs(case: str) -> dict[str, str]:
+    """Each builder's figure for the labels ``case``, as plotly JSON: built once, drawn at both
+    widths (the builders' Python, not the drawing, is most of the time)."""
+    return {name: fig.to_json() for name, fig in _figures(LABELS[case]).items()}
+
+
 @pytest.mark.parametrize("width", [450, 900])
 def test_margins_fit_the_labels(browser, width):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -105,9 +113,9 @@ def test_margins_fit_the_labels(browser, width):
         page.set_content(f"<div id='g' style='width:{width}px'></div>")
         page.add_script_tag(path=str(PLOTLY_JS))
         grown = {}
-        for case, tokens in LABELS.items():
-            for name, fig in _figures(tokens).items():
-                if margins := page.evaluate(GROWN, fig.to_json()):
+        for case in LABELS:
+            for name, spec in _specs(case).items():
+                if margins := page.evaluate(GROWN, spec):
                     grown[f"{name}, {case}"] = margins
         assert not grown, grown
     finally:

@@ -20,6 +20,7 @@ from tests.browser_helpers import (
     CHART,
     checkpoints_fixture,
     served_fixtures,
+    shoot,
     transformers_shipped,
     wait_settled,
 )
@@ -85,9 +86,7 @@ def test_pretrained_head_ticks_toggle_and_screenshot(tab, url, screenshots):
     legend = _chart(tab, "left: queries").locator(".legendtext").all_text_contents()
     assert "head 3" not in legend and "head 4" in legend
     tab.evaluate("document.querySelector('[data-testid=\"stMain\"]')?.scrollTo(0, 0)")
-    tab.set_viewport_size({"width": 1400, "height": 3000})
-    tab.wait_for_timeout(1500)
-    tab.screenshot(path=str(screenshots / "multi_head.png"))
+    shoot(tab, screenshots / "multi_head.png", 3000)
 
 
 def test_transformer_cross_attention(tab, url, checkpoints):

@@ -16,6 +16,7 @@ import pytest
 from models.transformer.pretrained import PretrainedEncoder
 from tests.browser_helpers import (
     checkpoints_fixture,
+    scroll_to,
     served_fixtures,
     transformers_shipped,
     wait_settled,
@@ -85,8 +86,7 @@ def _plot(chart):
 
 def _move_to(page, chart, x: float, y: float) -> None:
     """Scroll ``chart`` into view and move the mouse onto its data point (x, y)."""
-    chart.scroll_into_view_if_needed()
-    page.wait_for_timeout(200)
+    scroll_to(page, chart)
     cx, cy = page.evaluate(AT, [_plot(chart).element_handle(), x, y])
     page.mouse.move(cx - 4, cy - 4)
     page.mouse.move(cx, cy)
@@ -151,8 +151,7 @@ def test_hovering_the_head_map_and_the_lines_links_them_without_the_server(tab, 
     assert lines_gd.evaluate(LINES_STATE) == nothing
 
     # one of head 1's lines in the head view: its cell is outlined, the line highlighted
-    lines.scroll_into_view_if_needed()
-    tab.wait_for_timeout(200)
+    scroll_to(tab, lines)
     i, j, x, y, clear = lines_gd.evaluate(CLEAR_LINE, "lines-h0-")
     assert clear >= 8, clear
     tab.mouse.move(x - 3, y)

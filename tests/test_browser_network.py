@@ -1,26 +1,28 @@
 """Nothing leaves the machine at run time (issue 13).
 
 In Chromium, every page of ``ui/pages.toml`` and home is loaded and changed once (classroom mode
-switched on in the sidebar: a rerun that redraws every chart), while every request and websocket
-the tab opens is recorded: any host other than the app's own fails the test. The tab's icon is
-the app's own file, and the navigation still shows its Material icons (drawn with the font
-Streamlit bundles).
+switched on in the sidebar: a rerun that redraws every chart), a few pages at a time, while every
+request and websocket their tabs open is recorded: any host other than the app's own fails the
+test. The tab's icon is the app's own file, and the navigation still shows its Material icons
+(drawn with the font Streamlit bundles).
 """
 
 from __future__ import annotations
 
-import re
 import urllib.parse
 from pathlib import Path
 
 import pytest
 
 from models.checkpoints import SHIPPED_ROOT
-from tests.browser_helpers import served_fixtures, wait_still
+from tests.browser_helpers import served_fixtures, still, wait_still
+from tests.tab_pool import TabPool, Wait, goto, need
 from ui.registry import PAGES
 
 pytestmark = pytest.mark.browser
 LOCAL_SCHEMES = {"data", "blob", "about"}  # never a network request
+TABS = 3  # pages loaded at once (tests/tab_pool.py)
+CLASSROOM_ON = "() => new URLSearchParams(location.search).get('classroom') === 'true'"
 
 
 @pytest.fixture(scope="module")
@@ -50,22 +52,41 @@ def test_elsewhere():
     assert _elsewhere("ftp://127.0.0.1:8501/", own)
 
 
-def _interact(page) -> None:
-    """Switch classroom mode on in the sidebar and wait for the page to redraw."""
-    page.locator('[data-testid="stSidebar"]').get_by_text("Classroom mode").click()
-    page.wait_for_url(re.compile(r"classroom=true"))
-    wait_still(page)
+def _visit(base: str, path: str):
+    """A pool's job: load ``/path``, wait until it is still, then switch classroom mode on in the
+    sidebar and wait for the page to redraw."""
+
+    def job(page):
+        yield from goto(page, f"{base}/{path}")
+        need((yield still(page, timeout_ms=180_000)), f"/{path} to be still")
+        page.locator('[data-testid="stSidebar"]').get_by_text("Classroom mode").click()
+        need((yield Wait(CLASSROOM_ON, timeout_ms=180_000)), "classroom=true in the URL")
+        need((yield still(page, timeout_ms=180_000)), f"/{path} to redraw")
+
+    return job
 
 
 def test_no_request_leaves_the_machine(tab, url):
+    """Every page at once in ``TABS`` tabs of one browser context, every request of the context
+    and every websocket of its tabs recorded."""
     seen: list[str] = []
     tab.context.on("request", lambda request: seen.append(request.url))
-    tab.on("websocket", lambda socket: seen.append(socket.url))
+
+    def open_tab(_key):
+        page = tab.context.new_page()
+        page.set_default_timeout(180_000)
+        page.on("websocket", lambda socket: seen.append(socket.url))
+        return page, page.close
+
     paths = ["", *(entry.url_path for entry in PAGES if entry.exists())]
+    pool = TabPool(open_tab, width=TABS)
     for path in paths:
-        tab.goto(f"{url}/{path}")
-        wait_still(tab)
-        _interact(tab)
+        pool.add(path, "app", _visit(url, path))
+    try:
+        for path in paths:
+            pool.result(path)
+    finally:
+        pool.close()
     own = urllib.parse.urlsplit(url).netloc
     assert sum(address.startswith(f"ws://{own}/") for address in seen) == len(paths)
     elsewhere = sorted({address for address in seen if _elsewhere(address, own)})

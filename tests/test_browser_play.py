@@ -24,6 +24,7 @@ from tests.browser_helpers import (
     link_checkpoints,
     served_fixtures,
     served_with,
+    shipped_root,
     wait_settled,
 )
 from tests.play_helpers import PLAYER, SAMPLE, assert_moved_and_stopped, count_sent, played
@@ -38,6 +39,8 @@ KINDS = ("local-m", "local-p", "luong-general")
 @pytest.fixture(scope="module")
 def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The shipped models the two pages read, tiny ones standing in where one is missing."""
+    if root := shipped_root([*(f"seq2seq-{k}" for k in KINDS), *CAPTION_MODELS]):
+        return root
     root = tmp_path_factory.mktemp("play_checkpoints")
     missing = tuple(k for k in KINDS if not is_shipped(f"seq2seq-{k}"))
     tiny = (

@@ -20,6 +20,7 @@ from tests.browser_helpers import (
     is_shipped,
     link_checkpoints,
     served_fixtures,
+    shipped_root,
     shoot,
     wait_settled,
 )
@@ -38,6 +39,8 @@ def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
     missing = [k for k in KINDS if not is_shipped(f"seq2seq-{k}")]
     if missing and IN_CI:  # CI tests the shipped models; elsewhere tiny ones stand in
         pytest.fail(f"shipped checkpoints missing: {missing}")
+    if root := shipped_root(f"seq2seq-{kind}" for kind in KINDS):
+        return root
     tiny = (
         build_tiny_checkpoints(tmp_path_factory.mktemp("tiny"), kinds=tuple(missing))
         if missing

@@ -12,7 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_helpers import is_shipped, link_checkpoints, served_fixtures, wait_still
+from tests.browser_helpers import (
+    is_shipped,
+    link_checkpoints,
+    served_fixtures,
+    shipped_root,
+    wait_still,
+)
 from tests.tiny_seq2seq import build_tiny_checkpoints
 from ui.translation import EXAMPLE_PAIRS, EXAMPLES
 from ui.why import first_example
@@ -24,6 +30,8 @@ LONG = EXAMPLES[-1]
 
 @pytest.fixture(scope="module")
 def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if root := shipped_root(f"seq2seq-{k}" for k in KINDS):
+        return root
     missing = tuple(k for k in KINDS if not is_shipped(f"seq2seq-{k}"))
     tiny = (
         build_tiny_checkpoints(tmp_path_factory.mktemp("tiny"), kinds=missing) if missing else None

@@ -33,6 +33,7 @@ from tests.browser_helpers import (
     is_shipped,
     link_checkpoints,
     served_fixtures,
+    shipped_root,
     shown_texts,
     switch_language,
     wait_settled,
@@ -208,6 +209,8 @@ def test_switching_language_keeps_the_sentence_and_the_scene(tiny):
 @pytest.fixture(scope="module")
 def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The shipped translators and captioners, tiny ones where one is missing."""
+    if root := shipped_root([*SEQ2SEQ, *CAPTION_MODELS]):
+        return root
     missing = tuple(kind for kind in ALL_MODELS if not is_shipped(f"seq2seq-{kind}"))
     tiny = build_tiny_caption_checkpoints(tmp_path_factory.mktemp("tiny"))
     if missing:
