@@ -21,7 +21,7 @@ from ui.sidebar import classroom_requested, language_ui, sidebar_ui
 PAGE_ICON = Path(__file__).resolve().parent / "assets" / "icon.png"
 
 
-HOME = "app_pages/home.py"
+HOME = "app_pages/home/home.py"
 
 
 def home_pages() -> list[st.Page]:

@@ -22,7 +22,7 @@ from viz.alignment import ACCENT, alignment_heatmap, alignment_lines
 from viz.alignment import alignment_lines_link as lines_link
 from viz.hover_link import HIGHLIGHT_PX, heatmap_link
 
-PAGE = "app_pages/alignment.py"
+PAGE = "app_pages/alignment/alignment.py"
 SENTENCE = "a black dog runs on the green grass ."
 HINT = "Hover a cell of the heatmap"
 SRC = ["▁a", "▁black", "▁dog", "▁runs", "</s>"]

@@ -17,15 +17,15 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app_pages.alignment.formulas import FORMULAS
+from app_pages.alignment.four_scores import pair_id
 from models.checkpoints import CHECKPOINTS_ENV
 from models.rnn.translator import Translator
 from tests.app_helpers import open_app
 from tests.tiny_seq2seq import build_tiny_checkpoints
-from ui.alignment_lesson import FORMULAS
-from ui.four_scores import pair_id
 from ui.translation_compute import tokens_view
 
-ALIGNMENT = "app_pages/alignment.py"
+ALIGNMENT = "app_pages/alignment/alignment.py"
 SENTENCE = "a black dog runs on the green grass ."
 GLOBAL = ("bahdanau", "luong-dot", "luong-general", "luong-concat")
 

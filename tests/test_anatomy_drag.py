@@ -1,5 +1,5 @@
 """Dragging on the Attention anatomy page (issue 18), without a browser: the options the diagram's
-drag behaviour gets (ui/anatomy_drag.py), the rounding to the inputs' step, the dragged keys put
+drag behaviour gets (app_pages/anatomy/drag.py), the rounding to the inputs' step, the dragged keys put
 back into the table's rows, the callback that writes them into the page's state (AppTest), and
 drag.js's own arithmetic run in node against ``models.analysis.toy.anatomy`` for every score
 function, so that the browser's preview and the server's values are the same numbers."""
@@ -17,9 +17,9 @@ import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app_pages.anatomy.drag import STEP, drag_options, member, moved_rows, snap
 from models.analysis.toy import ADDITIVE_V, ADDITIVE_W_K, ADDITIVE_W_Q, anatomy
 from tests.app_helpers import open_app
-from ui.anatomy_drag import STEP, drag_options, member, moved_rows, snap
 from viz import vector_diagram
 
 DRAG_JS = (
@@ -91,8 +91,8 @@ def _drag_script() -> None:
 
     import streamlit as st
 
-    from ui.anatomy_drag import apply_drag
-    from ui.number_table import set_rows
+    from app_pages.anatomy.drag import apply_drag
+    from app_pages.anatomy.number_table import set_rows
 
     if "anat_items" not in st.session_state:
         set_rows("anat_items", [[2, 1, 1, 0], [math.nan, 1, 0, 1], [0, -2, -1, 0], [1, -1, 0, -1]])
@@ -179,7 +179,7 @@ def test_the_browser_rounds_and_writes_numbers_as_python_does(tmp_path):
 def test_without_the_component_the_page_has_no_handles_to_mention():
     """Under AppTest the charts are st.plotly_chart's: no drag, so no sentence about dragging;
     the query inputs step by the drag's step."""
-    at = open_app("app_pages/anatomy.py")
+    at = open_app("app_pages/anatomy/anatomy.py")
     assert not at.exception
     assert not [c for c in at.caption if "Drag" in c.value]
     assert at.number_input(key="anat_qx").step == STEP

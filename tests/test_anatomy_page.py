@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 from tests.app_helpers import open_app
 from tests.test_app import _array
 
-ANATOMY = "app_pages/anatomy.py"
+ANATOMY = "app_pages/anatomy/anatomy.py"
 
 
 def _boxes(at: AppTest, table: str) -> list:
@@ -87,7 +87,7 @@ def test_W_edits_survive_another_score():
 def test_table_edits_survive_a_visit_to_another_page():
     at = open_app(ANATOMY)
     _boxes(at, "anat_items")[0].set_value("4").run()
-    at.switch_page("app_pages/home.py").run()
+    at.switch_page("app_pages/home/home.py").run()
     at.switch_page(ANATOMY).run()
     assert _boxes(at, "anat_items")[0].value == "4"
     assert _scores(at)[0] == pytest.approx(9.0)  # q . k_A = 2 * 4 + 1 * 1

@@ -12,8 +12,8 @@ from streamlit.testing.v1 import AppTest
 
 from tests.app_helpers import open_app
 
-ANATOMY = "app_pages/anatomy.py"
-PE = "app_pages/positional_encoding.py"
+ANATOMY = "app_pages/anatomy/anatomy.py"
+PE = "app_pages/positional_encoding/positional_encoding.py"
 
 
 def _app(

@@ -360,7 +360,7 @@ def test_logged_finds_the_exception_of_an_error_id(tmp_path):
     log.write_text(
         "2026-12-01 07:20:25.941 Uvicorn server started\n"
         "error 0fc4a558 on page why_attention\nTraceback (most recent call last):\n"
-        '  File "app_pages/why_attention.py", line 9, in <module>\n    main()\n'
+        '  File "app_pages/why_attention/why_attention.py", line 9, in <module>\n    main()\n'
         "ValueError: 3 labels for 4 columns\n"
         "error 1e710274 on page lab\nTraceback (most recent call last):\n"
         "KeyError: 'lab_runs'\n",

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from app_pages.why_attention.example import first_example
 from tests.browser_helpers import (
     is_shipped,
     link_checkpoints,
@@ -21,7 +22,6 @@ from tests.browser_helpers import (
 )
 from tests.tiny_seq2seq import build_tiny_checkpoints
 from ui.translation import EXAMPLE_PAIRS, EXAMPLES
-from ui.why import first_example
 
 pytestmark = pytest.mark.browser
 KINDS = ("none", "bahdanau")

@@ -38,7 +38,10 @@ from tests.test_i18n_app import _app, _open, english_words
 from tests.tiny_seq2seq import build_tiny_checkpoints
 from ui.translation import EXAMPLES, GLOBAL_MODELS, LOCAL_MODELS
 
-ALIGNMENT, LOCAL = "app_pages/alignment.py", "app_pages/local_attention.py"
+ALIGNMENT, LOCAL = (
+    "app_pages/alignment/alignment.py",
+    "app_pages/local_attention/local_attention.py",
+)
 WIDGETS = ("text_input", "selectbox", "slider", "button_group")  # AppTest's element types
 KINDS = ("luong-dot", "luong-general", "local-m")  # the models the tests open
 TYPED = "Two children are playing with a red ball in the park."

@@ -42,7 +42,7 @@ from tests.tiny_captions import build_tiny_caption_checkpoints
 from tests.tiny_seq2seq import build_tiny_checkpoints
 from ui.translation import ALL_MODELS
 
-WHY, CAPTIONS = "app_pages/why_attention.py", "app_pages/captions.py"
+WHY, CAPTIONS = "app_pages/why_attention/why_attention.py", "app_pages/captions/captions.py"
 SEQ2SEQ = tuple(f"seq2seq-{kind}" for kind in ALL_MODELS)
 SENTENCE = "A young girl is reading a book under a big tree."
 # Names that stay as they are: the translators (none, bahdanau, luong-dot, ...), the data set

@@ -19,7 +19,8 @@ import urllib.parse
 
 import pytest
 
-import ui.lab
+import app_pages.lab.controls
+from app_pages.lab.controls import CELL_LABELS
 from models.checkpoints import checkpoint_root
 from models.lab.tasks import LETTERS, probe_example
 from models.lab.train import LAB_ATTENTIONS
@@ -33,7 +34,6 @@ from tests.browser_helpers import (
     wait_settled,
 )
 from tests.test_i18n_app import _app, _open, english_words
-from ui.lab import CELL_LABELS
 from ui.lab_jobs import LabServer
 
 TABLE = '[data-testid="stTable"]'
@@ -224,7 +224,7 @@ def test_lab_live_and_cancelled_in_chinese(page, app_url):
 
 # ---------------------------------------------------------------- AppTest: the lab's controls
 
-LAB = "app_pages/lab.py"
+LAB = "app_pages/lab/lab.py"
 WIDGETS = ("selectbox", "slider", "select_slider", "toggle", "number_input", "button_group")
 
 
@@ -232,7 +232,7 @@ def test_lab_controls_and_notices_in_chinese(monkeypatch: pytest.MonkeyPatch):
     """The lab in ``lang=zh`` with a link it must correct: Chinese title, labels, help, options
     and notices; the task keeps its id."""
     server = LabServer(max_jobs=1, niceness=0)  # as tests/test_lab_page.py; nothing trains
-    monkeypatch.setattr(ui.lab, "lab_server", lambda: server)
+    monkeypatch.setattr(app_pages.lab.controls, "lab_server", lambda: server)
     at = _open(_app({"lang": "zh"}), LAB, {"lab_task": "date", "lab_len": "5", "lab_seed": "x"})
     assert at.title[0].value == "训练实验室"
     assert at.selectbox(key="lab_task").value == "date"

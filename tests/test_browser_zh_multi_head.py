@@ -44,7 +44,10 @@ from tests.test_multi_head_page import title_of
 from tests.tiny_transformer import build_tiny_transformers
 from ui.multi_head import unknown_labels
 
-MH, PE = "app_pages/multi_head.py", "app_pages/positional_encoding.py"
+MH, PE = (
+    "app_pages/multi_head/multi_head.py",
+    "app_pages/positional_encoding/positional_encoding.py",
+)
 CHINESE = "注意力机制很重要"  # "the attention mechanism matters": 力 is in MiniLM's vocabulary
 TYPED_PE = "猫坐在垫子上"  # no spaces: the page shuffles it character by character
 DEFAULT_MH = "A black dog is running on the green grass."  # the page's default sentence

@@ -19,7 +19,7 @@ from tests.tiny_captions import build_tiny_caption_checkpoints
 from ui.captions import format_composition, parse_composition
 from viz.captions import attention_player_figure, blend, location_counts, word_strip_figure
 
-PAGE = "app_pages/captions.py"
+PAGE = "app_pages/captions/captions.py"
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ from models.rnn.translator import Translator
 from tests.app_helpers import open_app
 from tests.tiny_seq2seq import build_tiny_checkpoints
 
-ALIGNMENT = "app_pages/alignment.py"
+ALIGNMENT = "app_pages/alignment/alignment.py"
 SENTENCE = "a black dog runs on the green grass ."
 GLOBAL = ("bahdanau", "luong-dot", "luong-general", "luong-concat")
 THREE_DECIMALS = re.compile(r"[01]\.[0-9]{3}")

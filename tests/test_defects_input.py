@@ -17,9 +17,9 @@ from tests.tiny_seq2seq import build_tiny_checkpoints
 SYMBOLS = ("🙂🙂", "!!! ???", "→ ★ ♥ …")
 NOTICE = "only symbols or emoji"
 PAGES = {  # page -> its sentence parameter and other parameters
-    "app_pages/alignment.py": ("aln_text", {}),
-    "app_pages/local_attention.py": ("loc_text", {}),
-    "app_pages/why_attention.py": ("why_text", {}),
+    "app_pages/alignment/alignment.py": ("aln_text", {}),
+    "app_pages/local_attention/local_attention.py": ("loc_text", {}),
+    "app_pages/why_attention/why_attention.py": ("why_text", {}),
 }
 
 
@@ -57,5 +57,5 @@ def test_each_translation_page_warns_next_to_the_translation(tiny: Path, page: s
 
 @pytest.mark.parametrize("mode", ["compare", "four"])
 def test_alignment_modes_warn_too(tiny: Path, mode: str):
-    at = open_app("app_pages/alignment.py", {"aln_text": "🙂🙂", "aln_mode": mode})
+    at = open_app("app_pages/alignment/alignment.py", {"aln_text": "🙂🙂", "aln_mode": mode})
     assert any(NOTICE in w.value for w in at.warning)

@@ -52,30 +52,35 @@ def _warnings(page: str, params: dict[str, str]) -> list[str]:
 
 
 def test_a_sentence_as_long_as_the_training_ones_gets_no_warning(tiny: Path):
-    assert not [w for w in _warnings("app_pages/alignment.py", {"aln_text": SHORT}) if BEYOND in w]
+    assert not [
+        w for w in _warnings("app_pages/alignment/alignment.py", {"aln_text": SHORT}) if BEYOND in w
+    ]
 
 
 @pytest.mark.parametrize("mode", ["translate", "reference", "compare"])
 def test_a_longer_sentence_is_beyond_the_measured_training_lengths(tiny: Path, mode: str):
     params = {"aln_text": LONG, "aln_mode": mode}
-    found = [w for w in _warnings("app_pages/alignment.py", params) if BEYOND in w]
+    found = [w for w in _warnings("app_pages/alignment/alignment.py", params) if BEYOND in w]
     assert len(found) == 1, found
     n, limit = _pieces(tiny, LONG), _pieces(tiny, SHORT)
     assert f"has {n} subword pieces; {MEASURED} {limit}" in found[0]
 
 
 def test_the_why_page_warns_too(tiny: Path):
-    assert any(BEYOND in w for w in _warnings("app_pages/why_attention.py", {"why_text": LONG}))
+    assert any(
+        BEYOND in w
+        for w in _warnings("app_pages/why_attention/why_attention.py", {"why_text": LONG})
+    )
 
 
 def test_without_a_measured_length_the_config_limit_is_used_and_named(tiny: Path):
     very_long = " ".join([LONG] * 6)
     assert _pieces(tiny, very_long) > 100
     params = {"aln_text": very_long, "aln_model": "luong-dot"}
-    found = [w for w in _warnings("app_pages/alignment.py", params) if BEYOND in w]
+    found = [w for w in _warnings("app_pages/alignment/alignment.py", params) if BEYOND in w]
     assert len(found) == 1 and CONFIGURED in found[0] and MEASURED not in found[0]
     params["aln_text"] = LONG  # longer than bahdanau's measured limit, not than max_src_len
-    assert not [w for w in _warnings("app_pages/alignment.py", params) if BEYOND in w]
+    assert not [w for w in _warnings("app_pages/alignment/alignment.py", params) if BEYOND in w]
 
 
 def test_train_lengths_counts_pieces_as_training_cut_them(tiny_root: Path):

@@ -40,7 +40,7 @@ def _notice(at: AppTest, name: str) -> str:
 
 
 def test_alignment_unknown_model(tiny: Path):
-    at = open_app("app_pages/alignment.py", {"aln_text": SENTENCE, "aln_model": UNKNOWN})
+    at = open_app("app_pages/alignment/alignment.py", {"aln_text": SENTENCE, "aln_model": UNKNOWN})
     assert "uses bahdanau" in _notice(at, "aln_model")
     assert at.selectbox(key="aln_model").value == "bahdanau"
     assert at.query_params.get("aln_model") != [UNKNOWN]
@@ -49,13 +49,15 @@ def test_alignment_unknown_model(tiny: Path):
 
 def test_alignment_unknown_second_model(tiny: Path):
     params = {"aln_text": SENTENCE, "aln_mode": "compare", "aln_model_b": UNKNOWN}
-    at = open_app("app_pages/alignment.py", params)
+    at = open_app("app_pages/alignment/alignment.py", params)
     assert "uses luong-dot" in _notice(at, "aln_model_b")
     assert at.selectbox(key="aln_model_b").value == "luong-dot"
 
 
 def test_local_unknown_model(tiny: Path):
-    at = open_app("app_pages/local_attention.py", {"loc_text": SENTENCE, "loc_model": UNKNOWN})
+    at = open_app(
+        "app_pages/local_attention/local_attention.py", {"loc_text": SENTENCE, "loc_model": UNKNOWN}
+    )
     assert "uses local-p" in _notice(at, "loc_model")
     assert at.selectbox(key="loc_model").value == "local-p"
     assert at.get("plotly_chart")
@@ -65,12 +67,16 @@ def test_local_unknown_model(tiny: Path):
     ("name", "default"), [("mh_model", "transformer"), ("mh_pos", "sinusoidal")]
 )
 def test_multi_head_unknown_model(tiny: Path, name: str, default: str):
-    at = open_app("app_pages/multi_head.py", {"mh_text": SENTENCE, name: UNKNOWN}, timeout=180)
+    at = open_app(
+        "app_pages/multi_head/multi_head.py", {"mh_text": SENTENCE, name: UNKNOWN}, timeout=180
+    )
     assert f"uses {default}" in _notice(at, name)
     assert at.get("plotly_chart")
 
 
 def test_a_known_model_gets_no_notice(tiny: Path):
-    at = open_app("app_pages/alignment.py", {"aln_text": SENTENCE, "aln_model": "luong-dot"})
+    at = open_app(
+        "app_pages/alignment/alignment.py", {"aln_text": SENTENCE, "aln_model": "luong-dot"}
+    )
     assert not [i.value for i in at.info if "does not offer" in i.value]
     assert at.selectbox(key="aln_model").value == "luong-dot"

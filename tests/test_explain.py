@@ -27,7 +27,7 @@ from viz.explain import counterfactual_figure, measures_figure, normalised, rho_
 ATTENTIVE = ("bahdanau", "luong-dot", "luong-general", "luong-concat", "local-m", "local-p")
 SENTENCE = "a black dog runs on the green grass ."
 FRENCH = "un chien noir court sur l' herbe verte ."
-ALIGNMENT = "app_pages/alignment.py"
+ALIGNMENT = "app_pages/alignment/alignment.py"
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import torch
 
+from app_pages.multi_head.head_steps import head_latex, numbers_latex
 from models.transformer.head_steps import (
     attention_steps,
     pretrained_head_steps,
@@ -22,7 +23,6 @@ from models.transformer.head_steps import (
 from models.transformer.pretrained import PretrainedEncoder
 from models.transformer.translator import TransformerTranslator
 from tests.tiny_transformer import build_tiny_transformers
-from ui.head_steps import head_latex, numbers_latex
 from viz.head_steps import MASKED, NUMBER_CELL_PX, Panel, step_panels
 
 SENTENCE = "a black dog runs on the green grass ."

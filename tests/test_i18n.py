@@ -115,7 +115,7 @@ TINY_TOML = """
 
 @pytest.fixture
 def tiny(tmp_path: Path) -> Path:
-    _write(tmp_path, {"app_pages/page.py": TINY_CODE, "ui/pages.toml": TINY_TOML})
+    _write(tmp_path, {"app_pages/page/page.py": TINY_CODE, "ui/pages.toml": TINY_TOML})
     _write(
         tmp_path,
         {
@@ -148,7 +148,7 @@ def test_extraction_finds_every_marker_and_the_registry(tiny: Path):
     }
     plural = template.get(("{n} head", "{n} heads"))
     assert plural.auto_comments == ["the count of heads"]
-    assert plural.locations[0][0] == "app_pages/page.py"
+    assert plural.locations[0][0] == "app_pages/page/page.py"
 
 
 def test_build_reports_missing_unused_conflicts_and_placeholders(tiny: Path):
@@ -181,7 +181,7 @@ def test_stale_files_compare_without_writing(tiny: Path):
     files, _report = build_catalogues(tiny)
     write_files(files, tiny / "locale")
     assert stale_files(tiny)[0] == []
-    _write(tiny, {"app_pages/new.py": 'from i18n import _\n\n_("New words")\n'})
+    _write(tiny, {"app_pages/new/new.py": 'from i18n import _\n\n_("New words")\n'})
     assert stale_files(tiny)[0] == list(OUTPUTS)  # a new message makes all three stale
 
 

@@ -12,7 +12,7 @@ import pytest
 from i18n import use_language
 from tests.test_i18n_app import _app, _open, english_words
 
-ANATOMY = "app_pages/anatomy.py"
+ANATOMY = "app_pages/anatomy/anatomy.py"
 # What stays as it is in Chinese (docs/glossary.md), word by word: the download formats, Luong's
 # name of the general score beside its Chinese (双线性 (general)), the additive score's tanh.
 KEPT = {"CSV", "JSON", "general", "tanh"}

@@ -15,7 +15,7 @@ from models.checkpoints import CHECKPOINTS_ENV
 from tests.tiny_seq2seq import build_tiny_checkpoints
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-ANATOMY, ALIGNMENT = "app_pages/anatomy.py", "app_pages/alignment.py"
+ANATOMY, ALIGNMENT = "app_pages/anatomy/anatomy.py", "app_pages/alignment/alignment.py"
 # Names and symbols that stay as they are in Chinese (docs/glossary.md).
 KEPT = {
     "Bahdanau",

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import torch
 
+from app_pages.lab.controls import run_summary, url_notices
 from models.lab.tasks import (
     MONTHS,
     TASKS,
@@ -32,7 +33,6 @@ from models.lab.train import (
 from models.rnn.seq2seq import Seq2Seq, Seq2SeqConfig
 from models.tokenizer import BOS_ID, EOS_ID
 from ui.downloads import _jsonable
-from ui.lab import run_summary, url_notices
 from viz.lab import (
     Curves,
     length_accuracy_chart,

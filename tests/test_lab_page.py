@@ -13,12 +13,12 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import ui.lab
+import app_pages.lab.controls
 from models.lab.train import LabConfig, train_run
 from tests.app_helpers import open_app
 from ui.lab_jobs import JobSpec, LabServer
 
-PAGE = "app_pages/lab.py"
+PAGE = "app_pages/lab/lab.py"
 TINY = {"lab_len": "4", "lab_hidden": "32", "lab_steps": "100", "lab_bi": "false"}
 TIMELINE = "Timeline: scrub through training"
 
@@ -26,7 +26,7 @@ TIMELINE = "Timeline: scrub through training"
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch) -> LabServer:
     lab = LabServer(max_jobs=2, niceness=0)
-    monkeypatch.setattr(ui.lab, "lab_server", lambda: lab)
+    monkeypatch.setattr(app_pages.lab.controls, "lab_server", lambda: lab)
     return lab
 
 

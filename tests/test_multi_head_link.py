@@ -23,7 +23,7 @@ from viz.hover_link import HIGHLIGHT_PX, heatmap_link
 from viz.multi_head import grid_tiles, head_heatmap
 from viz.multi_head_lines import HEAD_COLOURS, head_lines, lines_link
 
-PAGE = "app_pages/multi_head.py"
+PAGE = "app_pages/multi_head/multi_head.py"
 SENTENCE = "a black dog runs on the green grass ."
 
 
@@ -77,7 +77,7 @@ def _click_app(shape: tuple[int, int, int, int], cell: object) -> None:
     """Run by AppTest: the overview's click on ``cell`` ([row, col]) read by the callback."""
     import streamlit as st
 
-    from ui.multi_head_settings import picked_in_overview
+    from app_pages.multi_head.settings import picked_in_overview
     from viz.multi_head import grid_tiles
 
     if "mh_layer" not in st.session_state:

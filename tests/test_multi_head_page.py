@@ -22,7 +22,7 @@ from ui.multi_head import hide_groups, transformer_view
 from viz.multi_head import ZWSP, grid_tiles, head_grid, head_heatmap, pool_blocks
 from viz.multi_head_lines import head_lines
 
-PAGE = "app_pages/multi_head.py"
+PAGE = "app_pages/multi_head/multi_head.py"
 SENTENCE = "a black dog runs on the green grass ."
 
 

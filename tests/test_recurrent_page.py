@@ -22,7 +22,7 @@ from tests.app_helpers import open_app
 from tests.test_translation_pages import _arr
 from tests.tiny_recurrent import build_tiny_recurrent
 
-PAGE = "app_pages/recurrent.py"
+PAGE = "app_pages/recurrent/recurrent.py"
 TYPED = "a black dog runs on the green grass ."
 N_DIAGRAMS = 5
 N_LIVE = 5  # two hidden-state heatmaps, the gate means, two gate heatmaps

@@ -27,7 +27,7 @@ from tests.browser_helpers import english_left
 from tests.test_i18n_app import _app, _open
 from tests.tiny_transformer import build_tiny_transformers
 
-PAGE = "app_pages/scaling.py"
+PAGE = "app_pages/scaling/scaling.py"
 SENTENCE = "a black dog runs on the green grass ."
 
 

@@ -79,7 +79,7 @@ def test_damaged_checkpoint_message_has_no_path_and_no_exception_text(
     monkeypatch.setenv(CHECKPOINTS_ENV, str(root))
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
-    at.switch_page("app_pages/alignment.py")
+    at.switch_page("app_pages/alignment/alignment.py")
     with caplog.at_level(logging.INFO):
         at.run()
     assert not at.exception

@@ -21,7 +21,7 @@ from tests.test_security_uploads import upload
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
-LINKS_PER_PAGE = 22  # x 11 pages: a few hundred links, each a fresh session
+LINKS_PER_PAGE = 22  # x 12 pages: a few hundred links, each a fresh session
 SHARED = ("lang", "classroom", "device")  # the sidebar's parameters, on every page
 NUMBERS = [
     *("0", "-1", "1", "2", "3", "7", "64", "512", "513", "100000", "1.5", "-0.0", "+5", " 7 "),
@@ -111,7 +111,7 @@ def test_huge_or_odd_dimensions_are_ignored_in_words(dims: str):
     "items", ["1e308,1e308,1e308,1e308;1,2,3,4;0,0,0,0", "nan,1,2,3;1,2,3,4;5,6,7,8", ";" * 100]
 )
 def test_anatomy_items_from_a_link_fall_back(items: str):
-    at = open_fresh("app_pages/anatomy.py", {"anat_items": items, "anat_temp": "1e-300"})
+    at = open_fresh("app_pages/anatomy/anatomy.py", {"anat_items": items, "anat_temp": "1e-300"})
     assert_clean(at, items)
 
 
@@ -154,7 +154,7 @@ def test_a_broken_config_names_the_model_not_the_path(tiny_root: Path, tmp_path,
     shutil.copytree(tiny_root, root)
     (root / "seq2seq-bahdanau" / "config.json").write_text('{"hidden": ')  # broken JSON
     monkeypatch.setenv(CHECKPOINTS_ENV, str(root))
-    at = open_fresh("app_pages/alignment.py", {})
+    at = open_fresh("app_pages/alignment/alignment.py", {})
     assert_clean(at, "config")
     text = page_text(at)
     errors = " ".join(e.value for e in at.error)
@@ -162,6 +162,7 @@ def test_a_broken_config_names_the_model_not_the_path(tiny_root: Path, tmp_path,
     assert not re.search(r"(?<![\w.])/(?:tmp|root|home|work)/", text)
     for leak in ("JSONDecodeError", "Expecting value", "line 1 column", "config.json", "Errno"):
         assert leak not in text, leak
-    other = open_fresh("app_pages/local_attention.py", {})  # local-p's checkpoint is fine
+    local = "app_pages/local_attention/local_attention.py"
+    other = open_fresh(local, {})  # local-p's checkpoint is fine
     assert_clean(other, "other page")
     assert not other.error and other.get("plotly_chart")

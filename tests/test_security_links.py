@@ -15,11 +15,16 @@ from models.transformer.pretrained import DEFAULT_MODEL, ENCODERS_DIR_ENV
 from tests.test_security_errors import page_text
 from tests.tiny_seq2seq import build_tiny_checkpoints
 from tests.tiny_transformer import build_tiny_transformers
+from ui.registry import PAGES as REGISTERED
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
-PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "app_pages").glob("*.py"))
-PE, MH = "app_pages/positional_encoding.py", "app_pages/multi_head.py"
+HOME = "app_pages/home/home.py"  # the home page is not in the registry (app.py adds it)
+PAGES = sorted([HOME, *(entry.file for entry in REGISTERED if entry.exists())])  # every page script
+PE, MH = (
+    "app_pages/positional_encoding/positional_encoding.py",
+    "app_pages/multi_head/multi_head.py",
+)
 HOSTILE = ["Infinity", "-inf", "1e309", "9" * 400, "nan", "\u00b2", "\u0663", "1.5", "-1", ""]
 
 
@@ -89,10 +94,10 @@ def test_dimensions_with_odd_digits_are_ignored_in_words(value: str):
 NUMBER_LINKS = [  # (page, parameter, bad value, widget kind, the widget's default)
     (PE, "pe_n", "0", "slider", 64),
     (PE, "pe_d", "Infinity", "slider", 64),
-    ("app_pages/anatomy.py", "anat_qx", "inf", "number_input", 2.0),
-    ("app_pages/anatomy.py", "anat_temp", "0", "number_input", 1.0),
-    ("app_pages/alignment.py", "aln_beam", "\u00b2", "slider", 1),
-    ("app_pages/local_attention.py", "loc_D", "-1", "slider", None),
+    ("app_pages/anatomy/anatomy.py", "anat_qx", "inf", "number_input", 2.0),
+    ("app_pages/anatomy/anatomy.py", "anat_temp", "0", "number_input", 1.0),
+    ("app_pages/alignment/alignment.py", "aln_beam", "\u00b2", "slider", 1),
+    ("app_pages/local_attention/local_attention.py", "loc_D", "-1", "slider", None),
     (MH, "mh_beam", "9", "slider", 1),
 ]
 
@@ -110,9 +115,9 @@ def test_bad_numbers_fall_back_with_a_notice(tiny, page, name, value, kind, defa
 @pytest.mark.parametrize(
     ("page", "name", "value"),
     [
-        ("app_pages/anatomy.py", "anat_seed", "1e309"),
-        ("app_pages/anatomy.py", "anat_items", "1,2,3,4;" * 100),
-        ("app_pages/captions.py", "cap_beam", "\u0663"),
+        ("app_pages/anatomy/anatomy.py", "anat_seed", "1e309"),
+        ("app_pages/anatomy/anatomy.py", "anat_items", "1,2,3,4;" * 100),
+        ("app_pages/captions/captions.py", "cap_beam", "\u0663"),
     ],
 )
 def test_values_read_by_the_pages_fall_back_with_a_notice(tiny, page, name, value):
@@ -154,7 +159,7 @@ def test_offered_encoders_are_listed_by_name(tiny, tmp_path: Path, monkeypatch):
 
 def url_keys() -> set[str]:
     """Every URL parameter the pages read or bind (from their source, so renames follow)."""
-    src = "\n".join(p.read_text() for d in ("app_pages", "ui") for p in (ROOT / d).glob("*.py"))
+    src = "\n".join(p.read_text() for d in ("app_pages", "ui") for p in (ROOT / d).rglob("*.py"))
     keys = set(re.findall(r'key="(\w+)"', src)) | set(re.findall(r'read_param\(\s*"(\w+)"', src))
     keys |= set(re.findall(r'query_params\.get\(\s*"(\w+)"', src))
     prefixes = set(re.findall(r'_ui\(\s*"(\w+_)"', src))

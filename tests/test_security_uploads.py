@@ -155,7 +155,7 @@ def upload(name: str, data: bytes, mime: str):
 
     at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=120)
     at.run()
-    at.switch_page("app_pages/captions.py")
+    at.switch_page("app_pages/captions/captions.py")
     at.query_params["cap_src"] = "upload"
     at.run()
     return at.file_uploader(key="cap_upload").set_value((name, data, mime)).run()

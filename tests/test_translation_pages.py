@@ -42,9 +42,9 @@ from viz.scores import soft_addressing_figure
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 ALIGNMENT, LOCAL, WHY = (
-    "app_pages/alignment.py",
-    "app_pages/local_attention.py",
-    "app_pages/why_attention.py",
+    "app_pages/alignment/alignment.py",
+    "app_pages/local_attention/local_attention.py",
+    "app_pages/why_attention/why_attention.py",
 )
 SENTENCE = "a black dog runs on the green grass ."
 
@@ -229,7 +229,7 @@ def test_missing_checkpoint_names_the_command_and_the_app_keeps_working(tmp_path
     at = _run(WHY)
     assert "python -m training.train_seq2seq --attention none" in at.code[0].value
     assert "No model has a card yet" in _texts(at)
-    at = _run("app_pages/anatomy.py")  # another page is unaffected
+    at = _run("app_pages/anatomy/anatomy.py")  # another page is unaffected
     assert at.get("plotly_chart")
 
 

@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
+from app_pages.anatomy.number_table import cell_text, parse_cell
 from models.analysis.toy import anatomy
-from ui.number_table import cell_text, parse_cell
 from viz._margins import text_px
 from viz.alignment import local_heatmap
 from viz.charts import DIAGRAM_PX, LABEL_PX, _box, name_layout, vector_diagram

@@ -14,15 +14,21 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app_pages.why_attention.example import (
+    EXAMPLE_FILE,
+    FALLBACK,
+    first_example,
+    parse_example,
+    rule_text,
+)
 from models.checkpoints import CHECKPOINTS_ENV, SHIPPED_ROOT
 from tests.app_helpers import open_app
 from tests.requirements_env import need
 from tests.tiny_seq2seq import build_tiny_checkpoints
 from training.choose_why_example import Candidate, median_index
 from ui.translation import EXAMPLE_PAIRS, EXAMPLES
-from ui.why import EXAMPLE_FILE, FALLBACK, first_example, parse_example, rule_text
 
-WHY = "app_pages/why_attention.py"
+WHY = "app_pages/why_attention/why_attention.py"
 LONG = EXAMPLES[-1]  # the shared examples' long one, with its reference
 
 

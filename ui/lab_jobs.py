@@ -1,5 +1,6 @@
 """The training lab's jobs, shared by every session of the server: a queue, worker processes and a
-cache of finished runs. No streamlit here (``ui.lab`` holds the one server per process).
+cache of finished runs. No streamlit here (the page's ``app_pages.lab.controls`` holds the one
+server per process).
 
 - A job trains one configuration and seed, and optionally its twin with attention swapped
   (:meth:`models.lab.train.LabConfig.twin`), in one worker process of its own, forked from a

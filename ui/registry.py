@@ -31,12 +31,13 @@ class PageEntry:
 
 
 def check_registry(entries: list[PageEntry], stages: list[tuple[str, str]] | None = None) -> None:
-    """Each url_path must equal its file's stem, so a page's URL is predictable from its file;
-    with ``stages``, each page's stage must be one of them.
+    """Each url_path must equal its file's stem, so a page's URL is predictable from its file
+    (``app_pages/<url_path>/<url_path>.py``); with ``stages``, each page's stage must be one of them.
 
-    The page files live in ``app_pages/``, not ``pages/``: with a ``pages/`` folder next to the entry
-    script, Streamlit 1.67 serves a deep link in a fresh session through its legacy multipage mode,
-    running the page file alone (no st.navigation, no shared sidebar)."""
+    The page files live in ``app_pages/`` (a folder per page: its script and the modules only it
+    uses), not ``pages/``: with a ``pages/`` folder next to the entry script, Streamlit 1.67 serves
+    a deep link in a fresh session through its legacy multipage mode, running the page file alone
+    (no st.navigation, no shared sidebar)."""
     names = {name for name, _ in stages or []}
     for entry in entries:
         if entry.url_path != Path(entry.file).stem:

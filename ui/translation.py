@@ -47,7 +47,7 @@ EXAMPLE_PAIRS = {
 }
 EXAMPLES = list(EXAMPLE_PAIRS)
 # The page for Chinese text: the Multi-head page's pretrained encoder has CJK in its vocabulary.
-CHINESE_PAGE = "app_pages/multi_head.py"
+CHINESE_PAGE = "app_pages/multi_head/multi_head.py"
 ENGLISH_ONLY_NOTE = N_(
     "These models translate English into French. For Chinese text, open the Multi-head "
     "attention page: its pretrained encoder reads Chinese."

@@ -136,7 +136,7 @@ def nav_ui(lesson: Lesson, step: int) -> None:
         shown = lesson.steps[step - 1]
         page, params = views.FULL_PAGES[shown.view]
         row.page_link(
-            f"app_pages/{page}.py", label=_("Open on its page"), query_params=params(shown)
+            f"app_pages/{page}/{page}.py", label=_("Open on its page"), query_params=params(shown)
         )
 
 

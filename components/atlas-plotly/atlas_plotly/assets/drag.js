@@ -1,6 +1,6 @@
 // Dragging vectors (issue 18): the Attention anatomy page's query and key tips are handles.
 //
-// options (ui/anatomy_drag.py writes them; null: undo everything set up here):
+// options (app_pages/anatomy/drag.py writes them; null: undo everything set up here):
 //   {group, role} on every chart of a group. role "scores" or "weights": the chart only follows
 //   the group's drags (its first trace's bars are redrawn). role "vectors": the vector diagram,
 //   whose query and key tips are dragged; it also carries what the stages are computed from:
@@ -77,7 +77,7 @@ export function preview(options, query, keys) {
 }
 
 // x rounded to a multiple of step (1 / step a whole number), within [-limit, limit]; as
-// ui/anatomy_drag.snap rounds it (2.3, not 23 * 0.1).
+// app_pages/anatomy/drag.snap rounds it (2.3, not 23 * 0.1).
 export function snap(x, step, limit) {
   const perUnit = Math.round(1 / step);
   return Math.min(limit, Math.max(-limit, Math.round(x * perUnit) / perUnit));

@@ -21,7 +21,7 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui.number_table import LIMIT, current_rows, set_rows
+from app_pages.anatomy.number_table import LIMIT, current_rows, set_rows
 
 STEP = 0.1  # the query inputs' step; dragged coordinates are rounded to it
 GROUP = "anat"  # the charts that follow one drag (the scores, the weights, the diagram)

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
+from app_pages.anatomy.drag import STEP, apply_drag, drag_options, member
+from app_pages.anatomy.number_table import LIMIT, number_grid_ui, set_rows
 from i18n import N_, _
 from models.analysis.toy import (
     ADDITIVE_V,
@@ -17,12 +19,10 @@ from models.analysis.toy import (
     hard_pick,
 )
 from ui import plotly_component
-from ui.anatomy_drag import STEP, apply_drag, drag_options, member
 from ui.charts import plotly_chart
 from ui.choices import choice_ui
 from ui.downloads import csv_and_json
 from ui.errors import fragment
-from ui.number_table import LIMIT, number_grid_ui, set_rows
 from ui.text import page_intro
 from ui.url_state import (
     check_number_param,

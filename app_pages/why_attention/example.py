@@ -19,7 +19,7 @@ from i18n import N_, _
 from ui.translation import EXAMPLE_PAIRS, EXAMPLES
 
 LOG = logging.getLogger(__name__)
-EXAMPLE_FILE = Path(__file__).resolve().parents[1] / "assets" / "why_example.json"
+EXAMPLE_FILE = Path(__file__).resolve().parents[2] / "assets" / "why_example.json"
 TEXT_KEY, REF_KEY, PICKER_KEY = "why_text", "why_ref", "why_example"
 REF_OWNER = "_why_ref_for"  # the sentence the reference in the box was given for
 RULE = N_(

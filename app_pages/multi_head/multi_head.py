@@ -1,8 +1,9 @@
 """Multi-head attention: every layer and head of a small trained Transformer (encoder self, masked
 decoder self, cross attention) or of a real pretrained encoder (all-MiniLM-L6-v2), on the user's own
 sentence: the overview, one head large, the equations with the model's numbers and that head's
-computation step by step (ui/head_steps.py), the head view as lines, mean/max/rollout, the weight
-on special tokens, and the Transformer's cross attention next to the RNN's Bahdanau alignment."""
+computation step by step (head_steps.py, beside this script), the head view as lines,
+mean/max/rollout, the weight on special tokens, and the Transformer's cross attention next to the
+RNN's Bahdanau alignment."""
 
 from __future__ import annotations
 
@@ -10,6 +11,15 @@ import functools
 
 import streamlit as st
 
+from app_pages.multi_head.head_steps import head_steps_ui
+from app_pages.multi_head.settings import (
+    ModelSettings,
+    clamp_choice,
+    load_view,
+    overview_hint,
+    picked_in_overview,
+    translation_ui,
+)
 from i18n import N_, _, ngettext
 from models.analysis.aggregate import GROUPS, group_share, head_max, head_mean, rollout
 from models.transformer.pretrained import offered_encoders
@@ -19,7 +29,6 @@ from ui.choices import choice_ui, segmented_ui
 from ui.downloads import download_csv
 from ui.errors import fragment
 from ui.guard import guarded_ui
-from ui.head_steps import head_steps_ui
 from ui.loaders import load_translator
 from ui.multi_head import (
     AGGREGATES,
@@ -32,14 +41,6 @@ from ui.multi_head import (
     group_label,
     hide_groups,
     multi_choice_ui,
-)
-from ui.multi_head_settings import (
-    ModelSettings,
-    clamp_choice,
-    load_view,
-    overview_hint,
-    picked_in_overview,
-    translation_ui,
 )
 from ui.tables import table_ui
 from ui.text import page_intro, sanitize_text

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app_pages.home.model_status import shipped_models
 from i18n import N_, _
-from ui.model_status import shipped_models
 from ui.registry import PAGES, STORY, PageEntry
 from ui.sidebar import available_devices, current_device
 from ui.tables import table_ui

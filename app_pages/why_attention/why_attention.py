@@ -6,6 +6,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app_pages.why_attention.example import (
+    cleared_note,
+    example_pairs,
+    first_example,
+    refresh_reference,
+    remember_reference,
+    rule_text,
+)
 from i18n import N_, _
 from models.checkpoints import Card, rebuild_command
 from ui.charts import plotly_chart
@@ -22,14 +30,6 @@ from ui.translation import (
     unfamiliar_input_ui,
 )
 from ui.translation_compute import WhyResult, compute_gradients, compute_why
-from ui.why import (
-    cleared_note,
-    example_pairs,
-    first_example,
-    refresh_reference,
-    remember_reference,
-    rule_text,
-)
 from viz.bottleneck import BUCKET_ORDER, MIN_SENTENCES, bleu_by_length_chart, gradient_norm_plot
 
 SIDE_BY_SIDE = {

@@ -13,6 +13,7 @@ from __future__ import annotations
 import streamlit as st
 import torch
 
+from app_pages.multi_head.settings import ModelSettings
 from i18n import N_, _
 from models.transformer.head_steps import (
     HeadSteps,
@@ -28,7 +29,6 @@ from ui.charts import plotly_chart
 from ui.guard import guarded_ui
 from ui.loaders import cached_model, load_pretrained, load_transformer, model_key
 from ui.multi_head import HeadsView, run_transformer
-from ui.multi_head_settings import ModelSettings
 from ui.sidebar import current_device
 from ui.url_state import check_number_param
 from viz.head_steps import Panel, step_panels

@@ -9,16 +9,16 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from app_pages.alignment.explain import explain_ui
+from app_pages.alignment.formulas import formula_ui, step_inspector_ui
+from app_pages.alignment.four_scores import difference_section, four_scores_ui
 from i18n import N_, _, ngettext
 from models.rnn.translator import Translation, Translator
 from ui import plotly_component
-from ui.alignment_lesson import formula_ui, step_inspector_ui
 from ui.charts import plotly_chart
 from ui.choices import segmented_ui
 from ui.downloads import csv_and_json
 from ui.errors import fragment
-from ui.explain import explain_ui
-from ui.four_scores import difference_section, four_scores_ui
 from ui.loaders import load_translator
 from ui.sidebar import classroom_mode
 from ui.tables import table_ui

@@ -10,9 +10,9 @@ from itertools import combinations
 
 import streamlit as st
 
+from app_pages.alignment.formulas import formula_ui
 from i18n import N_, _
 from models.rnn.translator import Translator
-from ui.alignment_lesson import formula_ui
 from ui.charts import plotly_chart
 from ui.downloads import csv_and_json
 from ui.loaders import load_translator

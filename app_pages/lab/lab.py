@@ -6,14 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from i18n import N_, _, current_language
-from models.lab.tasks import Example, probe_example
-from models.lab.train import LabConfig, LabRun, Snapshot
-from ui.charts import plotly_chart
-from ui.choices import SHOWN_IN
-from ui.downloads import download_json
-from ui.errors import fragment
-from ui.lab import (
+from app_pages.lab.controls import (
     JOB_KEY,
     LabSettings,
     controls_ui,
@@ -26,6 +19,13 @@ from ui.lab import (
     url_notices,
     watcher_id,
 )
+from i18n import N_, _, current_language
+from models.lab.tasks import Example, probe_example
+from models.lab.train import LabConfig, LabRun, Snapshot
+from ui.charts import plotly_chart
+from ui.choices import SHOWN_IN
+from ui.downloads import download_json
+from ui.errors import fragment
 from ui.lab_jobs import CANCELLED, DONE, QUEUED, STARTING, JobSpec, JobView
 from ui.text import page_intro
 from viz.alignment import alignment_heatmap

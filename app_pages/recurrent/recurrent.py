@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app_pages.recurrent.live_encoders import gradients_ui, live_gru_ui
 from i18n import N_, _
 from ui.charts import plotly_chart
 from ui.errors import fragment
-from ui.recurrent import gradients_ui, live_gru_ui
 from ui.sidebar import classroom_mode
 from ui.text import page_intro, sanitize_text
 from ui.translation import sentence_ui
