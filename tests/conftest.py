@@ -17,6 +17,7 @@ import pytest  # after the thread setting above (torch reads it once, on import)
 from hypothesis import is_hypothesis_test
 
 from models.checkpoints import CHECKPOINTS_ENV, SHIPPED_ROOT
+from tests.browser_context import SharedBrowser
 from tests.requirements_env import need
 from tests.server import CHROMIUM, ROOT, launch_chromium, served_with
 from viz.figure import VALIDATE_ENV
@@ -87,13 +88,16 @@ def app_url(tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.fixture(scope="session")
 def browser():
-    """One headless Chromium for the session."""
+    """One headless Chromium for the session (a worker's), whose contexts are tabs of one shared
+    context (``tests/browser_context.py``: a page loads its JavaScript compiled from the cache)."""
     _need_chromium()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         chromium = launch_chromium(playwright)
-        yield chromium
+        shared = SharedBrowser(chromium)
+        yield shared
+        shared.close()
         chromium.close()
 
 
