@@ -17,9 +17,9 @@ import pytest  # after the thread setting above (torch reads it once, on import)
 from hypothesis import is_hypothesis_test
 
 from models.checkpoints import CHECKPOINTS_ENV, SHIPPED_ROOT
-from tests.browser_context import SharedBrowser
+from tests.browser_context import launch_shared
 from tests.requirements_env import need
-from tests.server import CHROMIUM, ROOT, launch_chromium, served_with
+from tests.server import CHROMIUM, ROOT, served_with
 from viz.figure import VALIDATE_ENV
 
 # Every figure builder runs in this suite (and in the servers it starts): plotly validates each
@@ -87,18 +87,17 @@ def app_url(tmp_path_factory: pytest.TempPathFactory):
 
 
 @pytest.fixture(scope="session")
-def browser():
+def browser(tmp_path_factory: pytest.TempPathFactory):
     """One headless Chromium for the session (a worker's), whose contexts are tabs of one shared
-    context (``tests/browser_context.py``: a page loads its JavaScript compiled from the cache)."""
+    persistent context (``tests/browser_context.py``: a page gets its JavaScript compiled from
+    V8's code cache)."""
     _need_chromium()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
-        shared = SharedBrowser(chromium)
+        shared = launch_shared(playwright, tmp_path_factory.mktemp("chromium-profile"))
         yield shared
         shared.close()
-        chromium.close()
 
 
 @pytest.fixture

@@ -71,9 +71,13 @@ def count_sent(page) -> list[str]:
 
 
 def sampled(page, host) -> list[dict]:
+    """Up to ``SAMPLES`` samples, ``SAMPLE_MS`` apart, while the chart plays (on a busy machine
+    each sample takes longer, and a short player may reach its last frame first)."""
     out = []
     for __ in range(SAMPLES):
         out.append(host.evaluate(SAMPLE))
+        if out[-1]["state"] != "playing":
+            break
         page.wait_for_timeout(SAMPLE_MS)
     return out
 
@@ -82,6 +86,17 @@ def press(host, label: str) -> None:
     """Click the chart's button ``label``. Forced: while the chart plays, plotly draws the button
     anew with every frame, so it never holds still for Playwright's wait for a stable element."""
     host.locator(".updatemenu-button", has_text=label).first.click(force=True)
+
+
+def _press_while_playing(page, host, label: str) -> None:
+    """Press ``label`` (pause) unless the chart reaches its last frame first: a single play
+    button reads "pause" only while it plays."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        host.locator(".updatemenu-button", has_text=label).first.click(force=True, timeout=10_000)
+    except PlaywrightTimeout:
+        assert host.get_attribute("data-play-state") == "paused", "no pause button while playing"
 
 
 def played(page, host, play: str, pause: str) -> tuple[list[dict], int, dict]:
@@ -99,7 +114,8 @@ def played(page, host, play: str, pause: str) -> tuple[list[dict], int, dict]:
     samples = sampled(page, host)
     during = len(sent) - before
     assert host.get_attribute("data-draws") == drawn  # the server's figure was not drawn again
-    press(host, pause)
+    if host.get_attribute("data-play-state") == "playing":
+        _press_while_playing(page, host, pause)
     page.wait_for_function(
         "h => h.dataset.playState === 'paused'", arg=host.element_handle(), timeout=10_000
     )

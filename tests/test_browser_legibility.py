@@ -161,7 +161,7 @@ def checkpoints() -> Path:
 
 
 url, _tab = served_fixtures("streamlit_legibility", 180_000)
-TABS = 2  # page views loaded at once (tests/tab_pool.py); measured on 2 cores: docs/development.md
+TABS = 2  # page views loaded at once (tests/tab_pool.py), per screen set-up (one xdist group each)
 TEST = "test_every_chart_is_legible"
 
 
