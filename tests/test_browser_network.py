@@ -70,7 +70,11 @@ def test_no_request_leaves_the_machine(tab, url):
     """Every page at once in ``TABS`` tabs of one browser context, every request of the context
     and every websocket of its tabs recorded."""
     seen: list[str] = []
-    tab.context.on("request", lambda request: seen.append(request.url))
+
+    def heard(request) -> None:
+        seen.append(request.url)
+
+    tab.context.on("request", heard)  # the worker's shared context: taken off again below
 
     def open_tab(_key):
         page = tab.context.new_page()
@@ -87,6 +91,7 @@ def test_no_request_leaves_the_machine(tab, url):
             pool.result(path)
     finally:
         pool.close()
+        tab.context.remove_listener("request", heard)
     own = urllib.parse.urlsplit(url).netloc
     assert sum(address.startswith(f"ws://{own}/") for address in seen) == len(paths)
     elsewhere = sorted({address for address in seen if _elsewhere(address, own)})
