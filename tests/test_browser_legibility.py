@@ -21,7 +21,7 @@ import os
 import re
 import time
 import urllib.parse
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,7 +31,7 @@ from models.checkpoints import SHIPPED_ROOT
 from tests.browser_helpers import served_fixtures, still
 from tests.legibility import check_page, main_chart_top
 from tests.server import SERVER_LOGS
-from tests.tab_pool import TabPool, goto, need
+from tests.tab_pool import Job, TabPool, goto, need
 from ui.registry import PAGES, ROOT
 from ui.translation import EXAMPLE_PAIRS, EXAMPLES
 
@@ -173,20 +173,18 @@ class Sweep:
     """The page views of the tests collected, loaded ``TABS`` at a time (one browser context per
     set-up and tab); the problems found, for ``$LEGIBILITY_REPORT``; the time spent."""
 
-    def __init__(self, browser) -> None:
+    def __init__(self, browser, views: dict[str, list[tuple[Setup, Case, Job]]]) -> None:
         self.browser = browser
         self.pool = TabPool(self._open_tab, width=TABS)
+        self.views = views  # per set-up name, its views not yet queued, in the tests' order
         self.found: dict[str, list[str]] = {}
         self.runs = 0
         self.start = time.monotonic()
-        self.queued: set[str] = set()  # the set-ups whose views are queued
-        self.queue: Callable[[Setup], None] = lambda setup: None  # the fixture's
 
     def result(self, setup: Setup, case: Case) -> tuple[str, list[str]]:
         """(where, problems) of one view, its set-up's views queued first if they are not."""
-        if setup.name not in self.queued:
-            self.queued.add(setup.name)
-            self.queue(setup)
+        for view_setup, view_case, job in self.views.pop(setup.name, []):
+            self.pool.add(_id(view_setup, view_case), view_setup, job)
         return self.pool.result(_id(setup, case))
 
     def _open_tab(self, setup: Setup):
@@ -211,21 +209,14 @@ def sweep(browser, url, server_log, request: pytest.FixtureRequest) -> Iterator[
     """The views of ``test_every_chart_is_legible``, queued a screen set-up at a time in the
     tests' order (each set-up is one xdist group, run by one worker): each test waits for its
     own view while the next ones of its set-up load in the other tabs."""
-    sweep = Sweep(browser)
-    items = [
-        item
-        for item in request.session.items
-        if item.module is request.module and getattr(item, "originalname", "") == TEST
-    ]
-
-    def queue(setup: Setup) -> None:
-        for item in items:
-            params = item.callspec.params
-            if params["setup"] == setup:
-                job = _view(url, server_log, setup, params["case"])
-                sweep.pool.add(_id(setup, params["case"]), setup, job)
-
-    sweep.queue = queue
+    views: dict[str, list[tuple[Setup, Case, Job]]] = {}
+    for item in request.session.items:
+        if item.module is request.module and getattr(item, "originalname", "") == TEST:
+            setup, case = item.callspec.params["setup"], item.callspec.params["case"]
+            views.setdefault(setup.name, []).append(
+                (setup, case, _view(url, server_log, setup, case))
+            )
+    sweep = Sweep(browser, views)
     yield sweep
     sweep.pool.close()
     report = os.environ.get(REPORT_ENV)

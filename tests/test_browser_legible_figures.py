@@ -21,9 +21,10 @@ from models.analysis.toy import anatomy
 from models.lab.train import LabConfig
 from tests.legibility import check_page
 from ui.charts import legible
-from viz.alignment import alignment_heatmap, local_heatmap
+from viz.alignment import alignment_heatmap
 from viz.charts import vector_diagram, weights_bar
 from viz.lab import Curves, length_accuracy_chart, probe_player, training_curves
+from viz.local_heatmap import local_heatmap
 from viz.local_steps import local_steps_figure
 from viz.positional import (
     pe_curves,

@@ -24,8 +24,9 @@ from viz import (
     pe_heatmap,
     position_norms_figure,
 )
-from viz.alignment import alignment_heatmap, local_heatmap
+from viz.alignment import alignment_heatmap
 from viz.charts import vector_diagram, weights_bar
+from viz.local_heatmap import local_heatmap
 from viz.multi_head import head_grid, head_heatmap, share_heatmaps
 from viz.multi_head_lines import head_lines
 from viz.scores import candidates_bars, soft_addressing_figure

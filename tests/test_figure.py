@@ -9,11 +9,12 @@ import json
 import numpy as np
 import pytest
 
-from viz.alignment import alignment_heatmap, alignment_lines, local_heatmap
+from viz.alignment import alignment_heatmap, alignment_lines
 from viz.charts import weights_bar
 from viz.figure import VALIDATE_ENV, colour_scale, figure
 from viz.heatmaps import diff_heatmap
 from viz.lab import probe_player
+from viz.local_heatmap import local_heatmap
 from viz.multi_head import head_grid, head_heatmap
 
 WORDS = ["the", "cat", "sat", "down"]

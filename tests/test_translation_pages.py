@@ -31,13 +31,8 @@ from ui.translation_compute import (
     compute_scores,
     compute_why,
 )
-from viz.alignment import (
-    alignment_heatmap,
-    alignment_lines,
-    entropy_heatmap,
-    local_heatmap,
-    token_prob_bars,
-)
+from viz.alignment import alignment_heatmap, alignment_lines, entropy_heatmap, token_prob_bars
+from viz.local_heatmap import local_heatmap
 from viz.scores import soft_addressing_figure
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")

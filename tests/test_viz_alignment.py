@@ -13,12 +13,12 @@ from viz.alignment import (
     alignment_heatmap,
     alignment_lines,
     entropy_heatmap,
-    local_heatmap,
     row_entropy,
     token_prob_bars,
 )
 from viz.bottleneck import BUCKET_ORDER, bleu_by_length_chart, bucket_points, gradient_norm_plot
 from viz.heatmaps import COLUMN_PX, ROW_PX, title_width
+from viz.local_heatmap import local_heatmap
 from viz.local_steps import local_steps_figure
 from viz.scores import candidates_bars, soft_addressing_figure
 

@@ -29,6 +29,19 @@ def sanitize_text(text: str | None, max_chars: int) -> tuple[str, str | None]:
     return clean[:max_chars].rstrip(), notice
 
 
+def typed_text(raw: str | None, max_chars: int) -> str:
+    """A sentence box's text, cleaned and cut (:func:`sanitize_text`), the cut shown as a notice;
+    an empty text gets the pages' one warning and comes back as ''."""
+    text, notice = sanitize_text(raw, max_chars)
+    if notice:
+        st.info(notice, icon=":material/content_cut:")
+    if not text:
+        st.warning(
+            _("The sentence is empty: type something and press Enter."), icon=":material/edit:"
+        )
+    return text
+
+
 def escape_markdown(text: str) -> str:
     """Backslash-escape markdown and HTML-ish characters so text shows literally in st.markdown."""
     return _MARKDOWN_SPECIAL.sub(r"\\\1", text)

@@ -1,8 +1,10 @@
-"""Figures for the Alignment and Local attention pages (pure plotly, no streamlit, no torch).
+"""Figures for the Alignment page, and the heatmap the other translation pages build on (pure
+plotly, no streamlit, no torch).
 
 Alignment heatmaps and their difference, alignment lines between two sentences (Bahdanau et al.
-2015, Fig. 3; Seq2Seq-Vis), per-row entropy, token probabilities and the local heatmap with its p_t
-path. Every token keeps its label: charts grow with the sentence (``viz.heatmaps.fit_cells``).
+2015, Fig. 3; Seq2Seq-Vis), per-row entropy and token probabilities; the local heatmap with its
+p_t path is in :mod:`viz.local_heatmap`. Every token keeps its label: charts grow with the
+sentence (``viz.heatmaps.fit_cells``).
 """
 
 from __future__ import annotations
@@ -16,10 +18,8 @@ from i18n import _
 from viz._checks import as_matrix, check_labels, escape
 from viz._margins import (
     AXIS_TITLE_PX,
-    LEGEND_ROW_PX,
     Y_TICKS_PAD_PX,
     cells_extent,
-    legend_below,
     widest_px,
 )
 from viz.figure import figure
@@ -375,53 +375,3 @@ def token_prob_bars(
     layout["xaxis"] |= {"range": [0, 1.15], "tickvals": [0, low, 0.5, 1.0]}
     layout["shapes"] = [low_line]
     return figure({"data": [bars], "layout": layout})
-
-
-def local_heatmap(
-    weights: object,
-    source_tokens: Sequence[str],
-    target_tokens: Sequence[str],
-    p_t: object,
-    window: object,
-    *,
-    title: str = "",
-) -> go.Figure:
-    """Local attention weights (T_out, T_src) with the predicted centres p_t drawn over them as a
-    path and the window bounds (T_out, 2) as dotted lines."""
-    z = as_matrix(weights)
-    centres = np.asarray(p_t, dtype=float).ravel()
-    bounds = np.asarray(window, dtype=float).reshape(-1, 2)
-    if centres.size != z.shape[0] or bounds.shape[0] != z.shape[0]:
-        raise ValueError(f"{z.shape[0]} rows but {centres.size} p_t and {bounds.shape[0]} windows")
-    fig = alignment_heatmap(z, source_tokens, target_tokens, title=title)
-    rows = list(range(z.shape[0]))
-    for k, name in ((0, "p_t - D"), (1, "p_t + D")):  # one legend entry for both bounds
-        fig.add_scatter(
-            x=bounds[:, k],
-            y=rows,
-            mode="lines",
-            name="p_t ± D",
-            legendgroup="window",
-            showlegend=k == 0,
-            line={"color": "#555", "dash": "dot", "width": 1},
-            hovertemplate=_("step %{{y}}: {bound} = %{{x:.2f}}").format(bound=name)
-            + "<extra></extra>",
-        )
-    fig.add_scatter(
-        x=centres,
-        y=rows,
-        mode="lines+markers",
-        name="p_t",
-        line={"color": ACCENT, "width": 3},
-        marker={"size": 7},
-        hovertemplate=_("step %{y}: p_t = %{x:.2f}") + "<extra></extra>",
-    )
-    # the legend (one short row, even on a phone) under the axis title; the rows keep their size,
-    # and the figure is at least as wide as the legend
-    legend = fig.layout.margin.l + sum(widest_px([name]) + 50 for name in ("p_t ± D", "p_t")) + 20
-    height = (fig.layout.height or 0) + LEGEND_ROW_PX
-    width = max(fig.layout.width or 0, legend)
-    fig.update_layout(
-        **legend_below(fig.layout.margin.to_plotly_json()), height=height, width=width
-    )
-    return fig

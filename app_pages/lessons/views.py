@@ -16,10 +16,11 @@ from models.transformer.positional import sinusoidal_encoding
 from ui.charts import plotly_chart
 from ui.text import escape_markdown
 from viz._margins import widest_px
-from viz.alignment import alignment_heatmap, local_heatmap
+from viz.alignment import alignment_heatmap
 from viz.captions import blend
 from viz.heatmaps import COLUMN_PX
 from viz.lessons import guess_bars, region_figure
+from viz.local_heatmap import local_heatmap
 from viz.multi_head import head_grid, head_heatmap
 from viz.positional import pe_heatmap, permutation_maps
 from viz.scaling import lines_over_dims

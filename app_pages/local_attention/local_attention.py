@@ -29,7 +29,8 @@ from ui.translation import (
 )
 from ui.translation_compute import Result, compute_local, decode
 from ui.url_state import check_model_param, check_number_param
-from viz.alignment import alignment_heatmap, local_heatmap
+from viz.alignment import alignment_heatmap
+from viz.local_heatmap import local_heatmap
 from viz.local_steps import local_play
 
 GLOBAL_KIND = "luong-general"
@@ -207,7 +208,8 @@ def body() -> None:
     settings, translator = controls_ui()
     if translator is None:
         return
-    if not classroom_mode():  # at a projector the note follows the charts (the first screen's room)
+    at_projector = classroom_mode()  # there the note follows the charts (the first screen's room)
+    if not at_projector:
         window_note(settings)
     global_model = load_translator(GLOBAL_KIND, quiet=True)
     result = compute_local(translator, settings.raw, window=settings.D)
@@ -216,7 +218,7 @@ def body() -> None:
     user_text(result.translation.text, label=_("Translation:"))
     unfamiliar_input_ui(result.sentence.text, translator)
     heatmaps_ui(result, settings, global_model)  # the whole sentence first, then step by step
-    if classroom_mode():
+    if at_projector:
         window_note(settings)
     steps_ui(result.translation)
     result_downloads_ui(result, settings)

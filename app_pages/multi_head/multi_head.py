@@ -1,9 +1,8 @@
 """Multi-head attention: every layer and head of a small trained Transformer (encoder self, masked
 decoder self, cross attention) or of a real pretrained encoder (all-MiniLM-L6-v2), on the user's own
 sentence: the overview, one head large, the equations with the model's numbers and that head's
-computation step by step (head_steps.py, beside this script), the head view as lines,
-mean/max/rollout, the weight on special tokens, and the Transformer's cross attention next to the
-RNN's Bahdanau alignment."""
+computation step by step (head_steps.py), the head view as lines, mean/max/rollout, the weight on
+special tokens, and the Transformer's cross attention next to the RNN's Bahdanau alignment."""
 
 from __future__ import annotations
 
@@ -43,7 +42,7 @@ from ui.multi_head import (
     multi_choice_ui,
 )
 from ui.tables import table_ui
-from ui.text import page_intro, sanitize_text
+from ui.text import page_intro, typed_text
 from ui.translation_compute import decode
 from ui.url_state import check_choice_param, check_model_param, check_number_param
 from viz.head_steps import Panel, step_panels
@@ -138,10 +137,7 @@ def sentence_ui() -> str:
         placeholder=_("Type a sentence and press Enter"),
         help=_("Any text; cut at {n:,} characters.").format(n=MAX_CHARS),
     )
-    text, notice = sanitize_text(raw, MAX_CHARS)
-    if notice:
-        st.info(notice, icon=":material/content_cut:")
-    return text
+    return typed_text(raw, MAX_CHARS)  # '' (with the empty-box warning) when nothing was typed
 
 
 def layer_head_ui(view: HeadsView) -> tuple[int, int]:
@@ -367,9 +363,6 @@ def body() -> None:
     settings = model_ui()
     text = sentence_ui()
     if not text:
-        st.warning(
-            _("The sentence is empty: type something and press Enter."), icon=":material/edit:"
-        )
         return
     view, result = load_view(settings, text)
     if view is None:

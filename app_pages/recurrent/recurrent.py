@@ -13,7 +13,7 @@ from i18n import N_, _
 from ui.charts import plotly_chart
 from ui.errors import fragment
 from ui.sidebar import classroom_mode
-from ui.text import page_intro, sanitize_text
+from ui.text import page_intro, typed_text
 from ui.translation import sentence_ui
 from ui.translation_compute import MAX_CHARS
 from viz.recurrent_diagrams import DIAGRAMS
@@ -177,13 +177,8 @@ def live() -> None:
     """Everything that depends on the typed sentence (a fragment: Enter reruns only this part)."""
     st.header(_("Live: the trained encoders on your sentence"))
     raw = sentence_ui("rc_")
-    text, notice = sanitize_text(raw, MAX_CHARS)
-    if notice:
-        st.info(notice, icon=":material/content_cut:")
+    text = typed_text(raw, MAX_CHARS)
     if not text:
-        st.warning(
-            _("The sentence is empty: type something and press Enter."), icon=":material/edit:"
-        )
         return
     st.subheader(_("The bidirectional GRU encoder, step by step"))
     st.markdown(_(LIVE_GRU))

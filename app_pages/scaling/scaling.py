@@ -27,7 +27,7 @@ from ui.guard import guarded_ui
 from ui.loaders import load_transformer
 from ui.multi_head import multi_choice_ui
 from ui.tables import table_ui
-from ui.text import page_intro, sanitize_text
+from ui.text import page_intro, typed_text
 from ui.translation import sentence_ui
 from ui.translation_compute import MAX_CHARS
 from viz.scaling import dot_histograms, entropy_heatmap, grouped_bars, lines_over_dims
@@ -187,13 +187,8 @@ def body() -> None:
     saturation_ui()
     st.subheader(_("The same on our trained Transformer"))
     raw = sentence_ui("sdk_")
-    text, notice = sanitize_text(raw, MAX_CHARS)
-    if notice:
-        st.info(notice, icon=":material/content_cut:")
+    text = typed_text(raw, MAX_CHARS)
     if not text:
-        st.warning(
-            _("The sentence is empty: type something and press Enter."), icon=":material/edit:"
-        )
         return
     model_ui(text)
 
