@@ -168,11 +168,15 @@ def wait_still(
     page.wait_for_function(_STILL, arg=arg, polling=100 if sized else 250, timeout=timeout_ms)
 
 
-def still(page, quiet_ms: int = 1500, least: int = 0, timeout_ms: float = 120_000) -> Wait:
+def still(
+    page, quiet_ms: int = 1500, least: int = 0, timeout_ms: float = 120_000, sized: bool = False
+) -> Wait:
     """:func:`wait_still` as a wait for a :class:`tests.tab_pool.TabPool` job: ``ok = yield
     still(page)`` (True once the page is still, False after ``timeout_ms``)."""
     page.evaluate("window.__atlasStill = null")
-    return Wait(_STILL, [quiet_ms, least, CHART, False], timeout_ms, polling_ms=250)
+    return Wait(
+        _STILL, [quiet_ms, least, CHART, sized], timeout_ms, polling_ms=100 if sized else 250
+    )
 
 
 # The element is where it was the animation frame before (polled every frame): scrolling is over.

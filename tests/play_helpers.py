@@ -136,8 +136,12 @@ def assert_moved_and_stopped(page, host, samples: list[dict], during: int, exact
     assert positions == sorted(positions) and positions[-1] > positions[0], positions
     assert any(p != int(p) for p in positions), positions  # in-between states
     assert samples[-1]["slider"] > samples[0]["slider"], samples  # the slider follows
-    # the slider marks the step last reached (read while a step may be arriving: at most one off)
-    assert all(abs(s["slider"] - s["position"]) < 1 for s in samples), samples
+    # the slider marks the step last reached: at most one off, or ahead while the step it shows is
+    # arriving (reached by the next sample: a slow machine skips steps, and plotly moves the
+    # slider before the player has marked its new position)
+    for sample, after in zip(samples, [*samples[1:], None], strict=True):
+        arriving = after is not None and sample["position"] < sample["slider"] <= after["position"]
+        assert abs(sample["slider"] - sample["position"]) < 1 or arriving, samples
     print(
         f"\n{page.url}: {play_rate(samples):.1f} draws/s sampled, data-play-fps "
         f"{samples[-1]['fps']}, {during} websocket frames sent while playing"

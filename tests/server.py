@@ -63,7 +63,10 @@ def streamlit_server(
     ]
     out = open(log, "w") if log else subprocess.DEVNULL  # closed below
     start = time.monotonic()
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+    # The lab's workers at the server's own priority: on the test box every worker's browser and
+    # server compete for the cores, and a run at niceness 10 behind them starved (CI, 120 s).
+    env = {**os.environ, "ATLAS_LAB_NICENESS": "0"}
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
         url = f"http://127.0.0.1:{port}"
         wait_healthy(url, proc)

@@ -1,18 +1,20 @@
 """Every chart on every page legible on every screen (issue 13), judged by ``tests.legibility``.
 
 In Chromium, for every page of ``ui/pages.toml`` and home (and the views listed in ``VIEWS``), in
-six set-ups (a projector at 1280x720 and a large screen at 1920x1080 in classroom mode, a laptop at
-1280x800 and a phone at 390x844 without it; the projector and the laptop again in Chinese), after
-the page's default input and, in English, for a page that takes text, after a 46-word sentence
-(100 word pieces on the pretrained encoder's Multi-head view): no chart text clipped or
-overlapping another, no text under the minimum size, heatmap cells large enough, every token
-labelled (``tests/legibility.py`` states the rules), and no error shown. At 1280x720 in classroom
-mode the page's main chart also starts on the first screen.
+seven set-ups (a projector at 1280x720 and a large screen at 1920x1080 in classroom mode, a laptop
+at 1280x800 and a phone at 390x844 without it; the projector, the laptop and the phone again in
+Chinese), after the page's default input and, in English, for a page that takes text, after a
+46-word sentence (100 word pieces on the pretrained encoder's Multi-head view): no chart text
+clipped or overlapping another, no text under the minimum size, heatmap cells large enough, every
+token labelled (``tests/legibility.py`` states the rules), and no error shown. At 1280x720 in
+classroom mode the page's main chart also starts on the first screen.
 
-One server for the module (the shipped checkpoints, committed with the repository); the views
-load ``TABS`` at a time (``tests/tab_pool.py``: one browser context per set-up and tab), each test
-judging its own. With ``LEGIBILITY_REPORT=<file>`` the problems found
-are also written to that file, page by page (never a file of the repository unless named).
+One server for the module (the shipped checkpoints, committed with the repository). The set-ups of
+one language and mode share a page load (``Setup.load``): the page is judged at the first one's
+viewport, then again after the window is resized to each of the others'. The loads go ``TABS`` at
+a time (``tests/tab_pool.py``), each test judging its own view. With ``LEGIBILITY_REPORT=<file>``
+the problems found are also written to that file, page by page (never a file of the repository
+unless named).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from models.checkpoints import SHIPPED_ROOT
 from tests.browser_helpers import served_fixtures, still
 from tests.legibility import check_page, main_chart_top
 from tests.server import SERVER_LOGS
-from tests.tab_pool import Job, TabPool, goto, need
+from tests.tab_pool import TabPool, goto, need
 from ui.registry import PAGES, ROOT
 from ui.translation import EXAMPLE_PAIRS, EXAMPLES
 
@@ -80,7 +82,11 @@ VIEWS = {
 
 @dataclass(frozen=True)
 class Setup:
-    """A screen: its viewport, classroom mode and language."""
+    """A screen: its viewport, classroom mode and language. The set-ups of one ``load`` (the same
+    language and mode: the server draws the same page for them) are judged on one page load, the
+    first at its own viewport, the others after the window is resized to theirs, as a person
+    turning a phone or moving a window to the projector does (the charts follow their column's
+    width in the browser, ``components/atlas-plotly``; nothing the server draws depends on it)."""
 
     name: str
     width: int
@@ -88,6 +94,14 @@ class Setup:
     classroom: bool
     lang: str
     main_chart_on_first_screen: bool = False
+
+    @property
+    def load(self) -> str:
+        return f"{'classroom' if self.classroom else 'normal'}-{self.lang}"
+
+    @property
+    def viewport(self) -> dict[str, int]:
+        return {"width": self.width, "height": self.height}
 
     def params(self) -> dict[str, str]:
         return {"lang": self.lang, **({"classroom": "true"} if self.classroom else {})}
@@ -104,7 +118,9 @@ SETUPS = [
     Setup("phone", 390, 844, False, "en"),
     Setup("projector-zh", 1280, 720, True, "zh", main_chart_on_first_screen=True),
     Setup("laptop-zh", 1280, 800, False, "zh"),
+    Setup("phone-zh", 390, 844, False, "zh"),
 ]
+LOADS = {s.load: [t for t in SETUPS if t.load == s.load] for s in SETUPS}  # in SETUPS' order
 
 
 @dataclass(frozen=True)
@@ -114,6 +130,11 @@ class Case:
     page: str  # the url_path ('' for home)
     view: dict[str, str] = field(default_factory=dict)
     long: bool = False
+
+    @property
+    def key(self) -> tuple[str, bool]:
+        """What tells two cases apart (a case is not hashable: its view is a dict)."""
+        return self.name(), self.long
 
     def name(self) -> str:
         view = ",".join(f"{k}={v}" for k, v in self.view.items())
@@ -161,7 +182,7 @@ def checkpoints() -> Path:
 
 
 url, _tab = served_fixtures("streamlit_legibility", 180_000)
-TABS = 2  # page views loaded at once (tests/tab_pool.py), per screen set-up (one xdist group each)
+TABS = 2  # page loads at once (tests/tab_pool.py), per load (one xdist group each)
 TEST = "test_every_chart_is_legible"
 
 
@@ -169,26 +190,44 @@ def _id(setup: Setup, case: Case) -> str:
     return f"{setup.name}-{case.name()}-{'long' if case.long else 'default'}"
 
 
-class Sweep:
-    """The page views of the tests collected, loaded ``TABS`` at a time (one browser context per
-    set-up and tab); the problems found, for ``$LEGIBILITY_REPORT``; the time spent."""
+Result = tuple[str, list[str]]  # (where, problems) of one view
+CaseKey = tuple[str, bool]  # Case.key
 
-    def __init__(self, browser, views: dict[str, list[tuple[Setup, Case, Job]]]) -> None:
+
+class Sweep:
+    """The page views of the tests collected, one page load per load and case, ``TABS`` loads at
+    a time (one browser tab per load and pool slot); the problems found, for
+    ``$LEGIBILITY_REPORT``; the time spent."""
+
+    def __init__(
+        self, browser, loads: dict[str, dict[CaseKey, tuple[Case, list[Setup]]]], job
+    ) -> None:
         self.browser = browser
         self.pool = TabPool(self._open_tab, width=TABS)
-        self.views = views  # per set-up name, its views not yet queued, in the tests' order
+        self.loads = loads  # per load, its cases (and their set-ups) not yet queued, in order
+        self.job = job  # (case, set-ups) -> the pool's job for one load: {set-up name: Result}
+        self.done: dict[tuple[str, CaseKey], dict[str, Result] | Exception] = {}
         self.found: dict[str, list[str]] = {}
         self.runs = 0
         self.start = time.monotonic()
 
-    def result(self, setup: Setup, case: Case) -> tuple[str, list[str]]:
-        """(where, problems) of one view, its set-up's views queued first if they are not."""
-        for view_setup, view_case, job in self.views.pop(setup.name, []):
-            self.pool.add(_id(view_setup, view_case), view_setup, job)
-        return self.pool.result(_id(setup, case))
+    def result(self, setup: Setup, case: Case) -> Result:
+        """(where, problems) of one view; its load's page loads are queued first if they are not."""
+        for queued, setups in self.loads.pop(setup.load, {}).values():
+            self.pool.add((setup.load, queued.key), setup.load, self.job(queued, setups))
+        key = (setup.load, case.key)
+        if key not in self.done:
+            try:
+                self.done[key] = self.pool.result(key)
+            except Exception as error:  # the load failed: each of its set-ups' tests says so
+                self.done[key] = error
+        done = self.done[key]
+        if isinstance(done, Exception):
+            raise done
+        return done.pop(setup.name)
 
-    def _open_tab(self, setup: Setup):
-        context = self.browser.new_context(viewport={"width": setup.width, "height": setup.height})
+    def _open_tab(self, load: str):
+        context = self.browser.new_context(viewport=LOADS[load][0].viewport)
         page = context.new_page()
         page.set_default_timeout(180_000)
         return page, context.close
@@ -206,17 +245,15 @@ class Sweep:
 
 @pytest.fixture(scope="module")
 def sweep(browser, url, server_log, request: pytest.FixtureRequest) -> Iterator[Sweep]:
-    """The views of ``test_every_chart_is_legible``, queued a screen set-up at a time in the
-    tests' order (each set-up is one xdist group, run by one worker): each test waits for its
-    own view while the next ones of its set-up load in the other tabs."""
-    views: dict[str, list[tuple[Setup, Case, Job]]] = {}
+    """The views of ``test_every_chart_is_legible``, queued a load at a time in the tests' order
+    (each load is one xdist group, run by one worker): each test waits for its own view while the
+    next page loads of its group go on in the other tabs."""
+    loads: dict[str, dict[CaseKey, tuple[Case, list[Setup]]]] = {}
     for item in request.session.items:
         if item.module is request.module and getattr(item, "originalname", "") == TEST:
             setup, case = item.callspec.params["setup"], item.callspec.params["case"]
-            views.setdefault(setup.name, []).append(
-                (setup, case, _view(url, server_log, setup, case))
-            )
-    sweep = Sweep(browser, views)
+            loads.setdefault(setup.load, {}).setdefault(case.key, (case, []))[1].append(setup)
+    sweep = Sweep(browser, loads, lambda case, setups: _load(url, server_log, case, setups))
     yield sweep
     sweep.pool.close()
     report = os.environ.get(REPORT_ENV)
@@ -226,11 +263,25 @@ def sweep(browser, url, server_log, request: pytest.FixtureRequest) -> Iterator[
 
 
 def _open(page, base: str, setup: Setup, case: Case):
-    """Load the case's page and wait until it is still (``yield from``, in a pool's job); [] or
-    the problem that no chart came where the page draws charts (nothing would be judged)."""
+    """Load the case's page at ``setup``'s viewport and wait until it is still (``yield from``,
+    in a pool's job)."""
+    page.set_viewport_size(setup.viewport)
     query = urllib.parse.urlencode({**setup.params(), **case.params()})
     yield from goto(page, f"{base}/{case.page}?{query}")
     need((yield still(page, quiet_ms=1000, timeout_ms=180_000)), "the page to be still")
+
+
+def _resize(page, setup: Setup):
+    """Resize the window to ``setup``'s viewport and wait until every chart is drawn at its new
+    size (``yield from``)."""
+    page.set_viewport_size(setup.viewport)
+    redrawn = yield still(page, quiet_ms=600, sized=True)
+    need(redrawn, f"the charts redrawn at {setup.describe()}")
+
+
+def _drawn(page, case: Case):
+    """[] or the problem that no chart came where the page draws charts (nothing would be
+    judged; ``yield from``)."""
     if case.page in WITHOUT_CHARTS or page.locator(".js-plotly-plot").count():
         return []
     if not (yield still(page, quiet_ms=1000, least=1, timeout_ms=30_000)):
@@ -287,20 +338,28 @@ def _problems(page, setup: Setup, log: Path | None) -> list[str]:
     ]
 
 
-def _view(base: str, log: Path | None, setup: Setup, case: Case):
-    """The pool's job for one view: (where, its problems)."""
+def _load(base: str, log: Path | None, case: Case, setups: list[Setup]):
+    """The pool's job for one page load, judged at each of ``setups`` (one load's, in order):
+    {set-up name: (where, its problems)}."""
 
     def job(page):
-        missing = yield from _open(page, base, setup, case)
-        problems = missing + _problems(page, setup, log)
-        if problems:  # a chart caught mid-redraw? Judge again once the page has been still a while
-            need((yield still(page, quiet_ms=1000, timeout_ms=180_000)), "the page to be still")
+        results: dict[str, Result] = {}
+        for n, setup in enumerate(setups):
+            if n == 0:
+                yield from _open(page, base, setup, case)
+            else:
+                yield from _resize(page, setup)
+            missing = yield from _drawn(page, case)
             problems = missing + _problems(page, setup, log)
-        where = (
-            f"{case.name()} ({'long' if case.long else 'default'} input) at {setup.describe()}"
-            f" · /{case.page}?{case.shown_params()}"
-        )
-        return where, problems
+            if problems:  # caught mid-redraw? Judge again once the page has been still a while
+                need((yield still(page, quiet_ms=1000, sized=True)), "the page to be still")
+                problems = missing + _problems(page, setup, log)
+            where = (
+                f"{case.name()} ({'long' if case.long else 'default'} input) at "
+                f"{setup.describe()} · /{case.page}?{case.shown_params()}"
+            )
+            results[setup.name] = (where, problems)
+        return results
 
     return job
 
@@ -308,7 +367,7 @@ def _view(base: str, log: Path | None, setup: Setup, case: Case):
 @pytest.mark.parametrize(
     ("setup", "case"),
     [
-        pytest.param(s, c, id=_id(s, c), marks=pytest.mark.xdist_group(f"legibility-{s.name}"))
+        pytest.param(s, c, id=_id(s, c), marks=pytest.mark.xdist_group(f"legibility-{s.load}"))
         for s, c in RUNS
     ],
 )

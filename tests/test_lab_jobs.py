@@ -18,6 +18,8 @@ from ui.lab_jobs import (
     JobSpec,
     JobView,
     LabServer,
+    max_jobs_setting,
+    niceness_setting,
 )
 
 TINY = LabConfig(max_len=5, hidden=32, steps=20, batch=8)
@@ -88,3 +90,15 @@ def test_a_failing_worker_leaves_a_message() -> None:
     view = _wait(server, server.submit(JobSpec(broken, 0, compare=False), "w"), _finished)
     assert view.state == FAILED and view.message == FAILED_TEXT
     assert view.detail.startswith("KeyError")
+
+
+def test_settings_take_only_values_in_range(monkeypatch):
+    """ATLAS_LAB_JOBS: a positive integer, else 2; ATLAS_LAB_NICENESS: 0 to 19, else 10."""
+    for raw, jobs in [("3", 3), ("0", 2), ("-1", 2), ("two", 2), ("", 2)]:
+        monkeypatch.setenv("ATLAS_LAB_JOBS", raw)
+        assert max_jobs_setting() == jobs, raw
+    for raw, nice in [("0", 0), ("19", 19), ("20", 10), ("-5", 10), ("x", 10), ("", 10)]:
+        monkeypatch.setenv("ATLAS_LAB_NICENESS", raw)
+        assert niceness_setting() == nice, raw
+    monkeypatch.delenv("ATLAS_LAB_NICENESS")
+    assert niceness_setting() == 10

@@ -39,6 +39,7 @@ from models.lab.train import LabConfig, LabRun, Progress, Snapshot
 from models.lab.worker import END, ERROR, NICENESS, PROGRESS, RUN, SNAPSHOT, work
 
 MAX_JOBS_ENV = "ATLAS_LAB_JOBS"
+NICENESS_ENV = "ATLAS_LAB_NICENESS"
 HEARTBEAT_TIMEOUT_S = 30.0
 CACHE_RUNS = 32  # finished runs kept (least recently used out first)
 KEEP_JOBS = 64  # finished job records kept for the tabs that still read them
@@ -65,6 +66,14 @@ def max_jobs_setting() -> int:
     """ATLAS_LAB_JOBS when it is a positive integer, else 2."""
     raw = os.environ.get(MAX_JOBS_ENV, "2")
     return int(raw) if raw.isdigit() and int(raw) > 0 else 2
+
+
+def niceness_setting() -> int:
+    """ATLAS_LAB_NICENESS when it is an integer from 0 to 19, else 10: how far the workers step
+    back for the server's own threads. 0 where nothing else on the machine is to be served first
+    (the test suite, whose browsers would otherwise starve a training run)."""
+    raw = os.environ.get(NICENESS_ENV, "")
+    return int(raw) if raw.isdigit() and int(raw) <= 19 else NICENESS
 
 
 @dataclass(frozen=True)
