@@ -120,7 +120,6 @@ SETUPS = [
     Setup("laptop-zh", 1280, 800, False, "zh"),
     Setup("phone-zh", 390, 844, False, "zh"),
 ]
-LOADS = {s.load: [t for t in SETUPS if t.load == s.load] for s in SETUPS}  # in SETUPS' order
 
 
 @dataclass(frozen=True)
@@ -227,7 +226,8 @@ class Sweep:
         return done.pop(setup.name)
 
     def _open_tab(self, load: str):
-        context = self.browser.new_context(viewport=LOADS[load][0].viewport)
+        # a tab of any size: each job sets its set-ups' viewports (_open, _resize)
+        context = self.browser.new_context()
         page = context.new_page()
         page.set_default_timeout(180_000)
         return page, context.close
