@@ -66,6 +66,23 @@ def test_every_lesson_runs_to_its_summary(at, lesson):
     assert at.get("arrow_data_frame") or at.dataframe  # the predictions, in one view
 
 
+def test_next_and_back_move_from_where_the_url_is_now(at):
+    """A presenter's second press can reach the server before the page was redrawn for the
+    first: the move starts from the URL's step, not from the step the control was drawn at."""
+    lesson = LESSONS[0]
+    _goto(at, lesson.id, 2)
+    at.query_params["step"] = "4"  # moved on meanwhile; the buttons were drawn at step 2
+    at.button(key="les_next").click().run()
+    assert at.query_params["step"] == "5"
+    at.query_params["step"] = "3"
+    at.button(key="les_back").click().run()
+    assert at.query_params["step"] == "2"
+    at.query_params["lesson"] = LESSONS[1].id  # left for another lesson: a stale press is ignored
+    at.query_params["step"] = "1"
+    at.button(key="les_next").click().run()
+    assert at.query_params["lesson"] == LESSONS[1].id and at.query_params["step"] == "1"
+
+
 def _questions():
     return [(lesson, i) for lesson in LESSONS for i in lesson.questions]
 

@@ -108,17 +108,15 @@ def nav_ui(lesson: Lesson, step: int) -> None:
     """One compact row: back, where we are, next, the outline, the full page, the lesson list."""
     n = len(lesson.steps)
     row = st.container(horizontal=True, vertical_alignment="center")
-    row.button(
-        _("← Back"), key="les_back", disabled=step <= 1, on_click=go, args=(lesson.id, step - 1)
-    )
+    row.button(_("← Back"), key="les_back", disabled=step <= 1, on_click=shift, args=(lesson, -1))
     label = _("Step {k} of {n}").format(k=step, n=n) if step <= n else _("Your predictions")
     row.button(
         _("Next →") if step < n else _("Finish"),
         key="les_next",
         type="primary",
         disabled=step > n,
-        on_click=go,
-        args=(lesson.id, step + 1),
+        on_click=shift,
+        args=(lesson, 1),
     )
     row.markdown(f"**{escape_markdown(_(lesson.title))}** · {label}")
     with row.popover(_("Outline")):
@@ -140,11 +138,20 @@ def nav_ui(lesson: Lesson, step: int) -> None:
         )
 
 
-def move(lesson: Lesson, step: int):
+def shift(lesson: Lesson, by: int) -> None:
+    """Move ``by`` steps from where the URL is now, not from the step the control was drawn at:
+    a presenter's second → can arrive before the page has redrawn for the first."""
+    if st.query_params.get("lesson") != lesson.id:  # the lesson was left meanwhile
+        return
+    step = min(max(parse_int(st.query_params.get("step"), 1), 1), len(lesson.steps) + 1)
+    target = step + by
+    if 1 <= target <= len(lesson.steps) + 1:
+        go(lesson.id, target)
+
+
+def move(lesson: Lesson):
     def on_move(direction: str) -> None:
-        target = step + (1 if direction == "next" else -1)
-        if 1 <= target <= len(lesson.steps) + 1:
-            go(lesson.id, target)
+        shift(lesson, 1 if direction == "next" else -1)
 
     return on_move
 
@@ -168,7 +175,7 @@ def step_ui(lesson: Lesson, step: int) -> None:
 
 
 def lesson_ui(lesson: Lesson, step: int) -> None:
-    presenter_keys(move(lesson, step))
+    presenter_keys(move(lesson))
     nav_ui(lesson, step)
     step_ui(lesson, step)
 
