@@ -43,7 +43,7 @@ def build_navigation() -> st.navigation:
         for entry in PAGES
         if entry.exists()
     ]
-    return st.navigation([*home_pages(), *pages])
+    return st.navigation([*home_pages(), *pages], expanded=True)  # every page, no "View more"
 
 
 def main() -> None:

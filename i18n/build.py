@@ -34,6 +34,7 @@ AREAS = (
     "common",
     "home",
     "lessons",
+    "live",
     "sidebar",
     "anatomy",
     "why_attention",

@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from viz._checks import escape
-from viz._margins import widest_px
+from viz._margins import LEGEND_ROW_PX, widest_px
 from viz.captions import data_uri
 from viz.figure import figure
 
@@ -171,3 +171,75 @@ def region_figure(
         "annotations": notes,
     }
     return figure({"data": [], "layout": layout})
+
+
+CLASS_INK = "#CC79A7"  # the class's answers (Okabe-Ito reddish purple): never the guess's colour
+GROUP_ROW_PX = 30  # an option's two bars (the model's, the class's) and their gap
+
+
+def class_bars(
+    labels: Sequence[str],
+    counts: Sequence[int],
+    best: int,
+    *,
+    title: str,
+    class_name: str,
+    value_name: str,
+    model_values: Sequence[float] | None = None,
+    model_name: str = "",
+    mine: int | None = None,
+) -> go.Figure:
+    """A class's answers over the options: the share that chose each (its count and percent
+    beside the bar), beside the model's own numbers on the same 0-1 scale where they are weights
+    or shares (``model_values``, in blue). The model's top choice (``best``) has its label in
+    bold; ``mine`` (the viewer's own answer) is marked ▶ in the guess's orange."""
+    counts = np.asarray(counts, dtype=float)  # (n,)
+    n = len(counts)
+    if len(labels) != n or not 0 <= best < n or (mine is not None and not 0 <= mine < n):
+        raise ValueError(f"{len(labels)} labels, {n} counts, best {best}, mine {mine}")
+    shares = counts / max(counts.sum(), 1.0)  # (n,)
+    ticks = escape(list(labels))
+    ticks[best] = f"<b>{ticks[best]}</b>"
+    if mine is not None:
+        ticks[mine] = f'<span style="color:{GUESS}">▶ {ticks[mine]}</span>'
+    rows = list(range(n))
+    text = [f"{int(c)} · {s:.0%}" if c else "" for c, s in zip(counts, shares, strict=True)]
+    data = [_hbars(shares, rows, text, CLASS_INK, class_name)]
+    if model_values is not None:
+        values = np.asarray(model_values, dtype=float)  # (n,)
+        shown = [f"{v:.2f}" if v >= 0.005 else "" for v in values]  # no wall of zeros
+        data.insert(0, _hbars(values, rows, shown, INK, model_name))
+    margin = BAR_MARGIN | {"l": 24 + widest_px([f"▶ {label}  " for label in labels])}
+    layout = {
+        "title": {"text": title},
+        "height": max(220, 130 + (ROW_PX if len(data) == 1 else GROUP_ROW_PX) * n),
+        # the key under the title, in the first screen with the bars' top
+        "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": 1, "yanchor": "bottom"},
+        "margin": margin | {"t": BAR_MARGIN["t"] + LEGEND_ROW_PX},
+        "barmode": "group",
+        "xaxis": {"title": {"text": value_name}, "range": [0, 1.3], "zeroline": True},
+        "yaxis": {
+            "tickmode": "array",
+            "tickvals": rows,
+            "ticktext": [f"{tick}  " for tick in ticks],
+            "autorange": "reversed",
+            "automargin": True,
+        },
+        "bargap": 0.2,
+    }
+    return figure({"data": data, "layout": layout})
+
+
+def _hbars(x: np.ndarray, rows: list[int], text: list[str], colour: str, name: str) -> dict:
+    return {
+        "type": "bar",
+        "orientation": "h",
+        "x": x.tolist(),
+        "y": rows,
+        "name": name,
+        "marker": {"color": colour},
+        "text": text,
+        "textposition": "outside",
+        "cliponaxis": False,
+        "hovertemplate": f"{escape([name])[0]}: %{{x:.3f}}<extra></extra>",
+    }

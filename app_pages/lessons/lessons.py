@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.lessons import views
+from app_pages.lessons import live, teacher, views
 from app_pages.lessons.keys import presenter_keys
 from app_pages.lessons.schema import Lesson, LessonError, load_folder, parse_lesson
 from app_pages.lessons.step_ui import narration_ui, question_ui, sentence_of, summary_ui
-from i18n import _, ngettext
+from i18n import N_, _, ngettext
 from ui.sidebar import classroom_mode
 from ui.text import escape_markdown, page_intro
 from ui.url_state import parse_int
 
 UPLOADED = "les_uploaded"  # session state: lessons the teacher uploaded (id -> Lesson)
-ABOUT = (
+ABOUT = N_(
     "Each lesson walks one part of the story over the atlas's own views, computed live. At the "
     "key moments you predict first: click the word, the part of the image or the choice you "
     "expect; the model's answer is sent only after you commit. Keys: → or PageDown or Space for "
@@ -105,7 +105,8 @@ def current(by_id: dict[str, Lesson]) -> tuple[Lesson | None, int]:
 
 
 def nav_ui(lesson: Lesson, step: int) -> None:
-    """One compact row: back, where we are, next, the outline, the full page, the lesson list."""
+    """One compact row: back, where we are, next, the outline, the full page, the lesson list,
+    and "Start a class"."""
     n = len(lesson.steps)
     row = st.container(horizontal=True, vertical_alignment="center")
     row.button(_("← Back"), key="les_back", disabled=step <= 1, on_click=shift, args=(lesson, -1))
@@ -136,6 +137,8 @@ def nav_ui(lesson: Lesson, step: int) -> None:
         row.page_link(
             f"app_pages/{page}/{page}.py", label=_("Open on its page"), query_params=params(shown)
         )
+    shipped = live.shipped_lessons().get(lesson.id) == lesson
+    teacher.start_button(lesson, step, shipped, row)
 
 
 def shift(lesson: Lesson, by: int) -> None:
@@ -156,10 +159,11 @@ def move(lesson: Lesson):
     return on_move
 
 
-def step_ui(lesson: Lesson, step: int) -> None:
-    """The step: narration beside the view (under it on a phone), or the summary after the last."""
+def step_ui(lesson: Lesson, step: int, lead: teacher.Lead | None = None) -> None:
+    """The step: narration beside the view (under it on a phone), or the summary after the last;
+    with a class (``lead``), its questions are the class's."""
     if step > len(lesson.steps):
-        summary_ui(lesson)
+        teacher.summary_ui(lead, lesson) if lead else summary_ui(lesson)
         return
     index = step - 1
     raw_step = lesson.steps[index]
@@ -167,6 +171,10 @@ def step_ui(lesson: Lesson, step: int) -> None:
     with text_col:
         narration_ui(raw_step)
         current_step = sentence_of(lesson, index, raw_step)
+    if current_step.question is not None and lead is not None:
+        key = f"les_class_{lesson.id}_{index}"
+        teacher.question_ui(lead, current_step, key, text_col, view_col)
+        return
     if current_step.question is not None:
         question_ui(lesson, index, current_step, text_col, view_col)
         return
@@ -176,8 +184,13 @@ def step_ui(lesson: Lesson, step: int) -> None:
 
 def lesson_ui(lesson: Lesson, step: int) -> None:
     presenter_keys(move(lesson))
+    lead = teacher.lead(lesson, step)
+    if lead is not None:
+        step = min(max(lead.info.step, 1), len(lesson.steps) + 1)  # the class's step
     nav_ui(lesson, step)
-    step_ui(lesson, step)
+    if lead is not None:
+        teacher.class_bar(lead, lesson, step)
+    step_ui(lesson, step, lead)
 
 
 def main() -> None:

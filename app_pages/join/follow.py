@@ -1,0 +1,157 @@
+"""A student's view of the class: the teacher's current step, a question's guess (saved to the
+class store at once), and after the reveal their guess, the model's answer and the class's spread."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app_pages.lessons import live, predict, views
+from app_pages.lessons.answers import score
+from app_pages.lessons.schema import Lesson, Step
+from app_pages.lessons.step_ui import narration_ui
+from i18n import _
+from live.store import ClassInfo, Closed, NoSuchClass, Store, Student
+from ui.text import escape_markdown
+
+SEEN = "join_seen"  # session state: the class revision this page was drawn at
+SAVE_ERROR = "join_save_error"
+
+
+@st.fragment(run_every=live.FOLLOW_SECONDS)
+def _follow(store: Store, code: str, drawn: int) -> None:
+    """Every FOLLOW_SECONDS: redraw the page when the teacher moved, revealed or ended."""
+    info = store.get_class(code)
+    if info is None or info.revision != drawn:
+        st.rerun(scope="app")
+
+
+def _header(info: ClassInfo, lesson: Lesson, student: Student) -> None:
+    name = f" · {escape_markdown(student.nickname)}" if student.nickname else ""
+    where = (
+        _("Step {k} of {n}").format(k=info.step, n=len(lesson.steps))
+        if info.step <= len(lesson.steps)
+        else _("Summary")
+    )
+    st.caption(
+        _("Class {code} · you are student {number}{name} · {lesson} · {where}").format(
+            code=info.code,
+            number=student.number,
+            name=name,
+            lesson=escape_markdown(_(lesson.title)),
+            where=where,
+        )
+    )
+
+
+def follow_ui(store: Store, code: str, student: Student) -> None:
+    info = store.get_class(code)
+    lesson = live.shipped_lessons().get(info.lesson) if info else None
+    if info is None or lesson is None:
+        st.info(_("The class {code} is over.").format(code=code))
+        return
+    _header(info, lesson, student)
+    if not info.ended:
+        _follow(store, code, info.revision)
+    if info.ended or info.step > len(lesson.steps):
+        if info.ended:
+            st.success(_("The teacher ended the class. Thank you!"))
+        mine_ui(store, info, lesson, student)
+        return
+    step = lesson.steps[info.step - 1]
+    text_col, view_col = st.columns([2, 3], gap="medium")
+    with text_col:
+        narration_ui(step)
+    if step.question is None:
+        with view_col:
+            views.show_view(step, f"join_view_{info.step}")
+        return
+    question_ui(store, info, step, student, text_col, view_col)
+
+
+def _save(store: Store, code: str, student: Student, step: int, key: str) -> None:
+    """The guess to the class store, committed before the page says "saved"."""
+    choice = st.session_state.get(key)
+    if choice is None:
+        return
+    try:
+        store.answer(code, student.id, step, int(choice))
+        st.session_state.pop(SAVE_ERROR, None)
+    except (Closed, NoSuchClass, LookupError):
+        st.session_state[SAVE_ERROR] = _(
+            "Not saved: the teacher has moved on or revealed the answer."
+        )
+
+
+def question_ui(store: Store, info: ClassInfo, step: Step, student: Student, text_col, view_col):
+    with view_col:
+        posed = predict.pose(step)
+    if posed is None:
+        return
+    question = step.question
+    mine = store.my_answer(info.code, student.id, info.step)
+    with text_col:
+        st.markdown(_("**Predict:** {prompt}").format(prompt=_(question.prompt)))
+        st.markdown(posed.line)
+    key = f"join_guess_{info.code}_{info.step}"
+    if info.revealed:
+        _reveal_ui(store, info, step, posed, mine, key, text_col, view_col)
+        return
+    with view_col:
+        if posed.preview is not None:
+            posed.preview(key)
+        if key not in st.session_state and mine is not None:
+            st.session_state[key] = mine  # back after a reload: the saved guess
+        st.pills(
+            _("Your guess"),
+            list(range(len(posed.labels))),
+            format_func=lambda i: posed.labels[i],
+            key=key,
+            on_change=_save,
+            args=(store, info.code, student, info.step, key),
+        )
+        error = st.session_state.get(SAVE_ERROR)
+        if error:
+            st.warning(error, icon=":material/warning:")
+        elif mine is not None:
+            st.success(
+                _("Saved: **{guess}**. You can change it until the teacher reveals.").format(
+                    guess=escape_markdown(posed.labels[mine])
+                ),
+                icon=":material/check:",
+            )
+        else:
+            st.caption(_("Pick one option; the answer is shown when the teacher reveals it."))
+
+
+def _reveal_ui(store, info, step, posed, mine, key, text_col, view_col) -> None:
+    question = step.question
+    with text_col:
+        if mine is None:
+            st.info(_("You did not answer this one."))
+        else:
+            s = score(question.kind, posed.answer, mine)
+            box = st.success if s.correct else st.info
+            box(predict.verdict(question, posed, s))
+        st.markdown(_(question.explain))
+    with view_col:
+        tally = store.tally(info.code, info.step)
+        live.spread_ui(tally, question, posed, key, mine)
+        if question.kind not in live.DRAWN_IN_SPREAD:
+            live.model_reveal(question, posed, mine if mine is not None else posed.answer.best, key)
+
+
+def mine_ui(store: Store, info: ClassInfo, lesson: Lesson, student: Student) -> None:
+    """The student's own answers of the class against the model's."""
+    st.markdown("### " + _("Your predictions"))
+    rows = []
+    for index, posed in live.posed_questions(lesson):
+        mine = store.my_answer(info.code, student.id, index + 1)
+        rows.append(
+            {
+                _("Step"): index + 1,
+                _("Question"): _(lesson.steps[index].question.prompt),
+                _("Your guess"): posed.labels[mine] if mine in range(len(posed.labels)) else "—",
+                _("Model"): posed.labels[posed.answer.best],
+            }
+        )
+    st.dataframe(rows, hide_index=True)

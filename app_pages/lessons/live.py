@@ -1,0 +1,133 @@
+"""What the teacher's and the students' views of a live class share: the class store (one per
+process, the database shared by every process), the join link, and the class's answers drawn as a
+spread beside the model's answer."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from urllib.parse import urlencode, urlsplit
+
+import numpy as np
+import streamlit as st
+
+from app_pages.lessons import predict, views
+from app_pages.lessons.answers import CLICK_KINDS, score
+from app_pages.lessons.schema import Lesson, Question, load_folder
+from i18n import _, ngettext
+from live.store import Store, Tally, open_store
+from ui.text import escape_markdown
+from viz.lessons import class_bars
+
+_LOG = logging.getLogger(__name__)
+FOLLOW_SECONDS = 1.0  # how often a student's page asks whether the teacher moved
+COUNT_SECONDS = 2.0  # how often the teacher's counts refresh
+DRAWN_IN_SPREAD = ("token",)  # kinds whose whole answer the spread shows: no second chart
+
+
+@st.cache_resource(show_spinner=False)
+def _open() -> Store:
+    return open_store()
+
+
+def class_store() -> Store | None:
+    """The class store (ATLAS_CLASS_DB, else SQLite under ATLAS_CLASS_DIR); None after a clear
+    message when it cannot be opened (the rest of the app goes on)."""
+    try:
+        return _open()
+    except Exception:  # a wrong URL, a database that refuses: say so, keep the page
+        _LOG.exception("the class store did not open")
+        st.error(
+            _("Live classes are unavailable: the class database could not be opened."),
+            icon=":material/error:",
+        )
+        return None
+
+
+def shipped_lessons() -> dict[str, Lesson]:
+    """The lessons a class can follow: the shipped ones (an uploaded lesson lives only in the
+    teacher's session, where the students' pages cannot read it)."""
+    found, _errors = load_folder()
+    return {lesson.id: lesson for lesson in found}
+
+
+def posed_questions(lesson: Lesson) -> Iterator[tuple[int, predict.Posed]]:
+    """(step index, the question posed on the model) for each question of ``lesson`` the
+    models can answer (one they refuse has had its message)."""
+    for index in lesson.questions:
+        posed = predict.pose(lesson.steps[index])
+        if posed is not None:
+            yield index, posed
+
+
+def site_root() -> str:
+    """The app's address as the browser sees it (behind a proxy too), without the page's path."""
+    parts = urlsplit(st.context.url or "")
+    path = parts.path.rsplit("/", 1)[0] if parts.path.count("/") > 1 else ""
+    return f"{parts.scheme}://{parts.netloc}{path}" if parts.netloc else ""
+
+
+def join_url(code: str) -> str:
+    """The students' link: the join page with the code filled in."""
+    return f"{site_root()}/join?{urlencode({'code': code})}"
+
+
+def spaced(code: str) -> str:
+    """A code as it is read aloud and typed: ``ABC DEF``."""
+    return f"{code[:3]} {code[3:]}"
+
+
+def shares(tally: Tally, n_options: int) -> np.ndarray:
+    """(n_options,) the share of the answers that chose each option (zeros when none)."""
+    counts = np.array([tally.counts.get(i, 0) for i in range(n_options)], dtype=float)
+    return counts / max(tally.answered, 1)
+
+
+def modal_choice(tally: Tally, fallback: int) -> int:
+    """The option most of the class chose (the lowest index among ties); ``fallback`` if none."""
+    if not tally.counts:
+        return fallback
+    return min(tally.counts, key=lambda i: (-tally.counts[i], i))
+
+
+def spread_line(tally: Tally, posed: predict.Posed) -> str:
+    """How many chose the model's top option, in words (markdown; the label escaped)."""
+    best = posed.answer.best
+    matched = tally.counts.get(best, 0)
+    return _(
+        "{matched} of {answered} answers ({share:.0%}) chose the model's top choice, **{best}**."
+    ).format(
+        matched=matched,
+        answered=tally.answered,
+        share=matched / max(tally.answered, 1),
+        best=escape_markdown(posed.labels[best]),
+    )
+
+
+def spread_ui(
+    tally: Tally, question: Question, posed: predict.Posed, key: str, mine: int | None = None
+) -> None:
+    """The class's answers over the same options as the model's answer, beside the model's own
+    weights (or shares) where they are on a 0-1 scale; ``mine``: the viewer's own answer."""
+    n = len(posed.labels)
+    weights = question.kind in (*CLICK_KINDS, "pattern")
+    fig = class_bars(
+        posed.labels,
+        [tally.counts.get(i, 0) for i in range(n)],
+        posed.answer.best,
+        title=ngettext(
+            "The class's guesses ({n} answer)", "The class's guesses ({n} answers)", tally.answered
+        ).format(n=tally.answered),
+        class_name=_("the class"),
+        value_name=_("share of the answers") if not weights else _("share · weight"),
+        model_values=posed.answer.values if weights else None,
+        model_name=_("the model ({name})").format(name=posed.value_name),
+        mine=mine,
+    )
+    views.chart(fig, key=f"{key}_spread")
+    st.markdown(spread_line(tally, posed))
+
+
+def model_reveal(question: Question, posed: predict.Posed, guess: int, key: str) -> None:
+    """The model's answer drawn as the lessons draw it, with ``guess`` over it."""
+    posed.reveal(score(question.kind, posed.answer, guess), f"{key}_answer")

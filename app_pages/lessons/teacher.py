@@ -1,0 +1,310 @@
+"""The teacher's side of a live class, on the Lessons page: start a class on the lesson, show the
+join code, its link and a QR code large on the projector, lead the class step by step (every move
+of the teacher's lesson is the class's step), see how many joined and answered, reveal the
+class's guesses beside the model's answer, and after class download the answers and delete them.
+
+The teacher's key never appears on the screen: it lives in this browser's session, and in a
+"teacher link" the teacher may save as a file to take the controls back after a reload."""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from app_pages.lessons import live, predict
+from app_pages.lessons.schema import Lesson, Step
+from i18n import _
+from live.codes import normal_code
+from live.qr import qr_png
+from live.store import ClassInfo, NoSuchClass, NotTeacher, Store
+from ui.text import escape_markdown
+
+LEADS = "live_leads"  # session state: (code, teacher key) of the class this browser leads
+SHOW_JOIN = "live_show_join"  # session state: the join card is shown
+
+
+@dataclass(frozen=True)
+class Lead:
+    """The class this browser leads: its store, code, key and state after this run's sync."""
+
+    store: Store
+    code: str
+    key: str
+    info: ClassInfo
+
+
+def _take_teacher_link(store: Store) -> bool:
+    """A teacher link (``?class=CODE&teacher=KEY``) gives this session the controls; the key
+    leaves the URL at once, so that the projector never shows it. True when it did."""
+    key = st.query_params.get("teacher")
+    if key is None:
+        return False
+    st.query_params.pop("teacher", None)
+    code = normal_code(st.query_params.get("class") or "")
+    if code and store.is_teacher(code, key[:200]):
+        st.session_state[LEADS] = (code, key[:200])
+        return True
+    else:
+        st.warning(
+            _("This teacher link does not open a class: it ended, expired or was deleted."),
+            icon=":material/warning:",
+        )
+    return False
+
+
+def start(lesson_id: str, step: int) -> None:
+    """Start a class on ``lesson_id`` at ``step`` (a button's callback)."""
+    store = live.class_store()
+    if store is None:
+        return
+    info, key = store.create_class(lesson_id, step)
+    st.session_state[LEADS] = (info.code, key)
+    st.session_state[SHOW_JOIN] = True
+    st.query_params["class"] = info.code
+
+
+def _forget() -> None:
+    st.session_state.pop(LEADS, None)
+    st.query_params.pop("class", None)
+
+
+def lead(lesson: Lesson, step: int) -> Lead | None:
+    """The class this browser leads on this lesson, moved to ``step`` (the teacher's step is the
+    class's), or, when a teacher link just gave the controls back, at the class's own step;
+    None when it leads none. A class that is gone is forgotten with a note."""
+    if LEADS not in st.session_state and "teacher" not in st.query_params:
+        if "class" in st.query_params:  # a projector reloaded: the key is not in the URL
+            st.caption(_("A class runs on this lesson: open your saved teacher link to lead it."))
+        return None
+    store = live.class_store()
+    if store is None:
+        return None
+    taken = _take_teacher_link(store)
+    held = st.session_state.get(LEADS)
+    if held is None:
+        return None
+    code, key = held
+    info = store.get_class(code)
+    if info is None:
+        _forget()
+        st.info(_("The class {code} has ended or expired.").format(code=code))
+        return None
+    if info.lesson != lesson.id:
+        return None
+    st.query_params["class"] = code
+    if taken:  # back at the class's step, wherever the link was saved
+        st.query_params["step"] = str(info.step)
+    elif info.step != step and not info.ended:
+        try:
+            info = store.set_step(code, key, step)
+        except (NotTeacher, NoSuchClass):
+            _forget()
+            return None
+    return Lead(store, code, key, info)
+
+
+def start_button(lesson: Lesson, step: int, shipped: bool, row) -> None:
+    """ "Start a class" in the lesson's row; a teacher's own lesson cannot be followed from the
+    students' devices, so it says so instead."""
+    if LEADS in st.session_state:
+        return
+    if shipped:
+        row.button(
+            _("Start a class"),
+            key="live_start",
+            icon=":material/groups:",
+            on_click=start,
+            args=(lesson.id, step),
+        )
+    else:
+        row.caption(_("A class can follow the lessons that ship with the atlas."))
+
+
+def join_card(lead: Lead) -> None:
+    """The join code, its link and a QR code, large: what the projector shows as students join."""
+    url = live.join_url(lead.code)
+    with st.container(border=True, horizontal=True, vertical_alignment="center"):
+        st.image(qr_png(url), width=220, caption=_("Scan to join"))
+        with st.container():
+            st.markdown(_("Join at **{url}**").format(url=escape_markdown(url.split("?")[0])))
+            st.markdown(_("Code:") + f"\n# {live.spaced(lead.code)}")
+            st.caption(escape_markdown(url))
+            st.button(
+                _("Hide the join code"), key="live_hide_join", on_click=_show_join, args=(False,)
+            )
+
+
+def _show_join(show: bool) -> None:
+    st.session_state[SHOW_JOIN] = show
+
+
+def class_bar(lead: Lead, lesson: Lesson, step: int) -> None:
+    """One compact row: the code, the live counts, the join card's switch and the class menu."""
+    if st.session_state.get(SHOW_JOIN) and not lead.info.ended:
+        join_card(lead)
+    row = st.container(horizontal=True, vertical_alignment="center")
+    with row:
+        _counts(lead.code, step, lesson.steps[step - 1] if step <= len(lesson.steps) else None)
+        if not st.session_state.get(SHOW_JOIN) and not lead.info.ended:
+            st.button(_("Show the join code"), key="live_show", on_click=_show_join, args=(True,))
+        with st.popover(_("Class {code}").format(code=lead.code), icon=":material/groups:"):
+            _class_menu(lead, lesson)
+
+
+@st.fragment(run_every=live.COUNT_SECONDS)
+def _counts(code: str, step: int, shown: Step | None) -> None:
+    """Who joined and, on a question, how many answered: live, never who answered what."""
+    store = live.class_store()
+    info = store.get_class(code) if store else None
+    if info is None:
+        return
+    text = _("Class **{code}** · {n} joined").format(code=code, n=info.students)
+    if info.ended:
+        text += " · " + _("ended")
+    elif shown is not None and shown.question is not None:
+        tally = store.tally(code, step)
+        text += " · " + _("{a} of {n} answered").format(a=tally.answered, n=info.students)
+    st.markdown(text)
+
+
+def _class_menu(lead: Lead, lesson: Lesson) -> None:
+    st.download_button(
+        _("Save the teacher link"),
+        data=_teacher_link(lead, lesson),
+        file_name=f"atlas-class-{lead.code}-teacher.txt",
+        mime="text/plain",
+        help=_(
+            "Opens the teacher's controls again, after a reload or on another computer. Keep it private."
+        ),
+        key="live_teacher_link",
+    )
+    st.download_button(
+        _("Answers (CSV)"),
+        data=answers_csv(lead, lesson),
+        file_name=f"atlas-class-{lead.code}-answers.csv",
+        mime="text/csv",
+        key="live_csv",
+    )
+    if not lead.info.ended:
+        st.button(_("End the class"), key="live_end", on_click=_end, args=(lead,))
+    st.button(
+        _("Delete the class and its answers"),
+        key="live_delete",
+        on_click=_delete,
+        args=(lead,),
+        type="primary" if lead.info.ended else "secondary",
+    )
+
+
+def _teacher_link(lead: Lead, lesson: Lesson) -> str:
+    return f"{live.site_root()}/lessons?lesson={lesson.id}&class={lead.code}&teacher={lead.key}\n"
+
+
+def _end(lead: Lead) -> None:
+    lead.store.end_class(lead.code, lead.key)
+
+
+def _delete(lead: Lead) -> None:
+    lead.store.delete_class(lead.code, lead.key)
+    _forget()
+    st.session_state.pop(SHOW_JOIN, None)
+
+
+def _labels(lesson: Lesson, index: int) -> tuple[str, ...] | None:
+    posed = predict.pose(lesson.steps[index])
+    return posed.labels if posed else None
+
+
+def answers_csv(lead: Lead, lesson: Lesson) -> str:
+    """Every answer, one row per student and question (anonymous numbers, the optional
+    nickname), with the option's label and whether it was the model's top choice."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["step", "question", "student", "nickname", "choice", "model_top", "matched"])
+    posed_of = dict(live.posed_questions(lesson))
+    for row in lead.store.answers(lead.code, lead.key):
+        posed = posed_of.get(row.step - 1)
+        if posed is None or not 0 <= row.choice < len(posed.labels):
+            continue
+        best = posed.answer.best
+        writer.writerow(
+            [
+                row.step,
+                _(lesson.steps[row.step - 1].question.prompt),
+                row.student,
+                _csv_safe(row.nickname),
+                _csv_safe(posed.labels[row.choice]),
+                _csv_safe(posed.labels[best]),
+                int(row.choice == best),
+            ]
+        )
+    return out.getvalue()
+
+
+def _csv_safe(text: str) -> str:
+    """A cell a spreadsheet will not run as a formula (=, +, -, @ first)."""
+    return f"'{text}" if text[:1] in ("=", "+", "-", "@") else text
+
+
+def question_ui(lead: Lead, step: Step, key: str, text_col, view_col) -> None:
+    """A question with the class: the options on the projector while students answer on their
+    devices; at the reveal the class's spread beside the model's answer."""
+    with view_col:
+        posed = predict.pose(step)
+    if posed is None:
+        return
+    question = step.question
+    with text_col:
+        st.markdown(_("**Predict:** {prompt}").format(prompt=_(question.prompt)))
+        st.markdown(posed.line)
+    if not lead.info.revealed:
+        with view_col:
+            if posed.preview is not None:
+                posed.preview(key)
+            options = " · ".join(escape_markdown(label) for label in posed.labels)
+            st.markdown(_("Options: {options}").format(options=options))
+        with text_col:
+            st.caption(
+                _(
+                    "The class answers on their own devices; the answer stays hidden until you reveal it."
+                )
+            )
+            st.button(
+                _("Reveal the answer"),
+                type="primary",
+                key=f"{key}_class_reveal",
+                on_click=lead.store.reveal,
+                args=(lead.code, lead.key),
+            )
+        return
+    tally = lead.store.tally(lead.code, lead.info.step)
+    with view_col:
+        live.spread_ui(tally, question, posed, key)
+        if question.kind not in live.DRAWN_IN_SPREAD:  # the model's own view adds to it
+            live.model_reveal(question, posed, live.modal_choice(tally, posed.answer.best), key)
+    with text_col:
+        st.markdown(_(question.explain))
+
+
+def summary_ui(lead: Lead, lesson: Lesson) -> None:
+    """After the last step: each question's counts per option and the share that matched."""
+    st.markdown("### " + _("The class's predictions"))
+    rows = []
+    for index, posed in live.posed_questions(lesson):
+        tally = lead.store.tally(lead.code, index + 1)
+        part = live.shares(tally, len(posed.labels))
+        rows.append(
+            {
+                _("Step"): index + 1,
+                _("Question"): _(lesson.steps[index].question.prompt),
+                _("Answers"): tally.answered,
+                _("Most chosen"): posed.labels[int(np.argmax(part))] if tally.answered else "—",
+                _("Model"): posed.labels[posed.answer.best],
+                _("Matched the model"): f"{part[posed.answer.best]:.0%}" if tally.answered else "—",
+            }
+        )
+    st.dataframe(rows, hide_index=True)

@@ -1,0 +1,165 @@
+"""A live class under AppTest, with the shipped models and a real SQLite store: the teacher starts
+a class on a lesson, a student joins by code, follows the teacher's step, answers (saved only once
+committed), changes the answer, sees the reveal; the teacher's counts, reveal, summary, CSV,
+teacher link and delete; bad codes, links and keys get clear messages; nicknames stay text."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+from app_pages.lessons import live
+from app_pages.lessons.schema import load_folder
+from app_pages.lessons.teacher import Lead, answers_csv
+from live.store import open_store
+from tests.app_helpers import open_app
+
+pytestmark = pytest.mark.checkpoints
+LESSONS = "app_pages/lessons/lessons.py"
+JOIN = "app_pages/join/join.py"
+
+
+@pytest.fixture()
+def db(tmp_path, monkeypatch):
+    """A fresh class store for each test: the app's cached one is reopened on its folder."""
+    monkeypatch.setenv("ATLAS_CLASS_DIR", str(tmp_path))
+    monkeypatch.delenv("ATLAS_CLASS_DB", raising=False)
+    live._open.clear()
+    store = open_store()
+    yield store
+    store.close()
+    live._open.clear()
+
+
+def _teacher(step: int = 1):
+    at = open_app(LESSONS, {"lesson": "bahdanau", "step": str(step)})
+    at.button(key="live_start").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    code, key = at.session_state["live_leads"]
+    assert at.query_params["class"] == code and key not in str(dict(at.query_params))
+    return at, code, key
+
+
+def _student(code: str, name: str = ""):
+    at = open_app(JOIN, {"code": code})
+    at.text_input(key="join_name").input(name)
+    at.button[0].click().run()  # the form's Join
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.query_params["code"] == code and at.query_params["me"]
+    return at
+
+
+def _text(at) -> str:
+    kinds = ("markdown", "caption", "info", "success", "warning", "error")
+    return "\n".join(str(e.value) for kind in kinds for e in at.get(kind))
+
+
+def _go(at, step: int):
+    at.query_params["step"] = str(step)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def test_a_class_from_join_to_reveal(db):
+    teacher, code, key = _teacher()
+    assert any(e.key == "live_hide_join" for e in teacher.button)  # the join card is up
+    info = db.get_class(code)
+    assert info.lesson == "bahdanau" and info.step == 1 and not info.revealed
+    ann = _student(code, "Ann <b>x</b>")
+    assert "Step 1 of" in _text(ann) and "student 1" in _text(ann) and "Ann" in _text(ann)
+    _go(teacher, 2)  # the question: which English word does noir look at?
+    assert db.get_class(code).step == 2
+    ann.run()
+    group = ann.button_group[0]
+    words = [str(o) for o in group.options]
+    assert ann.get("plotly_chart") == [] or all(
+        "_answer" not in (c.key or "") for c in ann.get("plotly_chart")
+    )
+    group.set_value(words.index("dog")).run()
+    me = ann.query_params["me"]
+    assert db.my_answer(code, me, 2) == words.index("dog")
+    assert "Saved" in _text(ann)
+    ann.button_group[0].set_value(words.index("black")).run()  # changed: the last one counts
+    assert db.my_answer(code, me, 2) == words.index("black")
+    teacher.run()
+    assert "1 of 1 answered" in _text(teacher)
+    assert "black" not in "".join(c.proto.spec for c in teacher.get("plotly_chart"))
+    teacher.button(
+        key=next(b.key for b in teacher.button if b.key.endswith("_class_reveal"))
+    ).click()
+    teacher.run()
+    assert db.get_class(code).revealed
+    assert "1 of 1 answers (100%) chose the model's top choice" in _text(teacher)
+    ann.run()
+    assert "Right!" in _text(ann)  # the student's verdict
+    assert any("_spread" in (c.key or "") for c in ann.get("plotly_chart"))
+    assert not ann.button_group  # no guess after the reveal
+
+
+def test_after_the_reveal_an_answer_is_refused_and_said_so(db):
+    teacher, code, key = _teacher(2)
+    bob = _student(code)
+    group = bob.button_group[0]
+    db.reveal(code, key)  # the teacher reveals while bob's page still shows the options
+    group.set_value(0).run()
+    assert db.my_answer(code, bob.query_params["me"], 2) is None
+    assert "Not saved" in _text(bob) or "did not answer" in _text(bob)
+
+
+def test_the_teacher_link_gives_the_controls_back_and_leaves_the_url(db):
+    teacher, code, key = _teacher()
+    again = open_app(LESSONS, {"lesson": "bahdanau", "step": "3", "class": code, "teacher": key})
+    assert again.session_state["live_leads"] == (code, key)
+    assert "teacher" not in again.query_params
+    assert again.query_params["step"] == "1" and db.get_class(code).step == 1  # the class's step
+    _go(again, 3)
+    assert db.get_class(code).step == 3  # it leads: its step is the class's
+    wrong = open_app(LESSONS, {"lesson": "bahdanau", "step": "1", "class": code, "teacher": "x"})
+    assert "live_leads" not in wrong.session_state
+    assert "does not open a class" in _text(wrong)
+    assert db.get_class(code).step == 3  # a wrong key moved nothing
+
+
+def test_bad_codes_and_links_get_messages(db):
+    at = open_app(JOIN, {"code": "ab"})
+    at.button[0].click().run()
+    assert "6 letters" in _text(at)
+    at = open_app(JOIN)
+    at.text_input(key="join_code").input("zzz-zzz")
+    at.button[0].click().run()
+    assert "no open class with the code ZZZZZZ" in _text(at)
+    teacher, code, key = _teacher()
+    stale = open_app(JOIN, {"code": code, "me": "not-a-student"})
+    assert "no longer belongs to an open class" in _text(stale)
+    assert "me" not in stale.query_params
+
+
+def test_csv_summary_end_and_delete(db):
+    teacher, code, key = _teacher(2)
+    cat = _student(code, "=cmd")
+    cat.button_group[0].set_value(0).run()
+    db.reveal(code, key)
+    lead = teacher.session_state["live_leads"]
+    rows = list(csv.DictReader(io.StringIO(_csv(teacher))))
+    assert len(rows) == 1 and rows[0]["student"] == "1" and rows[0]["nickname"] == "'=cmd"
+    assert rows[0]["step"] == "2"
+    _go(teacher, 7)  # after the last step: the class's predictions
+    assert teacher.dataframe
+    teacher.button(key="live_end").click().run()
+    assert db.get_class(code).ended
+    cat.run()
+    assert "ended the class" in _text(cat)
+    teacher.button(key="live_delete").click().run()
+    assert db.get_class(code) is None and "live_leads" not in teacher.session_state
+    assert db.student(code, cat.query_params["me"]) is None
+    cat.run()
+    assert "no longer belongs" in _text(cat), lead
+
+
+def _csv(at) -> str:
+    store = live._open()
+    code, key = at.session_state["live_leads"]
+    lesson = next(lesson for lesson in load_folder()[0] if lesson.id == "bahdanau")
+    return answers_csv(Lead(store, code, key, store.get_class(code)), lesson)
