@@ -8,14 +8,15 @@ import hmac
 import re
 import secrets
 
-# Capital letters without the look-alikes I, L and O, and no digits (0/O, 1/I, 5/S, 8/B).
-ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ"
+# Capital consonants without the look-alike L, and no digits (0/O, 1/I, 5/S, 8/B): no vowels
+# (nor Y), so that a code read out in front of a class never spells a word.
+ALPHABET = "BCDFGHJKMNPQRSTVWXZ"
 CODE_LENGTH = 6
 _SEPARATORS = re.compile(r"[\s\-]+")  # what a person may type between the letters: spaces, dashes
 
 
 def new_code() -> str:
-    """A random join code: CODE_LENGTH letters of ALPHABET (23**6 = 148,035,889 codes)."""
+    """A random join code: CODE_LENGTH letters of ALPHABET (19**6 = 47,045,881 codes)."""
     return "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from deploy import serve_class
 from live.store import open_store
+from tests.browser_helpers import wait_still
 from tests.requirements_env import need
 
 pytestmark = pytest.mark.browser
@@ -60,7 +61,7 @@ def _next(teacher, step: int) -> None:
     _step(teacher, step)
 
 
-def test_a_class_across_two_replicas_survives_losing_one(served, browser, tmp_path):
+def test_a_class_across_two_replicas_survives_losing_one(served, browser, screenshots):
     teacher = browser.new_page(viewport={"width": 1280, "height": 720})
     teacher.set_default_timeout(60_000)
     teacher.goto(f"{served.url}/lessons?lesson=bahdanau&step=1&classroom=true")
@@ -90,6 +91,8 @@ def test_a_class_across_two_replicas_survives_losing_one(served, browser, tmp_pa
     assert students[1].get_by_text("<b>Bo</b>", exact=False).count() == 1  # text, not a tag
     assert students[1].locator("b:text-is('Bo')").count() == 0
 
+    teacher.get_by_text("3 joined", exact=False).wait_for(timeout=FOLLOW_S)
+    teacher.screenshot(path=str(screenshots / "class-join.png"))
     teacher.get_by_role("button", name="Hide the join code").click()
     _next(teacher, 2)  # the first question: where does "noir" look?
     for student, word in zip(students, GUESSES, strict=True):
@@ -99,7 +102,11 @@ def test_a_class_across_two_replicas_survives_losing_one(served, browser, tmp_pa
     teacher.get_by_text("3 of 3 answered").wait_for(timeout=FOLLOW_S)
     teacher.get_by_role("button", name="Reveal the answer").click()
     teacher.get_by_text("2 of 3 answers (67%) chose the model's top choice").wait_for()
+    wait_still(teacher)
+    teacher.screenshot(path=str(screenshots / "class-reveal.png"))
     students[0].get_by_text("Right!", exact=False).wait_for(timeout=FOLLOW_S)
+    wait_still(students[0])
+    students[0].screenshot(path=str(screenshots / "class-student.png"))
     students[2].get_by_text("Not quite.", exact=False).wait_for(timeout=FOLLOW_S)
 
     _next(teacher, 3)

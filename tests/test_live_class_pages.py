@@ -163,3 +163,11 @@ def _csv(at) -> str:
     code, key = at.session_state["live_leads"]
     lesson = next(lesson for lesson in load_folder()[0] if lesson.id == "bahdanau")
     return answers_csv(Lead(store, code, key, store.get_class(code)), lesson)
+
+
+def test_the_join_page_in_chinese(db):
+    at = open_app(JOIN, first={"lang": "zh"})
+    assert "输入老师展示的代码" in _text(at) and at.text_input(key="join_code").label == "课堂代码"
+    at.text_input(key="join_code").input("ab")
+    at.button[0].click().run()
+    assert "课堂代码由 6 个字母组成" in _text(at)

@@ -174,7 +174,7 @@ def region_figure(
 
 
 CLASS_INK = "#CC79A7"  # the class's answers (Okabe-Ito reddish purple): never the guess's colour
-GROUP_ROW_PX = 30  # an option's two bars (the model's, the class's) and their gap
+GROUP_ROW_PX = 26  # an option's two bars (the model's, the class's) and their gap
 
 
 def class_bars(

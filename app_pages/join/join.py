@@ -31,7 +31,7 @@ def _join() -> None:
     if store is None:
         return
     if code is None:
-        st.session_state["join_error"] = _("A class code has {n} letters, like ABC DEF.").format(
+        st.session_state["join_error"] = _("A class code has {n} letters, like BCD FGH.").format(
             n=CODE_LENGTH
         )
         return
