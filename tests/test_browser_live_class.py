@@ -94,6 +94,10 @@ def test_a_class_across_two_replicas_survives_losing_one(served, browser, screen
     teacher.get_by_text("3 joined", exact=False).wait_for(timeout=FOLLOW_S)
     teacher.screenshot(path=str(screenshots / "class-join.png"))
     teacher.get_by_role("button", name="Hide the join code").click()
+    teacher.get_by_role("button", name="Hide the join code").wait_for(state="detached")
+    wait_still(teacher)
+    chart = teacher.locator(".js-plotly-plot").first.bounding_box()  # the step's heatmap
+    assert chart["y"] >= 0 and chart["y"] + chart["height"] <= 720, chart  # whole, first screen
     _next(teacher, 2)  # the first question: where does "noir" look?
     for student, word in zip(students, GUESSES, strict=True):
         student.get_by_text("Step 2 of 6").wait_for(timeout=FOLLOW_S)

@@ -104,9 +104,9 @@ def current(by_id: dict[str, Lesson]) -> tuple[Lesson | None, int]:
     return lesson, min(max(step, 1), len(lesson.steps) + 1)
 
 
-def nav_ui(lesson: Lesson, step: int) -> None:
+def nav_ui(lesson: Lesson, step: int, lead: teacher.Lead | None = None) -> None:
     """One compact row: back, where we are, next, the outline, the full page, the lesson list,
-    and "Start a class"."""
+    and "Start a class" (with a class: its counts and menu)."""
     n = len(lesson.steps)
     row = st.container(horizontal=True, vertical_alignment="center")
     row.button(_("← Back"), key="les_back", disabled=step <= 1, on_click=shift, args=(lesson, -1))
@@ -119,7 +119,10 @@ def nav_ui(lesson: Lesson, step: int) -> None:
         on_click=shift,
         args=(lesson, 1),
     )
-    row.markdown(f"**{escape_markdown(_(lesson.title))}** · {label}")
+    if lead is None:  # with a class the row holds its counts and menu: the step alone
+        row.markdown(f"**{escape_markdown(_(lesson.title))}** · {label}")
+    else:
+        row.markdown(f"**{label}**")
     with row.popover(_("Outline")):
         for i, s in enumerate(lesson.steps, start=1):
             mark = "❓ " if s.question else ""
@@ -137,8 +140,11 @@ def nav_ui(lesson: Lesson, step: int) -> None:
         row.page_link(
             f"app_pages/{page}/{page}.py", label=_("Open on its page"), query_params=params(shown)
         )
-    shipped = live.shipped_lessons().get(lesson.id) == lesson
-    teacher.start_button(lesson, step, shipped, row)
+    if lead is not None:
+        teacher.class_controls(lead, lesson, step, row)
+    else:
+        shipped = live.shipped_lessons().get(lesson.id) == lesson
+        teacher.start_button(lesson, step, shipped, row)
 
 
 def shift(lesson: Lesson, by: int) -> None:
@@ -187,9 +193,9 @@ def lesson_ui(lesson: Lesson, step: int) -> None:
     lead = teacher.lead(lesson, step)
     if lead is not None:
         step = min(max(lead.info.step, 1), len(lesson.steps) + 1)  # the class's step
-    nav_ui(lesson, step)
+    nav_ui(lesson, step, lead)
     if lead is not None:
-        teacher.class_bar(lead, lesson, step)
+        teacher.join_card_ui(lead)
     step_ui(lesson, step, lead)
 
 

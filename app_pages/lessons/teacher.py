@@ -142,17 +142,19 @@ def _show_join(show: bool) -> None:
     st.session_state[SHOW_JOIN] = show
 
 
-def class_bar(lead: Lead, lesson: Lesson, step: int) -> None:
-    """One compact row: the code, the live counts, the join card's switch and the class menu."""
-    if st.session_state.get(SHOW_JOIN) and not lead.info.ended:
-        join_card(lead)
-    row = st.container(horizontal=True, vertical_alignment="center")
+def class_controls(lead: Lead, lesson: Lesson, step: int, row) -> None:
+    """In the lesson's own row (so that the step's chart keeps its place on a projector's first
+    screen): the live counts, the join card's switch and the class menu."""
     with row:
         _counts(lead.code, step, lesson.steps[step - 1] if step <= len(lesson.steps) else None)
-        if not st.session_state.get(SHOW_JOIN) and not lead.info.ended:
-            st.button(_("Show the join code"), key="live_show", on_click=_show_join, args=(True,))
         with st.popover(_("Class {code}").format(code=lead.code), icon=":material/groups:"):
             _class_menu(lead, lesson)
+
+
+def join_card_ui(lead: Lead) -> None:
+    """The join card, while the teacher shows it (from the start of the class until hidden)."""
+    if st.session_state.get(SHOW_JOIN) and not lead.info.ended:
+        join_card(lead)
 
 
 @st.fragment(run_every=live.COUNT_SECONDS)
@@ -162,7 +164,7 @@ def _counts(code: str, step: int, shown: Step | None) -> None:
     info = store.get_class(code) if store else None
     if info is None:
         return
-    text = _("Class **{code}** · {n} joined").format(code=code, n=info.students)
+    text = ":material/groups: " + _("{n} joined").format(n=info.students)
     if info.ended:
         text += " · " + _("ended")
     elif shown is not None and shown.question is not None:
@@ -172,6 +174,8 @@ def _counts(code: str, step: int, shown: Step | None) -> None:
 
 
 def _class_menu(lead: Lead, lesson: Lesson) -> None:
+    if not st.session_state.get(SHOW_JOIN) and not lead.info.ended:
+        st.button(_("Show the join code"), key="live_show", on_click=_show_join, args=(True,))
     st.download_button(
         _("Save the teacher link"),
         data=_teacher_link(lead, lesson),
