@@ -171,3 +171,12 @@ def test_the_join_page_in_chinese(db):
     at.text_input(key="join_code").input("ab")
     at.button[0].click().run()
     assert "课堂代码由 6 个字母组成" in _text(at)
+
+
+def test_a_class_starts_from_the_list_and_from_a_lessons_outline(db):
+    at = open_app(LESSONS)
+    at.button(key="live_start_anatomy").click().run()
+    code, _key = at.session_state["live_leads"]
+    assert at.query_params["lesson"] == "anatomy" and at.query_params["step"] == "1"
+    assert db.get_class(code).lesson == "anatomy"
+    assert not [b for b in at.button if (b.key or "").startswith("live_start")]  # one at a time

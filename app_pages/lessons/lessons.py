@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.lessons import live, teacher, views
+from app_pages.lessons import teacher, views
 from app_pages.lessons.keys import presenter_keys
 from app_pages.lessons.schema import Lesson, LessonError, load_folder, parse_lesson
 from app_pages.lessons.step_ui import narration_ui, question_ui, sentence_of, summary_ui
@@ -73,7 +73,11 @@ def index_ui() -> None:
                 + " · "
                 + ngettext("{n} prediction", "{n} predictions", n_q).format(n=n_q)
             )
-            st.button(_("Start"), key=f"les_start_{lesson.id}", on_click=go, args=(lesson.id, 1))
+            with st.container(horizontal=True):
+                st.button(
+                    _("Start"), key=f"les_start_{lesson.id}", on_click=go, args=(lesson.id, 1)
+                )
+                teacher.start_button(lesson, 1, f"live_start_{lesson.id}")
 
 
 def go(lesson_id: str | None, step: int) -> None:
@@ -134,6 +138,8 @@ def nav_ui(lesson: Lesson, step: int, lead: teacher.Lead | None = None) -> None:
                 type="tertiary",
             )
         st.button(_("All lessons"), key="les_all", on_click=go, args=(None, 0), type="tertiary")
+        if lead is None:
+            teacher.start_button(lesson, step, "live_start")
     if step <= n:
         shown = lesson.steps[step - 1]
         page, params = views.FULL_PAGES[shown.view]
@@ -142,9 +148,6 @@ def nav_ui(lesson: Lesson, step: int, lead: teacher.Lead | None = None) -> None:
         )
     if lead is not None:
         teacher.class_controls(lead, lesson, step, row)
-    else:
-        shipped = live.shipped_lessons().get(lesson.id) == lesson
-        teacher.start_button(lesson, step, shipped, row)
 
 
 def shift(lesson: Lesson, by: int) -> None:

@@ -64,6 +64,8 @@ def start(lesson_id: str, step: int) -> None:
     info, key = store.create_class(lesson_id, step)
     st.session_state[LEADS] = (info.code, key)
     st.session_state[SHOW_JOIN] = True
+    st.query_params["lesson"] = lesson_id
+    st.query_params["step"] = str(step)
     st.query_params["class"] = info.code
 
 
@@ -107,21 +109,22 @@ def lead(lesson: Lesson, step: int) -> Lead | None:
     return Lead(store, code, key, info)
 
 
-def start_button(lesson: Lesson, step: int, shipped: bool, row) -> None:
-    """ "Start a class" in the lesson's row; a teacher's own lesson cannot be followed from the
-    students' devices, so it says so instead."""
-    if LEADS in st.session_state:
+def start_button(lesson: Lesson, step: int, key: str) -> None:
+    """ "Start a class" on ``lesson`` at ``step`` (on the lesson list, and in a lesson's outline);
+    a teacher's own lesson cannot be followed from the students' devices, so it says so."""
+    if LEADS in st.session_state:  # one class at a time
         return
-    if shipped:
-        row.button(
+    if live.shipped_lessons().get(lesson.id) == lesson:
+        st.button(
             _("Start a class"),
-            key="live_start",
+            key=key,
             icon=":material/groups:",
             on_click=start,
             args=(lesson.id, step),
+            help=_("Students join with a code and answer the predictions on their own devices."),
         )
     else:
-        row.caption(_("A class can follow the lessons that ship with the atlas."))
+        st.caption(_("A class can follow the lessons that ship with the atlas."))
 
 
 def join_card(lead: Lead) -> None:
