@@ -33,6 +33,13 @@ class Setup:
     classroom: bool
 
 
+# the right edges of the charts that reach past the page's main column (a part scrolls sideways)
+WIDER_THAN_THE_PAGE = """() => {
+  const edge = document.querySelector('[data-testid=stMainBlockContainer]')
+    .getBoundingClientRect().right;
+  return [...document.querySelectorAll('.js-plotly-plot')]
+    .map(e => Math.round(e.getBoundingClientRect().right)).filter(r => r > edge + 1);
+}"""
 SETUPS = [Setup("projector", 1280, 720, "en", True), Setup("phone", 390, 844, "zh", False)]
 
 
@@ -45,6 +52,9 @@ def _judge(page, setup: Setup, where: str) -> list[str]:
         problems.append(
             f"{where}: main chart spans {box[0]:.0f}-{box[1]:.0f} px, not all on screen"
         )
+    wide = page.evaluate(WIDER_THAN_THE_PAGE)
+    if setup.classroom and wide:  # at a projector nobody scrolls a chart sideways
+        problems.append(f"{where}: charts wider than the page's column (right edges {wide})")
     return problems
 
 

@@ -4,6 +4,8 @@ part is drawn by ``predict`` only after the reveal."""
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
@@ -15,7 +17,7 @@ from i18n import _, pgettext
 from models.transformer.positional import sinusoidal_encoding
 from ui.charts import plotly_chart
 from ui.text import escape_markdown
-from viz._margins import widest_px
+from viz._margins import widest_px, x_ticks_height
 from viz.alignment import alignment_heatmap
 from viz.captions import blend
 from viz.heatmaps import COLUMN_PX
@@ -27,31 +29,59 @@ from viz.scaling import lines_over_dims
 
 PE_POSITIONS, PE_DIMS = 24, 32
 LABEL_GAP_PX = 6  # a token column a little wider than its label needs: labels never touch
+STANDING_GAP_PX = 2  # a column of a standing label: COLUMN_PX has its line height and a gap
 FIT_HEIGHT_PX = 520  # classroom mode: a chart fits under the step's row on a 720 px projector
+# a step's view column at a projector (about 700 px of 1280 in classroom mode), in the builders'
+# 12 px units before classroom mode scales them up (CLASSROOM_SCALE, 1.25-1.5)
+VIEW_COLUMN_PX = 470
 
 
 def chart(fig: go.Figure, key: str) -> None:
     """``plotly_chart`` for a step: the heatmaps' per-cell numbers left to the hover (they need
     cells wider than a step's column gives), as wide as the column but never narrower than the
-    cells and labels need (``layout.width`` is that least width: on a phone a long sentence
-    scrolls, at a projector it fits), and in classroom mode scaled to fit FIT_HEIGHT_PX, never
-    below the legibility minimums."""
+    cells and labels need (``layout.width`` is that least width, for a map whose columns are
+    labelled tokens; other maps and grids of maps fit their column), and in classroom mode scaled
+    to fit FIT_HEIGHT_PX, never below the legibility minimums. Flat token labels that would make
+    the chart wider than a step's view column at a projector stand up instead (-90 degrees), so
+    that nothing scrolls sideways there."""
     heatmaps = [trace for trace in fig.data if trace.type == "heatmap"]
     for trace in heatmaps:
         trace.texttemplate = None
         trace.text = None
-    if heatmaps and heatmaps[0].z is not None:
+    keys = len(heatmaps[0].z[0]) if heatmaps and heatmaps[0].z is not None else 0  # columns
+    token_axis = keys and len(fig.layout.xaxis.ticktext or ()) == keys  # a label per column
+    if token_axis and _grid_columns(fig, heatmaps) <= 2:
         margin = fig.layout.margin
-        n_columns = max(len(row) for row in heatmaps[0].z) * len(heatmaps)
-        column = COLUMN_PX + LABEL_GAP_PX
+        sides = (margin.l or 0) + (margin.r or 0)
+        n_columns = keys * len(heatmaps)
+        column = COLUMN_PX + STANDING_GAP_PX
         if fig.layout.xaxis.tickangle == 0:  # flat token labels side by side: as wide as the widest
-            column = max(
-                column, widest_px(list(fig.layout.xaxis.ticktext or ())) + 2 * LABEL_GAP_PX
-            )
-        fig.layout.width = (margin.l or 0) + (margin.r or 0) + column * n_columns
+            labels = [html.unescape(str(t)) for t in fig.layout.xaxis.ticktext or ()]
+            flat = max(column, widest_px(labels) + 2 * LABEL_GAP_PX)
+            if sides + flat * n_columns <= VIEW_COLUMN_PX:
+                column = flat
+            else:
+                _stand_up(fig, labels)
+        fig.layout.width = sides + column * n_columns
     else:
         fig.layout.width = None
     plotly_chart(fig, key=key, fit_height=FIT_HEIGHT_PX)
+
+
+def _grid_columns(fig: go.Figure, heatmaps: list) -> int:
+    """How many heatmaps stand side by side (distinct x domains): a grid of small maps fits its
+    column by itself, without a least width."""
+    domains = {tuple(fig.layout["xaxis" + (t.xaxis or "x")[1:]].domain or (0, 1)) for t in heatmaps}
+    return len(domains)
+
+
+def _stand_up(fig: go.Figure, labels: list[str]) -> None:
+    """The x tick labels vertical, the bottom margin and the height grown by what they take."""
+    grow = x_ticks_height(labels, -90) - x_ticks_height(labels, 0)
+    fig.layout.xaxis.tickangle = -90
+    fig.layout.margin.b = (fig.layout.margin.b or 0) + grow
+    if fig.layout.height:
+        fig.layout.height += grow
 
 
 def region_names() -> tuple[str, ...]:
