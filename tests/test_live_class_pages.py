@@ -18,7 +18,7 @@ from tests.app_helpers import open_app
 
 pytestmark = pytest.mark.checkpoints
 LESSONS = "app_pages/lessons/lessons.py"
-JOIN = "app_pages/join/join.py"
+JOIN = "app_pages/lessons/join.py"
 
 
 @pytest.fixture()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.join.follow import follow_ui
+from app_pages.lessons.follow import follow_ui
 from app_pages.lessons import live
 from i18n import N_, _
 from live.codes import CODE_LENGTH, normal_code
