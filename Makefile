@@ -77,13 +77,15 @@ bench: $(STAMP_DEV)
 
 # --- A class at once (bench/load, docs/deployment.md) ---------------------------------------------
 # Headless students over Streamlit's websocket protocol, on loopback, then one table (also written
-# to runs/load/). SCENARIO=class|burst|soak|all; SESSIONS, INTERACTIONS; REPLICAS=1, 2 or 1,2 (a
-# run for each: nginx in front of 2); QUICK=1 shrinks every size; LOAD_ARGS: python -m bench.load --help.
+# to runs/load/). SCENARIO=class|burst|soak|all|live-class; SESSIONS, INTERACTIONS; REPLICAS=1, 2 or
+# 1,2 (a run for each: nginx in front of 2; default 1, live-class 1,2); QUICK=1 shrinks every size;
+# LOAD_ARGS: python -m bench.load --help.
 .PHONY: load serve-class nginx
 SCENARIO ?= all
 load: $(STAMP_DEV)
-	OMP_NUM_THREADS=1 $(BIN)/python -m bench.load --scenario $(SCENARIO) --replicas $(or $(REPLICAS),1) \
-	  $(if $(SESSIONS),--sessions $(SESSIONS)) $(if $(INTERACTIONS),--interactions $(INTERACTIONS)) \
+	OMP_NUM_THREADS=1 $(BIN)/python -m bench.load --scenario $(SCENARIO) \
+	  $(if $(REPLICAS),--replicas $(REPLICAS)) $(if $(SESSIONS),--sessions $(SESSIONS)) \
+	  $(if $(INTERACTIONS),--interactions $(INTERACTIONS)) \
 	  $(if $(QUICK),--quick) $(LOAD_ARGS)
 
 # REPLICAS app processes (default 2) on 127.0.0.1:CLASS_PORT+1... behind nginx on CLASS_PORT,

@@ -13,7 +13,7 @@ import streamlit as st
 from i18n import _
 from ui.errors import run_page
 from ui.registry import PAGES
-from ui.runtime import configure_torch_threads, freeze_long_lived
+from ui.runtime import configure_torch_threads, freeze_long_lived, keep_finished_runs
 from ui.sidebar import classroom_requested, language_ui, sidebar_ui
 
 # The browser tab's icon, served by this server: a Material icon here would make the browser fetch
@@ -58,6 +58,7 @@ def main() -> None:
         initial_sidebar_state="collapsed" if classroom_requested() else "auto",
     )
     configure_torch_threads()
+    keep_finished_runs()
     freeze_long_lived()
     sidebar_ui()
     navigation = build_navigation()

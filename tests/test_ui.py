@@ -172,3 +172,25 @@ def test_no_full_collection_after_every_rerun():
         "print(c.get_option('runner.postScriptGC'))\n"
     )
     assert _run_fresh(code) == "False"
+
+
+def test_a_timer_rerun_that_meets_a_finished_runner_is_skipped_not_a_new_runner(monkeypatch):
+    """ui.runtime.keep_finished_runs: a run_every fragment's tick that a just-finished runner
+    refuses is reported as taken (so the session does not replace the runner and drop the
+    finished run's messages); any other refused rerun stays refused."""
+    from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
+    from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
+
+    from ui.runtime import keep_finished_runs
+
+    monkeypatch.setattr(ScriptRunner, "request_rerun", lambda self, data: False)
+    keep_finished_runs()
+    keep_finished_runs()  # once per process: the second call changes nothing
+    patched = ScriptRunner.request_rerun
+    tick = RerunData(fragment_id="f1", is_auto_rerun=True)
+    assert patched(None, tick) is True
+    assert patched(None, RerunData(fragment_id="f1")) is False  # a click in the fragment
+    assert patched(None, RerunData()) is False  # a whole-page rerun
+    monkeypatch.setattr(ScriptRunner, "request_rerun", lambda self, data: True)
+    keep_finished_runs()
+    assert ScriptRunner.request_rerun(None, tick) is True

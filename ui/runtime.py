@@ -73,3 +73,27 @@ def freeze_long_lived(*, again: bool = False) -> None:
     gc.collect()
     gc.freeze()
     _frozen = True
+
+
+def keep_finished_runs() -> None:
+    """Work around a race in Streamlit 1.67 (its issue 9921) that a live class's followers meet:
+    a ``run_every`` fragment's timer rerun that reaches a script runner which has just finished
+    (its messages not yet sent) makes the session start a new runner, and the finished run's
+    messages are then dropped ("Ignoring event from non-current ScriptRunner"): the page misses
+    a whole run, and a student's page stops following the teacher until reloaded. Such a timer
+    rerun is dropped instead; the timer sends the next one an interval later (docs/deployment.md,
+    "Live class under load"). Installed once per process."""
+    from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
+
+    if getattr(ScriptRunner.request_rerun, "_atlas_keeps_finished_runs", False):
+        return
+    original = ScriptRunner.request_rerun
+
+    def request_rerun(self, rerun_data) -> bool:
+        accepted = original(self, rerun_data)
+        if not accepted and rerun_data.fragment_id and rerun_data.is_auto_rerun:
+            return True  # a timer's tick: skip it rather than drop the finished run's messages
+        return accepted
+
+    request_rerun._atlas_keeps_finished_runs = True
+    ScriptRunner.request_rerun = request_rerun

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.lessons.follow import follow_ui
 from app_pages.lessons import live
+from app_pages.lessons.follow import follow_ui
 from i18n import N_, _
 from live.codes import CODE_LENGTH, normal_code
 from live.store import NICKNAME_CHARS, ClassFull, NoSuchClass

@@ -1,7 +1,7 @@
 """``make load``: a class of headless students against the app, and one table.
 
-    python -m bench.load [--scenario class|burst|soak|all] [--sessions 30] [--interactions 20]
-                         [--replicas 1,2] [--quick] ...
+    python -m bench.load [--scenario class|burst|soak|all|live-class] [--sessions 30]
+                         [--interactions 20] [--replicas 1,2] [--quick] ...
 
 For each replica count it starts the app (``deploy.serve_class``: N processes on loopback ports,
 behind nginx when N > 1 or with ``--proxy``), warms every page up on every replica, runs the
@@ -9,6 +9,10 @@ scenarios (:mod:`bench.load.scenarios`) and prints the table (:mod:`bench.load.r
 written to ``runs/load/``. Everything is on 127.0.0.1, bounded in count (``MAX_*``) and in time
 (``--time-limit``: what has been measured by then is reported), and stops by itself. ``--quick``
 shrinks every size for a check that the harness works (its figures are not the floors').
+
+``live-class`` (:mod:`bench.load.live_class`: a teacher and 60 followers, on 1 and then 2
+replicas unless ``--replicas`` says otherwise, the replicas sharing a fresh class store) is not
+part of ``all``: it needs a class store of its own, and ``all`` is long already.
 """
 
 from __future__ import annotations
@@ -22,20 +26,27 @@ import sys
 import time
 import urllib.parse
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import asdict
 from pathlib import Path
 
-from bench.load import scenarios
+from bench.load import live_class, scenarios
 from bench.load.metrics import ServerWatch
 from bench.load.pages import PROFILES, class_profiles
 from bench.load.report import Run, table
 from deploy.serve_class import ROOT, Served, serve_class
 
 MAX_SESSIONS, MAX_INTERACTIONS, MAX_RERUNS, MAX_REPLICAS = 200, 200, 5000, 8
+MAX_IDLE_S = 600.0
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
-SCENARIOS = ("class", "burst", "soak-alignment", "soak-multi-head")
+SCENARIOS = ("class", "burst", "soak-alignment", "soak-multi-head")  # "all"
+LIVE = "live-class"
+DEFAULT_SESSIONS = {LIVE: 60}  # others: 30
+DEFAULT_REPLICAS = {LIVE: "1,2"}  # others: 1
 QUICK = {
     "sessions": 6,
+    "think": "0.2,0.8",
+    "idle": 4.0,
     "interactions": 3,
     "pause": "0.5,1.5",
     "ramp": 2.0,
@@ -48,8 +59,8 @@ QUICK = {
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--scenario", default="all", choices=("all", "class", "burst", "soak"))
-    p.add_argument("--sessions", type=int, default=30, help="students (class, burst)")
+    p.add_argument("--scenario", default="all", choices=("all", "class", "burst", "soak", LIVE))
+    p.add_argument("--sessions", type=int, help="students (class, burst: 30; live-class: 60)")
     p.add_argument("--interactions", type=int, default=20, help="moves per student (class)")
     p.add_argument("--pause", default="4,12", help="seconds between moves: min,max (class)")
     p.add_argument("--ramp", type=float, default=60.0, help="seconds over which a class arrives")
@@ -58,7 +69,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--soak-alignment", type=int, default=1000, help="Alignment reruns (soak)")
     p.add_argument("--soak-multi-head", type=int, default=200, help="Multi-head reruns (soak)")
     p.add_argument("--rss-every", type=int, default=100, help="reruns between RSS readings")
-    p.add_argument("--replicas", default="1", help="replica counts to run, e.g. 1,2")
+    p.add_argument("--think", default="0.5,3", help="seconds before an answer (live-class)")
+    p.add_argument("--idle", type=float, default=20.0, help="idle seconds (live-class)")
+    p.add_argument("--replicas", help="replica counts, e.g. 1,2 (live-class: 1,2; others: 1)")
     p.add_argument("--proxy", action="store_true", help="nginx in front even of one replica")
     p.add_argument("--url", help="an app already serving on loopback (no CPU/RSS figures)")
     p.add_argument("--app", type=Path, default=ROOT / "app.py", help="the app.py to serve")
@@ -71,8 +84,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         for name, value in QUICK.items():
             if getattr(args, name) == p.get_default(name):
                 setattr(args, name, value)
+    if args.sessions is None:
+        args.sessions = DEFAULT_SESSIONS.get(args.scenario, 30)
+    replicas = args.replicas or DEFAULT_REPLICAS.get(args.scenario, "1")
     args.pause = tuple(float(x) for x in args.pause.split(","))
-    args.replicas = [int(x) for x in str(args.replicas).split(",")]
+    args.think = tuple(float(x) for x in args.think.split(","))
+    args.replicas = [int(x) for x in str(replicas).split(",")]
     bounds = (
         (args.sessions, MAX_SESSIONS),
         (args.interactions, MAX_INTERACTIONS),
@@ -81,6 +98,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     if any(not 1 <= value <= bound for value, bound in bounds) or min(args.replicas) < 1:
         p.error(f"sizes must be positive and at most {bounds}")
+    if not 0 <= args.idle <= MAX_IDLE_S or min(args.think) < 0:
+        p.error(f"--idle from 0 to {MAX_IDLE_S:g} s, --think not negative")
     if args.url and urllib.parse.urlsplit(args.url).hostname not in LOOPBACK:
         p.error("the harness only loads a server on this machine (127.0.0.1)")
     return args
@@ -98,6 +117,8 @@ def profiles_for(names: list[str], args: argparse.Namespace) -> list:
     """The page profiles the scenarios use (what the warm-up opens)."""
     wanted = set()
     for name in names:
+        if name == LIVE:
+            continue  # live_class.warm_up
         if name == "class":
             wanted |= {p.name for p in class_profiles(args.sessions)}
         elif name == "soak-multi-head":
@@ -108,6 +129,10 @@ def profiles_for(names: list[str], args: argparse.Namespace) -> list:
 
 
 def scenario_call(name: str, out, url: str, watch: ServerWatch, args: argparse.Namespace):
+    if name == LIVE:
+        return live_class.live_class(
+            out, url, watch, args.sessions, args.think, args.idle, args.seed
+        )
     if name == "class":
         return scenarios.class_load(
             out, url, args.sessions, args.interactions, args.pause, args.ramp, args.seed
@@ -124,7 +149,8 @@ async def run_one(name: str, served: Served, replicas: int, args, deadline: floa
     watch = ServerWatch(served.pids, served.logs)
     watch.start()
     sampler = asyncio.create_task(watch.watch())
-    out, start = scenarios.Outcome(), time.monotonic()
+    out = live_class.LiveOutcome() if name == LIVE else scenarios.Outcome()
+    start = time.monotonic()
     try:
         async with asyncio.timeout(deadline - time.monotonic()):
             await scenario_call(name, out, served.url, watch, args)
@@ -144,9 +170,15 @@ async def run_replicas(replicas: int, names: list[str], args, deadline: float) -
         return [await run_one(n, served, replicas, args, deadline) for n in names]
     proxy = replicas > 1 or args.proxy
     run_dir = args.out / f"servers-{time.strftime('%Y%m%d-%H%M%S')}-{replicas}"  # logs kept
-    with serve_class(replicas, run_dir=run_dir, proxy=proxy, app=args.app.resolve()) as served:
+    with ExitStack() as stack:
+        if LIVE in names:  # the replicas inherit the class store's environment
+            stack.enter_context(live_class.shared_store())
+        app = args.app.resolve()
+        served = stack.enter_context(serve_class(replicas, run_dir=run_dir, proxy=proxy, app=app))
         print(f"{replicas} replica(s) at {served.url}; warming up", flush=True)
         await scenarios.warm_up(list(served.replica_urls), profiles_for(names, args))
+        if LIVE in names:
+            await live_class.warm_up(list(served.replica_urls))
         runs = []
         for name in names:
             print(f"running {name} on {replicas} replica(s)", flush=True)
@@ -154,12 +186,14 @@ async def run_replicas(replicas: int, names: list[str], args, deadline: float) -
         return runs
 
 
-def machine_note(args: argparse.Namespace) -> str:
+def machine_note(args: argparse.Namespace, before: float) -> str:
+    """When, where and how: ``before`` is the 1-minute load average before the run."""
     load1, load5, _ = os.getloadavg()
     size = "quick sizes (not the floors' sizes)" if args.quick else "full sizes"
     return (
-        f"{time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores, load average {load1:.1f} "
-        f"(1 min) / {load5:.1f} (5 min) at the end, {size}, seed {args.seed}"
+        f"{time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores, load average {before:.1f} "
+        f"(1 min) before the run, {load1:.1f} (1 min) / {load5:.1f} (5 min) at the end, {size}, "
+        f"seed {args.seed}"
     )
 
 
@@ -167,11 +201,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the servers on the way out
     names = chosen(args)
+    before = os.getloadavg()[0]
     deadline = time.monotonic() + args.time_limit
     runs: list[Run] = []
     for replicas in args.replicas:
         runs += asyncio.run(run_replicas(replicas, names, args, deadline))
-    text = table(runs, machine_note(args))
+    text = table(runs, machine_note(args, before))
     print(text)
     args.out.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")

@@ -2,11 +2,17 @@
 
 :class:`Session` loads the page over HTTP (the cookies a browser gets: Streamlit's XSRF cookie, a
 proxy's affinity cookie), opens the websocket ``/_stcore/stream``, asks for the page, and then
-changes one widget at a time, each change a rerun timed from the request to ``script_finished``.
-It keeps the widgets' values as the browser does (every value it has set goes with each rerun, as
-long as the widget is still drawn with the same id) and follows the query string the server
-writes. Uploads go as the uploader sends them: ask for URLs, PUT the file, then rerun with the
-uploader's state. Everything waits at most ``timeout`` seconds.
+changes one widget at a time, each change a rerun timed from the request to the ``script_finished``
+of the run that served it. It keeps the widgets' values as the browser does (every value it has
+set goes with each rerun, as long as the widget is still drawn with the same id; a widget the
+page's last run did not draw loses its value) and follows the query string the server writes.
+A form's fields are staged (:meth:`Session.stage`) and go with its submit button's click. Uploads
+go as the uploader sends them: ask for URLs, PUT the file, then rerun with the uploader's state.
+
+With ``auto_rerun`` the session also keeps the page's ``run_every`` fragments running as the
+browser does (:class:`bench.load.protocol.AutoReruns`): while it reads, every fragment's timer
+sends that fragment's rerun; :meth:`Session.listen` reads (and so follows the page) for a while.
+``on_message`` sees every message the server sends. Everything waits at most ``timeout`` seconds.
 """
 
 from __future__ import annotations
@@ -39,11 +45,26 @@ class Session:
 
     ``errors`` lists what went wrong (the page's error boxes, a missing widget), for the report."""
 
-    def __init__(self, base: str, page: str, query: str = "", timeout: float = 120.0) -> None:
+    def __init__(
+        self,
+        base: str,
+        page: str,
+        query: str = "",
+        timeout: float = 120.0,
+        *,
+        auto_rerun: bool = False,
+    ) -> None:
         self.base, self.page, self.query, self.timeout = base.rstrip("/"), page, query, timeout
+        self.auto_rerun = auto_rerun
         self.widgets: dict[str, Widget] = {}
+        self.drawn: frozenset[str] = frozenset()  # the keys the last run of the page drew
         self.errors: list[str] = []
+        self.fragment_reruns = 0  # sent by the fragments' timers
+        self.on_message: Callable[[ForwardMsg], None] | None = None
+        self.timers = protocol.AutoReruns()
         self._states: dict[str, WidgetState] = {}
+        self._drawing: set[str] = set()  # widget ids drawn by the page's run in progress
+        self._run_began: float | None = None  # when the page's unfinished run began
         self._http = requests.Session()
         self._ws: ClientConnection | None = None
         self._page_hash = ""
@@ -81,11 +102,28 @@ class Session:
             raise LoadError(f"the page drew no widget with key {key!r}")
         return self.widgets[key]
 
+    def stage(self, key: str, value: object) -> None:
+        """Give widget ``key`` the value ``value`` without a rerun (a form's field: it goes with
+        the next rerun, the form's submit button's)."""
+        self._states[key] = protocol.widget_state(self.widget(key), value)
+
     async def set(self, key: str, value: object) -> float:
         """Give widget ``key`` the value ``value`` (a label for a choice), as the browser sends it
         after a change; the rerun's seconds from request to finish."""
-        self._states[key] = protocol.widget_state(self.widget(key), value)
+        self.stage(key, value)
         return await self._rerun()
+
+    def unfinished_for(self) -> float:
+        """Seconds since a run of the page began that has not finished (0 when none): what a
+        browser shows as a page still running."""
+        return 0.0 if self._run_began is None else time.monotonic() - self._run_began
+
+    async def listen(
+        self, seconds: float, done: Callable[[ForwardMsg], bool] | None = None
+    ) -> ForwardMsg | None:
+        """Read what the server sends for ``seconds`` (keeping the fragments' timers going with
+        ``auto_rerun``), or until a message that ``done`` accepts, which is returned."""
+        return await self._read(done or (lambda _msg: False), time.monotonic() + seconds)
 
     async def click(self, key: str) -> float:
         """Press button ``key``; the rerun's seconds."""
@@ -138,46 +176,104 @@ class Session:
         return states
 
     async def _rerun(self, first: bool = False) -> float:
-        """Ask for a rerun and read until it has finished; its seconds."""
+        """Ask for a rerun and read until the run of the page that served it has finished (not a
+        fragment's run, nor a run that had started before); its seconds."""
         data = protocol.rerun_msg(
             self._current_states(),
             page_name=self.page if first or not self._page_hash else "",
             page_hash=self._page_hash,
             query=self.query,
         )
+        started: set[str] = set()  # the page's runs begun since the request
+
+        def served(msg: ForwardMsg) -> bool:
+            if not protocol.full_run(msg):
+                return False
+            if msg.WhichOneof("type") == "new_session":
+                started.add(protocol.run_id(msg))
+                return False
+            return protocol.finished(msg) and bool(started) and protocol.run_id(msg) in started
+
         start = time.perf_counter()
         await self._send(data)
-        await self._until(protocol.finished)
+        await self._until(served)
         return time.perf_counter() - start
 
     async def _until(self, done: Callable[[ForwardMsg], bool]) -> ForwardMsg:
+        """Read messages until one that ``done`` accepts; LoadError after ``timeout`` seconds or
+        when the server closes."""
+        msg = await self._read(done, time.monotonic() + self.timeout)
+        if msg is None:
+            raise LoadError(f"no answer within {self.timeout:.0f} s")
+        return msg
+
+    async def _read(self, done: Callable[[ForwardMsg], bool], until: float) -> ForwardMsg | None:
         """Read messages (noting widgets, errors, the query string and the page) until one that
-        ``done`` accepts; LoadError after ``timeout`` seconds or when the server closes."""
+        ``done`` accepts, or None at ``until`` (monotonic seconds); with ``auto_rerun``, send each
+        fragment's rerun when its timer fires."""
         if self._ws is None:
             raise LoadError("not connected")
-        try:
-            async with asyncio.timeout(self.timeout):
-                while True:
-                    msg = protocol.parse(await self._ws.recv())
-                    self._note(msg)
-                    if done(msg):
-                        return msg
-        except TimeoutError as exc:
-            raise LoadError(f"no answer within {self.timeout:.0f} s") from exc
+        while True:
+            await self._fire_timers()
+            now = time.monotonic()
+            if now >= until:
+                return None
+            wake = min(until, self.timers.next_due() or until) if self.auto_rerun else until
+            try:
+                async with asyncio.timeout(wake - now):  # cancelling recv() loses nothing
+                    data = await self._ws.recv()
+            except TimeoutError:
+                continue
+            msg = protocol.parse(data)
+            self._note(msg)
+            if done(msg):
+                return msg
+
+    async def _fire_timers(self) -> None:
+        """The fragments' reruns that are due, as their timers send them: with every value."""
+        if not self.auto_rerun:
+            return
+        for fragment in self.timers.due(time.monotonic()):
+            self.fragment_reruns += 1
+            await self._send(
+                protocol.rerun_msg(
+                    self._current_states(),
+                    page_hash=self._page_hash,
+                    query=self.query,
+                    fragment_id=fragment,
+                )
+            )
 
     def _note(self, msg: ForwardMsg) -> None:
         kind = msg.WhichOneof("type")
         if kind == "new_session":
             self._session_id = msg.new_session.initialize.session_id
             self._page_hash = msg.new_session.page_script_hash or self._page_hash
+            if protocol.full_run(msg):
+                self._drawing = set()
+                self._run_began = time.monotonic()
         elif kind == "navigation":
             self._page_hash = msg.navigation.page_script_hash
         elif kind == "page_info_changed":
             self.query = msg.page_info_changed.query_string
         elif kind == "page_not_found":
             self.errors.append(f"page not found: {self.page}")
+        elif kind == "script_finished" and protocol.full_run(msg):
+            self._run_began = None
+            if protocol.finished(msg):
+                self._forget_undrawn()
         for widget in protocol.widgets_in(msg):
             self.widgets[widget.key] = widget
+            self._drawing.add(widget.id)
         error = protocol.error_in(msg)
         if error:
             self.errors.append(error)
+        self.timers.note(msg, time.monotonic())
+        if self.on_message is not None:
+            self.on_message(msg)
+
+    def _forget_undrawn(self) -> None:
+        """After a run of the page: the values of widgets it did not draw are dropped, as the
+        browser drops them."""
+        self.drawn = frozenset(k for k, w in self.widgets.items() if w.id in self._drawing)
+        self._states = {k: s for k, s in self._states.items() if s.id in self._drawing}

@@ -5,13 +5,16 @@ widgets' values; the server answers with ``ForwardMsg``s (deltas, page info, ``s
 Widgets are found by reading what the server sends, never by a hard-coded hash: each widget's
 element in a delta carries its id, and an id made for a user key ends with that key
 (``$$ID-<hash>-<key>``). A widget's value goes back in the field its kind reads
-(:func:`widget_state`). Pure functions: no sockets here (:mod:`bench.load.client` has those).
+(:func:`widget_state`). A page's words are read the same way (:func:`text_in`, :func:`find_text`),
+and a ``run_every`` fragment's timers are kept as the browser keeps them (:class:`AutoReruns`).
+Pure functions: no sockets here (:mod:`bench.load.client` has those).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.Common_pb2 import FileURLs, UploadedFileInfo
@@ -39,6 +42,7 @@ DONE = (
     ForwardMsg.FINISHED_WITH_COMPILE_ERROR,
     ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY,
 )  # FINISHED_EARLY_FOR_RERUN is not an answer: another run follows
+TEXT_KINDS = ("markdown", "alert", "heading", "text")  # elements whose ``body`` is what they say
 ERROR_ID = "error id"  # the app's sentence for an unexpected error (ui/errors.py) carries this
 
 
@@ -114,6 +118,72 @@ def finished(msg: ForwardMsg) -> bool:
     return msg.WhichOneof("type") == "script_finished" and msg.script_finished in DONE
 
 
+def run_id(msg: ForwardMsg) -> str:
+    """The run a ``new_session`` or ``script_finished`` belongs to ("" for other messages)."""
+    return msg.metadata.run.script_run_id
+
+
+def full_run(msg: ForwardMsg) -> bool:
+    """Whether ``msg`` (a ``new_session`` or ``script_finished``) is of a run of the whole page,
+    not of fragments only (their ids are in the run's metadata)."""
+    kind = msg.WhichOneof("type")
+    return kind in ("new_session", "script_finished") and not msg.metadata.run.fragment_ids
+
+
+def text_in(msg: ForwardMsg) -> str | None:
+    """What a delta's element says (markdown, caption, alert, heading, text: its body, as the
+    app wrote it, markdown escapes included); None for other messages and elements."""
+    if msg.WhichOneof("type") != "delta" or msg.delta.WhichOneof("type") != "new_element":
+        return None
+    element = msg.delta.new_element
+    kind = element.WhichOneof("type")
+    return getattr(element, kind).body if kind in TEXT_KINDS else None
+
+
+def find_text(msg: ForwardMsg, pattern: str | re.Pattern[str]) -> re.Match[str] | None:
+    """``pattern`` searched in what ``msg``'s element says (:func:`text_in`); None if absent."""
+    text = text_in(msg)
+    return None if text is None else re.search(pattern, text)
+
+
+@dataclass
+class AutoReruns:
+    """The ``run_every`` fragments' timers, kept as Streamlit's frontend keeps them: an
+    ``auto_rerun`` message starts a timer for its fragment (one with the same interval already
+    running is kept), ``stop_auto_rerun`` cancels those named, and a run of the whole page
+    cancels them all (the page's own run sends ``auto_rerun`` again for the fragments it drew).
+    Each timer fires every ``interval`` seconds, without catching up after a late tick, as
+    ``setInterval``. Times are the caller's clock (seconds)."""
+
+    timers: dict[str, tuple[float, float]] = field(default_factory=dict)  # id -> (interval, due)
+
+    def note(self, msg: ForwardMsg, now: float) -> None:
+        kind = msg.WhichOneof("type")
+        if kind == "new_session" and full_run(msg):
+            self.timers.clear()
+        elif kind == "auto_rerun" and msg.auto_rerun.fragment_id:
+            fragment, interval = msg.auto_rerun.fragment_id, msg.auto_rerun.interval
+            running = self.timers.get(fragment)
+            if interval > 0 and (running is None or running[0] != interval):
+                self.timers[fragment] = (interval, now + interval)
+        elif kind == "stop_auto_rerun":
+            for fragment in msg.stop_auto_rerun.fragment_ids:
+                self.timers.pop(fragment, None)
+
+    def due(self, now: float) -> list[str]:
+        """The fragments whose timer has fired by ``now``; each timer then waits its interval."""
+        fired = [fragment for fragment, (_, due) in self.timers.items() if due <= now]
+        for fragment in fired:
+            interval, due = self.timers[fragment]
+            later = due + interval
+            self.timers[fragment] = (interval, later if later > now else now + interval)
+        return fired
+
+    def next_due(self) -> float | None:
+        """When the next timer fires; None when none runs."""
+        return min((due for _, due in self.timers.values()), default=None)
+
+
 def widget_state(widget: Widget, value: object) -> WidgetState:
     """``value`` for ``widget`` in the field its kind is read from. A selectbox, radio or segmented
     control takes an option label (str); a slider or number input a number; a checkbox a bool;
@@ -143,14 +213,18 @@ def rerun_msg(
     page_name: str = "",
     page_hash: str = "",
     query: str = "",
+    fragment_id: str = "",
 ) -> bytes:
     """A serialized BackMsg asking for a rerun of the page (its url path ``page_name`` on the
-    first run, its script hash after), with ``query`` as the address bar's query string."""
+    first run, its script hash after), with ``query`` as the address bar's query string; with
+    ``fragment_id``, a rerun of that fragment only, as its ``run_every`` timer sends it."""
     msg = BackMsg()
     client = msg.rerun_script
     client.query_string = query
     client.page_name = page_name
     client.page_script_hash = page_hash
+    client.fragment_id = fragment_id
+    client.is_auto_rerun = bool(fragment_id)
     client.widget_states.widgets.extend(states)
     return msg.SerializeToString()
 

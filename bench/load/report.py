@@ -1,13 +1,16 @@
 """The harness's one table: a row per scenario and page (interactions, errors, latency from rerun
 request to script finished), the server's CPU, memory and tracebacks, and each floor of issue 17
-with met or missed. Floors are benchmarks read by people, never timed tests."""
+with met or missed; the live class has a table of its own, a row per replica count (how long the
+students' pages took to follow the teacher, the answers sent and stored, what idle followers cost).
+Floors are benchmarks read by people, never timed tests."""
 
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 
+from bench.load.live_class import PLAN, LiveOutcome, waits
 from bench.load.metrics import percentile
 from bench.load.scenarios import Outcome, Sample
 
@@ -18,6 +21,8 @@ BURST_LAST_S_REPLICAS = 1.0
 SOAK_ALIGNMENT_GROWTH_MB = 50.0  # (c) over 1,000 Alignment reruns
 SOAK_MULTI_HEAD_PEAK_MB = 300.0  # (c) peak over start, 200 Multi-head reruns at 128-512 pieces
 FLAT_MB = 30.0  # "flat over the last half": the last half grows by less than this
+LIVE_P95_S, LIVE_MAX_S = 2.0, 3.0  # a student's page shows the teacher's move
+LIVE = "live-class"
 
 
 @dataclass(frozen=True)
@@ -146,18 +151,149 @@ def detail_lines(run: Run) -> list[str]:
     return lines
 
 
-def table(runs: list[Run], note: str = "") -> str:
-    """The markdown table of every run, then the server and detail lines."""
-    head = "| " + " | ".join(label for _, label in COLUMNS) + " |"
-    sep = (
-        "|"
-        + "|".join("---" if k in ("scenario", "page", "floor") else "--:" for k, _ in COLUMNS)
-        + "|"
+# -- the live class ------------------------------------------------------------------------------
+
+
+def upper_percentile(values: list[float], q: float) -> float:
+    """:func:`percentile` where ``inf`` (a page that never showed the step) may be among the
+    values: inf, not nan, when it is reached."""
+    value = percentile(values, q)
+    return math.inf if math.isnan(value) and values else value
+
+
+def seconds_ms(value: float) -> str:
+    return "never" if math.isinf(value) else ms(value)
+
+
+def live_floor(row: dict[str, float], expected_pairs: int) -> bool:
+    """p95 ≤ 2 s and max ≤ 3 s over every (move, student), each one shown; 0 answers lost."""
+    return (
+        row["pairs"] == expected_pairs > 0
+        and row["p95"] <= LIVE_P95_S
+        and row["max"] <= LIVE_MAX_S
+        and row["lost"] == 0
     )
-    body = [
-        "| " + " | ".join(str(row[k]) for k, _ in COLUMNS) + " |"
-        for run in runs
-        for row in rows(run)
+
+
+def live_figures(out: LiveOutcome) -> dict[str, float]:
+    """The numbers of a live-class run: waits over every (move, student), answers, idle CPU."""
+    pairs = waits(out.moves, out.shown)
+    click = [a for a, _ in pairs]
+    after = [b for _, b in pairs]
+    joined = len(out.shown)
+    followed = sum(
+        all(not math.isinf(a) for a in click[i::joined]) for i in range(joined)
+    )  # pairs go move by move, the students in the same order in each
+    per_s = out.idle_cpu_s / out.idle_seconds if out.idle_seconds > 0 else math.nan
+    return {
+        "joined": joined,
+        "followed": followed if out.moves else 0,
+        "moves": len(out.moves),
+        "pairs": sum(1 for a in click if not math.isinf(a)),
+        "p50": upper_percentile(click, 50),
+        "p95": upper_percentile(click, 95),
+        "max": max(click, default=math.nan),
+        "p95_after": upper_percentile(after, 95),
+        "lost": out.answers_sent - max(out.answers_stored, 0),
+        "errors": sum(1 for s in out.samples if s.error),
+        "cpu_per_s": per_s,
+        "cpu_per_follower_ms": 1000 * per_s / joined if joined else math.nan,
+    }
+
+
+def live_row(run: Run, moves_planned: int = len(PLAN)) -> dict[str, object]:
+    """The live-class table's row for ``run``."""
+    out = run.outcome
+    assert isinstance(out, LiveOutcome)
+    f = live_figures(out)
+    met = live_floor(f, moves_planned * out.students)
+    return {
+        "replicas": run.replicas,
+        "students": f"{f['joined']}/{out.students}",
+        "followed": f["followed"],
+        "moves": f"{f['moves']}/{moves_planned}",
+        "shown": f"{f['pairs']}/{moves_planned * out.students}",
+        "p50": seconds_ms(f["p50"]),
+        "p95": seconds_ms(f["p95"]),
+        "max": seconds_ms(f["max"]),
+        "p95_after": seconds_ms(f["p95_after"]),
+        "answers": f"{out.answers_sent} / {out.answers_saved} / {out.answers_stored}",
+        "idle": "–" if math.isnan(f["cpu_per_s"]) else f"{f['cpu_per_s']:.2f}",
+        "per_follower": "–"
+        if math.isnan(f["cpu_per_follower_ms"])
+        else f"{f['cpu_per_follower_ms']:.1f}",
+        "errors": f["errors"],
+        "floor": f"p95 ≤ {LIVE_P95_S:g} s, max ≤ {LIVE_MAX_S:g} s, 0 lost",
+        "met": "met" if met else "missed",
+    }
+
+
+LIVE_COLUMNS = (
+    ("replicas", "replicas"),
+    ("students", "joined"),
+    ("followed", "followed all"),
+    ("moves", "moves"),
+    ("shown", "pages shown"),
+    ("p50", "p50 ms"),
+    ("p95", "p95 ms"),
+    ("max", "max ms"),
+    ("p95_after", "p95 ms after the teacher's run"),
+    ("answers", "answers sent / saved / stored"),
+    ("idle", "idle CPU s/s"),
+    ("per_follower", "per follower ms/s"),
+    ("errors", "errors"),
+    ("floor", "floor"),
+    ("met", ""),
+)
+
+
+def live_lines(run: Run) -> list[str]:
+    """Each move's slowest student, the followers' timer reruns, and what went wrong."""
+    out = run.outcome
+    assert isinstance(out, LiveOutcome)
+    errors = Counter(f"{s.profile} {s.move}: {s.error}" for s in out.samples if s.error)
+    wrong = [
+        f"live-class, {run.replicas} replica(s): errors: "
+        + "; ".join(f"{text} ×{n}" for text, n in errors.most_common())
     ]
+    pairs = waits(out.moves, out.shown)
+    per_move = len(out.shown) or 1
+    slowest = [
+        max((a for a, _ in pairs[i * per_move : (i + 1) * per_move]), default=math.nan)
+        for i in range(len(out.moves))
+    ]
+    return [
+        f"live-class, {run.replicas} replica(s): the slowest page per move (s, moves 1-"
+        f"{len(out.moves)}): " + ", ".join(f"{x:.2f}" for x in slowest),
+        f"live-class, {run.replicas} replica(s): {out.fragment_reruns} fragment reruns sent by "
+        f"the students' timers; idle window {out.idle_seconds:.1f} s, the replicas' CPU "
+        f"{out.idle_cpu_s:.2f} s over it",
+        *(wrong if errors else []),
+    ]
+
+
+# -- the markdown ---------------------------------------------------------------------------------
+
+
+def markdown(columns: tuple[tuple[str, str], ...], body: list[dict[str, object]]) -> list[str]:
+    """A markdown table: text columns left, numbers right."""
+    text = ("scenario", "page", "floor", "answers")
+    head = "| " + " | ".join(label for _, label in columns) + " |"
+    sep = "|" + "|".join("---" if k in text else "--:" for k, _ in columns) + "|"
+    lines = ["| " + " | ".join(str(row[k]) for k, _ in columns) + " |" for row in body]
+    return [head, sep, *lines]
+
+
+def table(runs: list[Run], note: str = "") -> str:
+    """The markdown table of every run (the live class's in a table of its own), then the
+    server and detail lines."""
+    others = [run for run in runs if run.scenario != LIVE]
+    live = [run for run in runs if run.scenario == LIVE]
+    parts = [note, ""] if note else []
+    if others:
+        parts += [*markdown(COLUMNS, [row for run in others for row in rows(run)]), ""]
+    if live:
+        parts += ["Live class:", "", *markdown(LIVE_COLUMNS, [live_row(r) for r in live]), ""]
     details = [f"- {line}" for run in runs for line in detail_lines(run)]
-    return "\n".join([*([note, ""] if note else []), head, sep, *body, "", *details])
+    details += [f"- {line}" for run in live for line in live_lines(run)]
+    return "\n".join([*parts, *details])
