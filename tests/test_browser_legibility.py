@@ -73,7 +73,12 @@ TEXT_PARAM = {
     "positional_encoding": "pe_sentence",
 }
 REFERENCE_PARAM = {"why_attention": "why_ref", "alignment": "aln_ref"}  # French, for BLEU
-WITHOUT_CHARTS = {"", "lab", "lessons"}  # home; the lab until a run is trained; the lessons list
+WITHOUT_CHARTS = {
+    "",
+    "lab",
+    "lessons",
+    "join",
+}  # home; the lab until trained; lesson list; join form
 VIEWS = {
     "alignment": [{"aln_mode": "reference"}, {"aln_mode": "compare"}],
     "multi_head": [{"mh_model": "pretrained"}],

@@ -17,6 +17,7 @@ import pytest
 from deploy import serve_class
 from live.store import open_store
 from tests.browser_helpers import wait_still
+from tests.legibility import check_page
 from tests.requirements_env import need
 
 pytestmark = pytest.mark.browser
@@ -110,9 +111,11 @@ def test_a_class_across_two_replicas_survives_losing_one(served, browser, screen
     teacher.get_by_text("2 of 3 answers (67%) chose the model's top choice").wait_for()
     wait_still(teacher)
     teacher.screenshot(path=str(screenshots / "class-reveal.png"))
+    assert not check_page(teacher, classroom=True)  # the spread, legible at the projector
     students[0].get_by_text("Right!", exact=False).wait_for(timeout=FOLLOW_S)
     wait_still(students[0])
     students[0].screenshot(path=str(screenshots / "class-student.png"))
+    assert not check_page(students[0], classroom=False)  # and on the phone
     students[2].get_by_text("Not quite.", exact=False).wait_for(timeout=FOLLOW_S)
 
     _next(teacher, 3)

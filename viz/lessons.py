@@ -174,7 +174,7 @@ def region_figure(
 
 
 CLASS_INK = "#CC79A7"  # the class's answers (Okabe-Ito reddish purple): never the guess's colour
-GROUP_ROW_PX = 26  # an option's two bars (the model's, the class's) and their gap
+GROUP_ROW_PX = 32  # an option's two bars (the model's, the class's) and their gap
 
 
 def class_bars(
@@ -240,6 +240,7 @@ def _hbars(x: np.ndarray, rows: list[int], text: list[str], colour: str, name: s
         "marker": {"color": colour},
         "text": text,
         "textposition": "outside",
+        "constraintext": "none",  # the font's size, not the bar's thickness
         "cliponaxis": False,
         "hovertemplate": f"{escape([name])[0]}: %{{x:.3f}}<extra></extra>",
     }
