@@ -22,6 +22,7 @@ promises. Secrets are kept as their sha256 only (the teacher's key, each student
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import logging
 import os
@@ -155,17 +156,19 @@ class Closed(RuntimeError):
     after the class ended; moving or revealing an ended class."""
 
 
-class _Backend:
+class _Backend(abc.ABC):
     """What differs between the databases; the statements are written with ``?`` placeholders."""
 
     row_locks = False  # whether SELECT ... FOR UPDATE exists (SQLite: a write locks the file)
     integrity_errors: tuple[type[Exception], ...] = ()
 
+    @abc.abstractmethod
     def connect(self) -> Any:
-        raise NotImplementedError
+        """A new connection to the database."""
 
+    @abc.abstractmethod
     def begin(self, conn: Any, write: bool) -> None:
-        raise NotImplementedError
+        """Start a transaction (``write``: one that will write)."""
 
     def commit(self, conn: Any) -> None:
         conn.commit()
@@ -179,6 +182,7 @@ class _Backend:
 
     def lock_migrations(self, conn: Any) -> None:
         """Hold, until the transaction ends, the lock under which the schema is migrated."""
+        return None  # SQLite: BEGIN IMMEDIATE already holds the file's one write lock
 
     def sql(self, statement: str) -> str:
         return statement
