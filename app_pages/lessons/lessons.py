@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.lessons import teacher, views
+from app_pages.lessons import live, teacher, views
 from app_pages.lessons.keys import presenter_keys
 from app_pages.lessons.schema import Lesson, LessonError, load_folder, parse_lesson
 from app_pages.lessons.step_ui import narration_ui, question_ui, sentence_of, summary_ui
@@ -63,6 +63,7 @@ def index_ui() -> None:
     by_id, errors = lessons()
     for error in errors:
         listing.error(error.message, icon=":material/error:")
+    shipped = live.shipped_lessons()  # read once, not once per lesson
     for number, lesson in enumerate(by_id.values(), start=1):
         with listing.container(border=True):
             st.markdown(f"**{number}. {escape_markdown(_(lesson.title))}**")
@@ -77,7 +78,7 @@ def index_ui() -> None:
                 st.button(
                     _("Start"), key=f"les_start_{lesson.id}", on_click=go, args=(lesson.id, 1)
                 )
-                teacher.start_button(lesson, 1, f"live_start_{lesson.id}")
+                teacher.start_button(lesson, 1, f"live_start_{lesson.id}", shipped)
 
 
 def go(lesson_id: str | None, step: int) -> None:
@@ -139,7 +140,7 @@ def nav_ui(lesson: Lesson, step: int, lead: teacher.Lead | None = None) -> None:
             )
         st.button(_("All lessons"), key="les_all", on_click=go, args=(None, 0), type="tertiary")
         if lead is None:
-            teacher.start_button(lesson, step, "live_start")
+            teacher.start_button(lesson, step, "live_start", live.shipped_lessons())
     if step <= n:
         shown = lesson.steps[step - 1]
         page, params = views.FULL_PAGES[shown.view]

@@ -109,12 +109,13 @@ def lead(lesson: Lesson, step: int) -> Lead | None:
     return Lead(store, code, key, info)
 
 
-def start_button(lesson: Lesson, step: int, key: str) -> None:
+def start_button(lesson: Lesson, step: int, key: str, shipped: dict[str, Lesson]) -> None:
     """ "Start a class" on ``lesson`` at ``step`` (on the lesson list, and in a lesson's outline);
-    a teacher's own lesson cannot be followed from the students' devices, so it says so."""
+    a teacher's own lesson (not in ``shipped``, :func:`live.shipped_lessons`) cannot be followed
+    from the students' devices, so it says so."""
     if LEADS in st.session_state:  # one class at a time
         return
-    if live.shipped_lessons().get(lesson.id) == lesson:
+    if shipped.get(lesson.id) == lesson:
         st.button(
             _("Start a class"),
             key=key,
@@ -219,11 +220,6 @@ def _delete(lead: Lead) -> None:
     lead.store.delete_class(lead.code, lead.key)
     _forget()
     st.session_state.pop(SHOW_JOIN, None)
-
-
-def _labels(lesson: Lesson, index: int) -> tuple[str, ...] | None:
-    posed = predict.pose(lesson.steps[index])
-    return posed.labels if posed else None
 
 
 def answers_csv(lead: Lead, lesson: Lesson) -> str:
