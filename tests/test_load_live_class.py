@@ -67,6 +67,12 @@ def test_text_is_found_in_markdown_captions_alerts_and_headings_only():
     button = delta("button", id="$$ID-1-join_submit", label="Join")
     assert protocol.text_in(caption).startswith("Class ABCDEF")
     assert protocol.find_text(saved, live_class.SAVED) is not None
+    revealed = delta(
+        "alert", body="You chose **previous token**. Right!"
+    )  # only for a stored answer
+    assert protocol.find_text(revealed, live_class.SAVED) is not None
+    missed = delta("alert", body="You did not answer this one.")
+    assert protocol.find_text(missed, live_class.SAVED) is None
     assert protocol.text_in(delta("heading", body="Join a class")) == "Join a class"
     assert protocol.text_in(button) is None and protocol.find_text(button, "Join") is None
     assert protocol.text_in(ForwardMsg()) is None  # not a delta

@@ -16,7 +16,9 @@ as the browser does: its page's ``run_every`` fragment is rerun every second
 (:class:`bench.load.protocol.AutoReruns`), and what the server sends tells which step the page
 shows (its caption: "Step k of 6", "Summary"). On a question step, before the reveal and the
 first time it sees it, a student thinks ``think`` seconds and picks one of the pills at random
-(a seeded RNG), then waits for the page to say "Saved:". A student whose request goes unanswered,
+(a seeded RNG), then waits for the page to call it saved: "Saved: ...", or, when the teacher
+revealed before the page's run drew that line (the last answer lets the teacher reveal at once),
+the reveal's "You chose ...", which the page shows only for an answer in the store. A student whose request goes unanswered,
 or whose page's run never finishes, for :data:`STUDENT_TIMEOUT_S` s stops there (an error; its
 page no longer follows, as a browser's would not).
 
@@ -64,7 +66,7 @@ PLAN = ((+1,) * STEPS) + ((-1,) * 4)  # 1 → 7 (the summary), then back to 3: t
 POLL_S = 0.25  # how often the teacher reads the store, and a student looks at its page
 ANSWER_WAIT_S = 30.0  # at most, for every student's answer to a question
 SEEN_WAIT_S = 15.0  # at most, for every student's page to show a move
-SAVE_WAIT_S = 10.0  # at most, for "Saved:" after a student's pick
+SAVE_WAIT_S = 10.0  # at most, for the page to call a pick saved
 JOIN_WAIT_S = 120.0  # at most, for the whole class to join
 GAP_S = 1.0  # between a move seen by all and the next
 JOINING_AT_ONCE = 10  # students opening and joining at the same time
@@ -72,7 +74,7 @@ STUDENT_TIMEOUT_S = 30.0  # a student's request unanswered this long: its page i
 CAPTION = re.compile(
     r"^Class \w+ · you are student (\d+)\b.* · (?:Step (\d+) of (\d+)|Summary)$", re.DOTALL
 )
-SAVED = re.compile(r"^Saved: ")
+SAVED = re.compile(r"^(?:Saved|You chose)\b")  # before the reveal, or in it
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,7 @@ class LiveOutcome(Outcome):
     shown: list[list[tuple[int, float]]] = field(default_factory=list)
     students: int = 0  # asked to join
     answers_sent: int = 0
-    answers_saved: int = 0  # the page said "Saved:"
+    answers_saved: int = 0  # the page called saved ("Saved:", or "You chose" at the reveal)
     answers_stored: int = -1  # in the store after the run (-1: not read)
     idle_seconds: float = math.nan
     idle_cpu_s: float = math.nan  # the replicas' CPU seconds over the idle window
@@ -178,7 +180,7 @@ class Student:
     following: bool = True  # False once its connection failed or timed out
 
     def see(self, msg: ForwardMsg) -> None:
-        """What the page shows: a new step (noted with the time), or "Saved:"."""
+        """What the page shows: a new step (noted with the time), or the answer saved."""
         step = shown_step(msg)
         if step is not None:
             if step != self.step:
@@ -213,7 +215,7 @@ async def join(st: Student, code: str, gate: asyncio.Semaphore, out: LiveOutcome
 
 
 async def answer(st: Student, code: str, think: tuple[float, float], out: LiveOutcome) -> None:
-    """On a question step not answered yet: think, pick a pill at random, wait for "Saved:"."""
+    """On a question step not answered yet: think, pick a pill at random, wait for it saved."""
     s, step = st.session, st.step
     await s.listen(st.rng.uniform(*think))
     key = guess_key(code, step)
@@ -229,7 +231,7 @@ async def answer(st: Student, code: str, think: tuple[float, float], out: LiveOu
     if step in st.saved:
         out.answers_saved += 1
     else:
-        out.samples.append(Sample("student", "answer", None, f"no 'Saved:' at step {step}"))
+        out.samples.append(Sample("student", "answer", None, f"not shown as saved at step {step}"))
 
 
 async def follow(
