@@ -39,8 +39,9 @@ The rules, with ``TOLERANCE`` = 1 px everywhere:
 6. Not cut by the page: no container of the chart that does not scroll (CSS overflow hidden or
    clip) cuts its SVG by more than ``TOLERANCE``.
 
-:func:`main_chart_top` and :func:`main_chart_visible` are classroom mode's rule: the page's main
-chart (the first plotly chart in the main area) has its top edge inside the viewport after load.
+:func:`main_chart_box` and :func:`main_chart_visible` are classroom mode's rule: the page's main
+chart (the first plotly chart in the main area) has its top edge inside the viewport after load,
+or, on a page laid out chart first (issue 30), lies wholly inside it.
 """
 
 from __future__ import annotations
@@ -180,9 +181,10 @@ _COLLECT = r"""() => {
   });
 }"""
 
-_MAIN_CHART_TOP = """() => {
+_MAIN_CHART_BOX = """() => {
   const gd = document.querySelector('[data-testid="stMain"] .js-plotly-plot');
-  return gd ? gd.getBoundingClientRect().top : null;
+  const r = gd && gd.getBoundingClientRect();
+  return r ? [r.top, r.bottom] : null;
 }"""
 
 
@@ -389,15 +391,21 @@ def check_page(page, *, classroom: bool) -> list[str]:
     return [line for chart in collect(page) for line in chart_problems(chart, classroom=classroom)]
 
 
-def main_chart_top(page) -> float | None:
-    """The top edge, in viewport px, of the first plotly chart in the main area; None without
+def main_chart_box(page) -> tuple[float, float] | None:
+    """(top, bottom) in viewport px of the first plotly chart in the main area; None without
     one."""
-    return page.evaluate(_MAIN_CHART_TOP)
+    box = page.evaluate(_MAIN_CHART_BOX)
+    return None if box is None else (box[0], box[1])
 
 
-def main_chart_visible(page) -> bool:
-    """The page's main chart starts inside the viewport as loaded (classroom mode's rule); True
-    for a page without a chart."""
-    top = main_chart_top(page)
+def main_chart_visible(page, *, whole: bool = False) -> bool:
+    """The page's main chart starts inside the viewport as loaded (classroom mode's rule), or
+    with ``whole`` lies wholly inside it, its top and its bottom; True for a page without a
+    chart."""
+    box = main_chart_box(page)
+    if box is None:
+        return True
     height = page.evaluate("window.innerHeight")
-    return top is None or 0 <= top < height
+    if whole:
+        return box[0] >= -TOLERANCE and box[1] <= height + TOLERANCE
+    return 0 <= box[0] < height

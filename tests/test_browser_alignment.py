@@ -133,9 +133,15 @@ def test_every_chart_legible_at_46_words(tab, url, mode):
 
 
 def test_main_chart_on_the_projectors_first_screen(tab, url):
+    """Issue 30: the heatmap began at 606 px of 720 and its lines were under it; now both are
+    whole on the first screen, side by side, so that their hover link can be shown to a class."""
     tab.set_viewport_size(PROJECTOR)
     _open(tab, url, {"classroom": "true"}, 4)
-    assert main_chart_visible(tab)
+    assert main_chart_visible(tab, whole=True)
+    boxes = [tab.locator(CHART).nth(i).bounding_box() for i in range(2)]
+    heatmap, lines = boxes
+    assert lines["x"] > heatmap["x"] + heatmap["width"] - 1  # beside it
+    assert 0 <= lines["y"] and lines["y"] + lines["height"] <= PROJECTOR["height"]
     _legible(tab, classroom=True)
 
 
@@ -162,7 +168,10 @@ def test_mode_control_is_whole(tab, url, viewport, params):
     """Issue 13: at 1280 px the Mode control was cut ("compar...")."""
     tab.set_viewport_size(viewport)
     _open(tab, url, params, 3)
+    if params.get("classroom"):  # the Mode control is in the settings popover, beside the model
+        tab.get_by_role("button", name="Settings").click()
     buttons = tab.locator('.st-key-aln_mode button[data-variant="segmented_control"]')
+    buttons.first.wait_for()
     assert buttons.count() == 4
     assert not _cut_buttons(tab)
 
@@ -188,3 +197,16 @@ def test_chinese_text_is_flagged_next_to_the_translation(tab, url):
     translation = tab.get_by_text("Translation:").bounding_box()
     warning = tab.get_by_text("not in the Latin alphabet").bounding_box()
     assert 0 < warning["y"] - translation["y"] < 200  # right under the translation
+
+
+def test_the_link_to_multi_head_is_whole(tab, url):
+    """Issue 30: in a column beside the language note the link read "Multi-head attentior"."""
+    tab.set_viewport_size({"width": 1280, "height": 800})
+    _open(tab, url, {}, 3)
+    link = tab.locator('[data-testid="stPageLink"]').filter(has_text="Multi-head attention")
+    assert link.count() == 1
+    cut = link.evaluate_all(
+        "links => links.flatMap(l => [l, ...l.querySelectorAll('*')])"
+        ".filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.innerText)"
+    )
+    assert not cut

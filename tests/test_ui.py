@@ -10,12 +10,13 @@ from pathlib import Path
 
 import numpy as np
 import plotly.colors
+import plotly.graph_objects as go
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from models.text import clean_text
-from ui.charts import CLASSROOM_FONT, apply_classroom
+from ui.charts import CLASSROOM_FONT, FIT_ROW_PX, apply_classroom, fitted_rows
 from ui.downloads import matrix_csv
 from ui.guard import guarded
 from ui.text import escape_markdown, sanitize_text, tokenize
@@ -106,6 +107,22 @@ def test_apply_classroom_changes_fonts_and_scales():
     assert [c for _, c in fig.data[0].colorscale] == [c for _, c in cividis]
     div = apply_classroom(diff_heatmap(np.eye(2) - 0.5, None, None))
     assert div.data[0].zmid == 0 and not math.isnan(div.data[0].zmax)
+
+
+def test_fitted_rows_press_rows_down_to_their_least_height_and_no_further():
+    def figure(height: int):
+        return go.Figure(layout={"height": height, "margin": {"t": 60, "b": 90}})
+
+    scale = 4 / 3
+    tall = figure(600)  # 800 px drawn: pressed to 500, its 10 rows 350 / 10 * scale = 47 px each
+    fitted_rows(tall, 10, 500, scale)
+    assert tall.layout.height == 375  # 500 px drawn
+    crowded = figure(600)  # 20 rows cannot fit 500 px at FIT_ROW_PX: the least height instead
+    fitted_rows(crowded, 20, 500, scale)
+    assert crowded.layout.height * scale == pytest.approx(150 * scale + 20 * FIT_ROW_PX, abs=1)
+    short = figure(300)  # 400 px drawn: fits, left as it is
+    fitted_rows(short, 10, 500, scale)
+    assert short.layout.height == 300
 
 
 def test_apply_classroom_recolours_shared_colour_axes():

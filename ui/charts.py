@@ -42,6 +42,10 @@ CLASSROOM_FONT = 20
 CLASSROOM_SCALE = CLASSROOM_FONT / BASE_FONT_PX
 CLASSROOM_MIN_PX = 16  # no text under this in classroom mode (tick labels included)
 MIN_PX = 11  # no text under this otherwise
+# the least height of a row of labels (a heatmap's token row, a column of tokens) when classroom
+# mode presses a chart's rows together to fit ``fit_height``: a 16 px label and a gap (the
+# legibility judge's least cell is 20 px)
+FIT_ROW_PX = 22
 TITLE_PAD_PX = 8  # space above a chart title
 # every chart drawn by the component has a full-screen button (fullscreen.js); st.plotly_chart
 # has Streamlit's own
@@ -118,6 +122,18 @@ def fitted_scale(height: float | None, fit_height: int | None) -> float:
         return CLASSROOM_SCALE
     least = CLASSROOM_MIN_PX / BASE_FONT_PX
     return max(least, min(CLASSROOM_SCALE, fit_height / float(height)))
+
+
+def fitted_rows(fig: go.Figure, rows: int, fit_height: int, scale: float) -> None:
+    """Press a figure's ``rows`` rows of labels together so that, drawn at ``scale``, it fits
+    ``fit_height`` px, each row at least ``FIT_ROW_PX`` (its margins keep their size); a figure
+    that fits, or has no height, is left as it is. Changes ``fig`` in place."""
+    height = fig.layout.height
+    if not height or height * scale <= fit_height:
+        return
+    margin = fig.layout.margin
+    least = (margin.t or 0) + (margin.b or 0) + rows * FIT_ROW_PX / scale
+    fig.layout.height = round(max(least, fit_height / scale))
 
 
 def _scale_floor(classroom: bool, scale: float | None) -> tuple[float, int]:
@@ -232,6 +248,7 @@ def plotly_chart(
     behaviours: dict | None = None,
     on_trigger: dict | None = None,
     fit_height: int | None = None,
+    fit_rows: int | None = None,
 ) -> None:
     """Show ``fig`` full width with the PNG-export toolbar, legible (classroom mode when on).
 
@@ -242,7 +259,9 @@ def plotly_chart(
     (play, drag, link; see ``components/atlas-plotly``); ``on_trigger`` (``{trigger: callback}``):
     callbacks for the values a behaviour sends back. Both apply only where the component draws the
     chart: a page must work without them (with ``st.plotly_chart``, the figure's own controls).
-    ``fit_height``: in classroom mode, the px the chart should fit in (:func:`fitted_scale`).
+    ``fit_height``: in classroom mode, the px the chart should fit in (:func:`fitted_scale`);
+    ``fit_rows``: the rows of labels the figure's height is shared by (a heatmap's, a column of
+    tokens'), which may then be pressed together down to ``FIT_ROW_PX`` (:func:`fitted_rows`).
     """
     if height is not None:
         fig.update_layout(height=height)
@@ -250,6 +269,8 @@ def plotly_chart(
         fig.update_layout(clickmode="event+select", dragmode=False)
     classroom = classroom_mode()
     scale = fitted_scale(fig.layout.height, fit_height) if fit_height else None
+    if classroom and fit_height and fit_rows:
+        fitted_rows(fig, fit_rows, fit_height, scale or CLASSROOM_SCALE)
     if _component_chart(fig, key, on_select, classroom, behaviours, on_trigger, scale):
         return
     legible(fig, classroom=classroom, scale=scale)

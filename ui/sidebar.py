@@ -94,8 +94,13 @@ def classroom_mode() -> bool:
 CLASSROOM_PAGE_SCALE = 1.25
 CLASSROOM_CSS = (
     f"<style>html{{font-size:{round(16 * CLASSROOM_PAGE_SCALE)}px}}"
-    # the page's top padding (6rem) shrinks, so that the main chart comes into the first screen
-    ".stMainBlockContainer{padding-top:2.5rem}</style>"
+    # the page's top padding (6rem) and its title (2.75rem) shrink, so that the main chart comes
+    # into the first screen; the page header (75 px, white, over the page) turns transparent and
+    # lets clicks through but on its buttons (the sidebar's, the menu, the running indicator)
+    ".stMainBlockContainer{padding-top:1rem}"
+    ".stMainBlockContainer h1{font-size:2.25rem;padding:0.5rem 0}"
+    '[data-testid="stHeader"]{background:transparent;pointer-events:none}'
+    '[data-testid="stHeader"] button,[data-testid="stStatusWidget"]{pointer-events:auto}</style>'
 )
 
 

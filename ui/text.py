@@ -70,11 +70,14 @@ def tokenize(text: str, max_tokens: int) -> tuple[list[str], str | None]:
 def page_intro(title: str, about: str) -> None:
     """A page's title and its opening paragraph (both our own text, translated; markdown).
 
-    In classroom mode the paragraph folds into an expander, so that at a projector's 1280x720
-    the page's controls and its main chart come into the first screen (the teacher tells it)."""
-    st.title(title)
-    if classroom_mode():
-        with st.expander(_("About this page")):
-            st.markdown(about)
-    else:
+    In classroom mode the paragraph folds into a popover beside the title, so that at a
+    projector's 1280x720 the page's controls and its main chart come into the first screen (the
+    teacher tells it)."""
+    if not classroom_mode():
+        st.title(title)
+        st.markdown(about)
+        return
+    heading, end = st.columns([5, 2], vertical_alignment="center")
+    heading.title(title)
+    with end.popover(_("About this page"), icon=":material/info:", use_container_width=True):
         st.markdown(about)

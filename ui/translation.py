@@ -11,6 +11,7 @@ import re
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from i18n import N_, _, ngettext
 from models.english_check import check_english
@@ -82,14 +83,12 @@ def english_only_note(raw: str) -> None:
     """Under the sentence box: the models read English, and the Multi-head page is the one for
     Chinese (a link to it). A warning instead of a caption when the text has CJK characters."""
     entry = next((p for p in PAGES if p.file == CHINESE_PAGE and p.exists()), None)
-    left, right = st.columns([4, 1], vertical_alignment="center")
-    with left:
-        if _CJK.search(raw):
-            st.warning(_(ENGLISH_ONLY_NOTE), icon=":material/translate:")
-        else:
-            st.caption(_(ENGLISH_ONLY_NOTE))
-    if entry is not None:
-        right.page_link(entry.file, label=_(entry.title), icon=entry.icon)
+    if _CJK.search(raw):
+        st.warning(_(ENGLISH_ONLY_NOTE), icon=":material/translate:")
+    else:
+        st.caption(_(ENGLISH_ONLY_NOTE))
+    if entry is not None:  # under the note: in a column beside it, its label was cut
+        st.page_link(entry.file, label=_(entry.title), icon=entry.icon)
 
 
 def sentence_ui(
@@ -99,12 +98,14 @@ def sentence_ui(
     examples: list[str] = EXAMPLES,
     with_ref: bool = False,
     english_note: bool = False,
+    more: DeltaGenerator | None = None,
 ) -> str:
     """The sentence box (Enter runs it; kept in the URL as ``<prefix>text``), with
     ``english_note`` the note that the models read English (:func:`english_only_note`), and an
     example picker (which also fills ``<prefix>ref`` when ``with_ref``); returns the raw text.
-    In classroom mode the picker and the note (unless it warns) fold into an expander, so that
-    the page's main chart starts on the first screen of a projector."""
+    In classroom mode the picker and the note (unless it warns) fold into ``more`` (a page's
+    settings popover, ``ui.layout.control_row``) or else an expander, so that the page's main
+    chart starts on the first screen of a projector."""
     text_key, example_key = f"{prefix}text", f"{prefix}example"
     ref_key = f"{prefix}ref" if with_ref else None
     raw = st.text_input(
@@ -118,8 +119,10 @@ def sentence_ui(
     warns = english_note and bool(_CJK.search(raw or ""))
     if warns:
         english_only_note(raw or "")
-    folded = classroom_mode()
-    with st.expander(_("Examples and other languages")) if folded else st.container():
+    if more is None:
+        folded = classroom_mode()
+        more = st.expander(_("Examples and other languages")) if folded else st.container()
+    with more:
         if english_note and not warns:
             english_only_note(raw or "")
         example_picker(examples, (text_key, example_key, ref_key))

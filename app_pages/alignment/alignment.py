@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from app_pages.alignment.explain import explain_ui
 from app_pages.alignment.formulas import formula_ui, step_inspector_ui
@@ -19,6 +20,7 @@ from ui.charts import plotly_chart
 from ui.choices import segmented_ui
 from ui.downloads import csv_and_json
 from ui.errors import fragment
+from ui.layout import FIRST_SCREEN_FIT_PX, control_row
 from ui.loaders import load_translator
 from ui.sidebar import classroom_mode
 from ui.tables import table_ui
@@ -104,22 +106,44 @@ class AlignmentSettings:
 
 def controls_ui() -> AlignmentSettings:
     """Sentence, mode (a row of its own, so that its four choices are never cut), model,
-    decoding and view level; returns them."""
+    decoding and view level; returns them. In classroom mode the sentence and the model share
+    one row, and the rest is in the row's settings popover (``ui.layout.control_row``)."""
+    if classroom_mode():
+        row = control_row([7, 3])
+        with row.columns[0]:
+            raw = sentence_ui("aln_", with_ref=True, english_note=True, more=row.more)
+        kind = model_ui(row.columns[1])
+        with row.more:
+            mode = segmented_ui(st, _("Mode"), MODES, key="aln_mode", help=_(MODE_HELP))
+            beam = beam_ui(st)
+            level = segmented_ui(st, _("View"), LEVELS, key="aln_view", help=_(LEVEL_HELP))
+        return AlignmentSettings(raw, kind, beam, level, mode)
     raw = sentence_ui("aln_", with_ref=True, english_note=True)
     mode = segmented_ui(st, _("Mode"), MODES, key="aln_mode", help=_(MODE_HELP))
     c1, c2, c3 = st.columns([3, 3, 2])
+    kind = model_ui(c1)
+    beam = beam_ui(c2)
+    level = segmented_ui(c3, _("View"), LEVELS, key="aln_view", help=_(LEVEL_HELP))
+    return AlignmentSettings(raw, kind, beam, level, mode)
+
+
+def model_ui(where: DeltaGenerator) -> str:
+    """The attention model (a GLOBAL_MODELS key, kept in the URL)."""
     check_model_param("aln_model", list(GLOBAL_MODELS))
-    kind = c1.selectbox(
+    return where.selectbox(
         _("Attention model"),
         list(GLOBAL_MODELS),
         key="aln_model",
         bind="query-params",
         help=_(MODEL_HELP),
     )
+
+
+def beam_ui(where: DeltaGenerator) -> int:
+    """The beam width (1: greedy decoding; kept in the URL)."""
     check_number_param("aln_beam", 1, 10)
-    beam = c2.slider(_("Beam width (1 = greedy)"), 1, 10, 1, key="aln_beam", bind="query-params")
-    level = segmented_ui(c3, _("View"), LEVELS, key="aln_view", help=_(LEVEL_HELP))
-    return AlignmentSettings(raw, kind, int(beam), level, mode)
+    label = _("Beam width (1 = greedy)")
+    return int(where.slider(label, 1, 10, 1, key="aln_beam", bind="query-params"))
 
 
 def alignment_ui(view: AlignmentView, title: str, key: str, kind: str) -> None:
@@ -128,6 +152,14 @@ def alignment_ui(view: AlignmentView, title: str, key: str, kind: str) -> None:
     and the lines are linked on hover, in the browser (viz.hover_link)."""
     heatmap = alignment_heatmap(view.weights, view.source, view.target, title=title)
     link = {"link": heatmap_link(heatmap, f"{key}-link").options()}
+    if classroom_mode() and len(view.source) <= WIDE_SOURCE:
+        left, right = st.columns([3, 2], gap="medium")
+        with left:
+            plotly_chart(heatmap, key=f"{key}_heatmap", behaviours=link, **_fit(view.target))
+        with right:
+            lines_ui(view, key)
+        formula_ui(kind)
+        return
     if len(view.source) > WIDE_SOURCE:
         plotly_chart(heatmap, key=f"{key}_heatmap", behaviours=link)
         left, right = st.columns([2, 3], gap="medium")
@@ -142,11 +174,21 @@ def alignment_ui(view: AlignmentView, title: str, key: str, kind: str) -> None:
         lines_ui(view, key)
 
 
+def _fit(rows: list[str]) -> dict:
+    """``plotly_chart``'s fit to classroom mode's first screen (nothing outside it), for a chart
+    of ``rows`` rows of labels."""
+    return {"fit_height": FIRST_SCREEN_FIT_PX, "fit_rows": len(rows)}
+
+
 def lines_ui(view: AlignmentView, key: str) -> None:
-    """The alignment as lines, with a threshold slider; linked on hover with the heatmap of
+    """The alignment as lines, with a threshold slider (under the lines in classroom mode, so
+    that they start level with the heatmap); linked on hover with the heatmap of
     ``alignment_ui``."""
+    slider, lines_at = st.container(), st.container()
+    if classroom_mode():
+        slider, lines_at = lines_at, slider
     check_number_param("aln_threshold", 0.0, 1.0, integer=False)
-    threshold = st.slider(
+    threshold = slider.slider(
         _("Hide lines below weight"),
         0.0,
         1.0,
@@ -163,7 +205,9 @@ def lines_ui(view: AlignmentView, key: str) -> None:
         title=_("The same weights as lines"),
     )
     link = {"link": alignment_lines_link(lines, f"{key}-link").options()}
-    plotly_chart(lines, key=f"{key}_lines", behaviours=link)
+    rows = max(view.source, view.target, key=len)
+    with lines_at:
+        plotly_chart(lines, key=f"{key}_lines", behaviours=link, **_fit(rows))
     if plotly_component.wanted():  # the hover link is the component's (st.plotly_chart: none)
         st.caption(_(LINK_HINT))
 
@@ -343,7 +387,7 @@ def compare_ui(translator: Translator, settings: AlignmentSettings) -> None:
             fig = alignment_heatmap(
                 view.weights, view.source, view.target, title=title, zmax=1.0, colorbar=False
             )
-            plotly_chart(fig, key=f"aln_cmp_{key}")
+            plotly_chart(fig, key=f"aln_cmp_{key}", **_fit(view.target))
             formula_ui(kind, score_only=True)
     difference_ui(result, view_b, (settings.kind, kind_b))
 
