@@ -185,6 +185,8 @@ def test_local_heatmap_draws_p_t_path():
     fig = local_heatmap(final, [f"s{i}" for i in range(6)], ["x", "y", "z"], p_t, window)
     path = next(t for t in fig.data if t.name == "p_t")
     assert list(path.x) == list(p_t) and list(path.y) == [0, 1, 2]
+    # the rows' range, not padded for the markers (each row keeps the height it is given)
+    assert list(fig.layout.yaxis.range) == [2.5, -0.5] and fig.layout.yaxis.autorange is False
 
 
 def _card(test: dict, long: dict | None = None) -> dict:

@@ -43,9 +43,9 @@ CLASSROOM_SCALE = CLASSROOM_FONT / BASE_FONT_PX
 CLASSROOM_MIN_PX = 16  # no text under this in classroom mode (tick labels included)
 MIN_PX = 11  # no text under this otherwise
 # the least height of a row of labels (a heatmap's token row, a column of tokens) when classroom
-# mode presses a chart's rows together to fit ``fit_height``: a 16 px label and a gap (the
-# legibility judge's least cell is 20 px)
-FIT_ROW_PX = 22
+# mode presses a chart's rows together to fit ``fit_height``: a 16 px label (the legibility
+# judge's least cell)
+FIT_ROW_PX = 20
 TITLE_PAD_PX = 8  # space above a chart title
 # every chart drawn by the component has a full-screen button (fullscreen.js); st.plotly_chart
 # has Streamlit's own

@@ -12,6 +12,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from i18n import _
+from ui.sidebar import classroom_mode
 
 # the px a main chart may take under the title row (about 90 px with classroom mode's 20 px root
 # font) and one row of controls (about 100 px) on a 720 px projector: it starts at about 200 px
@@ -34,3 +35,20 @@ def control_row(widths: Sequence[int]) -> ControlRow:
     *columns, end = st.columns([*widths, 2], vertical_alignment="bottom")
     more = end.popover(_("Settings"), icon=":material/tune:", use_container_width=True)
     return ControlRow(tuple(columns), more)
+
+
+def first_screen_fit(rows: int) -> dict[str, int]:
+    """``ui.charts.plotly_chart``'s arguments that fit a chart of ``rows`` rows of labels to
+    classroom mode's first screen (they change nothing outside classroom mode)."""
+    return {"fit_height": FIRST_SCREEN_FIT_PX, "fit_rows": rows}
+
+
+def regions() -> tuple[DeltaGenerator, DeltaGenerator]:
+    """(where the charts go, where the notes go): in classroom mode the notes come after the
+    charts, so that the main chart is on a projector's first screen; else both are the page, in
+    the order the page writes them."""
+    if not classroom_mode():
+        page = st.container()
+        return page, page
+    charts = st.container()
+    return charts, st.container()

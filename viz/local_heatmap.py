@@ -62,4 +62,6 @@ def local_heatmap(
     fig.update_layout(
         **legend_below(fig.layout.margin.to_plotly_json()), height=height, width=width
     )
+    # the rows' own range: autorange would pad it for the markers, and each row lose height
+    fig.update_yaxes(range=[z.shape[0] - 0.5, -0.5], autorange=False)
     return fig

@@ -20,7 +20,7 @@ from ui.charts import plotly_chart
 from ui.choices import segmented_ui
 from ui.downloads import csv_and_json
 from ui.errors import fragment
-from ui.layout import FIRST_SCREEN_FIT_PX, control_row
+from ui.layout import control_row, first_screen_fit, regions
 from ui.loaders import load_translator
 from ui.sidebar import classroom_mode
 from ui.tables import table_ui
@@ -155,7 +155,9 @@ def alignment_ui(view: AlignmentView, title: str, key: str, kind: str) -> None:
     if classroom_mode() and len(view.source) <= WIDE_SOURCE:
         left, right = st.columns([3, 2], gap="medium")
         with left:
-            plotly_chart(heatmap, key=f"{key}_heatmap", behaviours=link, **_fit(view.target))
+            plotly_chart(
+                heatmap, key=f"{key}_heatmap", behaviours=link, **first_screen_fit(len(view.target))
+            )
         with right:
             lines_ui(view, key)
         formula_ui(kind)
@@ -172,12 +174,6 @@ def alignment_ui(view: AlignmentView, title: str, key: str, kind: str) -> None:
         formula_ui(kind)
     with right:
         lines_ui(view, key)
-
-
-def _fit(rows: list[str]) -> dict:
-    """``plotly_chart``'s fit to classroom mode's first screen (nothing outside it), for a chart
-    of ``rows`` rows of labels."""
-    return {"fit_height": FIRST_SCREEN_FIT_PX, "fit_rows": len(rows)}
 
 
 def lines_ui(view: AlignmentView, key: str) -> None:
@@ -207,7 +203,7 @@ def lines_ui(view: AlignmentView, key: str) -> None:
     link = {"link": alignment_lines_link(lines, f"{key}-link").options()}
     rows = max(view.source, view.target, key=len)
     with lines_at:
-        plotly_chart(lines, key=f"{key}_lines", behaviours=link, **_fit(rows))
+        plotly_chart(lines, key=f"{key}_lines", behaviours=link, **first_screen_fit(len(rows)))
     if plotly_component.wanted():  # the hover link is the component's (st.plotly_chart: none)
         st.caption(_(LINK_HINT))
 
@@ -268,16 +264,6 @@ def result_downloads_ui(result: Result, settings: AlignmentSettings, name: str) 
         ],
     }
     csv_and_json(view.weights, view.target, view.source, data, name, f"aln_{name}")
-
-
-def regions() -> tuple:
-    """(where the charts go, where the notes go): in classroom mode the notes come after the
-    charts, so that the main chart is on a projector's first screen; else both are the page."""
-    if not classroom_mode():
-        page = st.container()
-        return page, page
-    charts = st.container()
-    return charts, st.container()
 
 
 def translate_ui(translator: Translator, settings: AlignmentSettings) -> None:
@@ -387,7 +373,7 @@ def compare_ui(translator: Translator, settings: AlignmentSettings) -> None:
             fig = alignment_heatmap(
                 view.weights, view.source, view.target, title=title, zmax=1.0, colorbar=False
             )
-            plotly_chart(fig, key=f"aln_cmp_{key}", **_fit(view.target))
+            plotly_chart(fig, key=f"aln_cmp_{key}", **first_screen_fit(len(view.target)))
             formula_ui(kind, score_only=True)
     difference_ui(result, view_b, (settings.kind, kind_b))
 

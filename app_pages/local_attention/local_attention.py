@@ -14,6 +14,7 @@ from ui.charts import plotly_chart
 from ui.downloads import csv_and_json
 from ui.errors import fragment
 from ui.guard import guarded_ui
+from ui.layout import control_row, first_screen_fit, regions
 from ui.loaders import load_translator
 from ui.sidebar import classroom_mode
 from ui.text import page_intro, user_text
@@ -73,9 +74,17 @@ class LocalSettings:
 
 
 def controls_ui() -> tuple[LocalSettings, Translator | None]:
-    """Sentence, local model and window half-width D; returns them and the loaded model."""
-    raw = sentence_ui("loc_", english_note=True)
-    c1, c2 = st.columns([2, 3])
+    """Sentence, local model and window half-width D; returns them and the loaded model. In
+    classroom mode the sentence and the model share one row, and D is in the row's settings
+    popover (``ui.layout.control_row``)."""
+    if classroom_mode():
+        row = control_row([7, 3])
+        with row.columns[0]:
+            raw = sentence_ui("loc_", english_note=True, more=row.more)
+        c1, c2 = row.columns[1], row.more
+    else:
+        raw = sentence_ui("loc_", english_note=True)
+        c1, c2 = st.columns([2, 3])
     check_model_param("loc_model", list(LOCAL_MODELS))
     kind = c1.selectbox(
         _("Local model"),
@@ -152,7 +161,7 @@ def heatmaps_ui(result: Result, settings: LocalSettings, global_model: Translato
             tr.window,
             title=_("{kind}, D = {D}: weights and p_t").format(kind=settings.kind, D=tr.D),
         )
-        plotly_chart(fig, key="loc_heatmap")
+        plotly_chart(fig, key="loc_heatmap", **first_screen_fit(len(tr.target_tokens)))
     with right:
         if global_model is None:
             st.info(
@@ -173,7 +182,7 @@ def heatmaps_ui(result: Result, settings: LocalSettings, global_model: Translato
             glob.target_tokens,
             title=_("{kind} (global), same translation").format(kind=GLOBAL_KIND),
         )
-        plotly_chart(fig, key="loc_global")
+        plotly_chart(fig, key="loc_global", **first_screen_fit(len(glob.target_tokens)))
         st.caption(
             _(
                 "The global model is forced through the local model's translation, so "
@@ -208,18 +217,18 @@ def body() -> None:
     settings, translator = controls_ui()
     if translator is None:
         return
-    at_projector = classroom_mode()  # there the note follows the charts (the first screen's room)
-    if not at_projector:
+    charts, notes = regions()  # in classroom mode the notes follow the charts
+    with notes:
         window_note(settings)
     global_model = load_translator(GLOBAL_KIND, quiet=True)
     result = compute_local(translator, settings.raw, window=settings.D)
     if not show_notices(result, translator):
         return
-    user_text(result.translation.text, label=_("Translation:"))
-    unfamiliar_input_ui(result.sentence.text, translator)
-    heatmaps_ui(result, settings, global_model)  # the whole sentence first, then step by step
-    if at_projector:
-        window_note(settings)
+    with notes:
+        user_text(result.translation.text, label=_("Translation:"))
+        unfamiliar_input_ui(result.sentence.text, translator)
+    with charts:  # the whole sentence first, then step by step
+        heatmaps_ui(result, settings, global_model)
     steps_ui(result.translation)
     result_downloads_ui(result, settings)
 
