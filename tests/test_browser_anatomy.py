@@ -9,12 +9,14 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser_helpers import wait_settled
 from tests.legibility import check_page
 
 pytestmark = pytest.mark.browser
 BOXES = '[data-testid="stTextInput"] input'
+APP = '[data-testid="stApp"]'
 
 
 def _cell(page, row: int, col: int):
@@ -30,12 +32,20 @@ def _scores(page) -> list[str]:
 
 def _commit(page, cell, keys: str) -> None:
     """Select the cell's text and type ``keys`` at full speed (no pause between keys), then
-    Enter; wait for the rerun."""
+    Enter; wait for the rerun it starts to end (on a busy machine it starts late: the next cell
+    typed into before then could be drawn again under the typing)."""
     cell.click()
     cell.press("ControlOrMeta+a")
     page.keyboard.type(keys)  # every key at once: the old grid dropped the first of "-3"
     page.keyboard.press("Enter")
-    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+    try:
+        page.wait_for_selector(f"{APP}[data-test-script-state=running]", timeout=3000)
+    except PlaywrightTimeout:
+        pass  # over before it was seen
+    page.wait_for_function(
+        f"!document.querySelector('{APP}[data-test-script-state=running], [data-stale=true]')",
+        polling=100,
+    )
 
 
 def test_typing_minus_three_into_a_cell(page, app_url):

@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from models.text import clean_text
-from ui.charts import CLASSROOM_FONT, FIT_ROW_PX, apply_classroom, fitted_rows
+from ui.charts import CLASSROOM_FONT, FIT_PLOT_PX, FIT_ROW_PX, apply_classroom, fitted_rows
 from ui.downloads import matrix_csv
 from ui.guard import guarded
 from ui.text import escape_markdown, sanitize_text, tokenize
@@ -120,6 +120,13 @@ def test_fitted_rows_press_rows_down_to_their_least_height_and_no_further():
     crowded = figure(600)  # 20 rows cannot fit 500 px at FIT_ROW_PX: the least height instead
     fitted_rows(crowded, 20, 500, scale)
     assert crowded.layout.height * scale == pytest.approx(150 * scale + 20 * FIT_ROW_PX, abs=1)
+    bars = figure(600)  # no rows of labels: the plot keeps FIT_PLOT_PX
+    fitted_rows(bars, 0, 300, scale)
+    assert bars.layout.height * scale == pytest.approx(150 * scale + FIT_PLOT_PX, abs=1)
+    titled = figure(600)  # a title 10 px above the plot stays 10 px above it
+    titled.add_annotation(text="t", xref="paper", yref="paper", x=0, y=1 + 10 / 450)
+    fitted_rows(titled, 10, 500, scale)
+    assert (titled.layout.annotations[0].y - 1) * (375 - 150) == pytest.approx(10)
     short = figure(300)  # 400 px drawn: fits, left as it is
     fitted_rows(short, 10, 500, scale)
     assert short.layout.height == 300

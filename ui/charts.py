@@ -46,6 +46,7 @@ MIN_PX = 11  # no text under this otherwise
 # mode presses a chart's rows together to fit ``fit_height``: a 16 px label (the legibility
 # judge's least cell)
 FIT_ROW_PX = 20
+FIT_PLOT_PX = 200  # the least height of a plot area pressed to fit ``fit_height`` (bars, lines)
 TITLE_PAD_PX = 8  # space above a chart title
 # every chart drawn by the component has a full-screen button (fullscreen.js); st.plotly_chart
 # has Streamlit's own
@@ -126,14 +127,29 @@ def fitted_scale(height: float | None, fit_height: int | None) -> float:
 
 def fitted_rows(fig: go.Figure, rows: int, fit_height: int, scale: float) -> None:
     """Press a figure's ``rows`` rows of labels together so that, drawn at ``scale``, it fits
-    ``fit_height`` px, each row at least ``FIT_ROW_PX`` (its margins keep their size); a figure
-    that fits, or has no height, is left as it is. Changes ``fig`` in place."""
+    ``fit_height`` px, each row at least ``FIT_ROW_PX`` and the plot at least ``FIT_PLOT_PX``
+    (its margins keep their size); a figure that fits, or has no height, is left as it is.
+    Changes ``fig`` in place."""
     height = fig.layout.height
     if not height or height * scale <= fit_height:
         return
     margin = fig.layout.margin
-    least = (margin.t or 0) + (margin.b or 0) + rows * FIT_ROW_PX / scale
+    sides = (margin.t or 0) + (margin.b or 0)
+    least = sides + max(rows * FIT_ROW_PX, FIT_PLOT_PX) / scale
     fig.layout.height = round(max(least, fit_height / scale))
+    _keep_outside(fig, (height - sides) / max(1.0, fig.layout.height - sides))
+
+
+def _keep_outside(fig: go.Figure, ratio: float) -> None:
+    """Annotations above or below the plot (paper y over 1 or under 0: a title over the heads'
+    ticks) keep their distance from it in px when the plot's height changes by 1 / ``ratio``."""
+    for note in fig.layout.annotations:
+        if note.yref not in (None, "paper") or note.y is None:
+            continue
+        if note.y > 1:
+            note.y = 1 + (note.y - 1) * ratio
+        elif note.y < 0:
+            note.y = note.y * ratio
 
 
 def _scale_floor(classroom: bool, scale: float | None) -> tuple[float, int]:
@@ -261,7 +277,8 @@ def plotly_chart(
     chart: a page must work without them (with ``st.plotly_chart``, the figure's own controls).
     ``fit_height``: in classroom mode, the px the chart should fit in (:func:`fitted_scale`);
     ``fit_rows``: the rows of labels the figure's height is shared by (a heatmap's, a column of
-    tokens'), which may then be pressed together down to ``FIT_ROW_PX`` (:func:`fitted_rows`).
+    tokens'; 0 for a plot of bars or lines), which may then be pressed together down to
+    ``FIT_ROW_PX`` (:func:`fitted_rows`).
     """
     if height is not None:
         fig.update_layout(height=height)
@@ -269,7 +286,7 @@ def plotly_chart(
         fig.update_layout(clickmode="event+select", dragmode=False)
     classroom = classroom_mode()
     scale = fitted_scale(fig.layout.height, fit_height) if fit_height else None
-    if classroom and fit_height and fit_rows:
+    if classroom and fit_height and fit_rows is not None:
         fitted_rows(fig, fit_rows, fit_height, scale or CLASSROOM_SCALE)
     if _component_chart(fig, key, on_select, classroom, behaviours, on_trigger, scale):
         return

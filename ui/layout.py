@@ -37,10 +37,11 @@ def control_row(widths: Sequence[int]) -> ControlRow:
     return ControlRow(tuple(columns), more)
 
 
-def first_screen_fit(rows: int) -> dict[str, int]:
-    """``ui.charts.plotly_chart``'s arguments that fit a chart of ``rows`` rows of labels to
-    classroom mode's first screen (they change nothing outside classroom mode)."""
-    return {"fit_height": FIRST_SCREEN_FIT_PX, "fit_rows": rows}
+def first_screen_fit(rows: int, *, above: int = 0) -> dict[str, int]:
+    """``ui.charts.plotly_chart``'s arguments that fit a chart of ``rows`` rows of labels (0 for
+    bars or lines) to classroom mode's first screen, under ``above`` px more than the title and
+    one row of controls (they change nothing outside classroom mode)."""
+    return {"fit_height": FIRST_SCREEN_FIT_PX - above, "fit_rows": rows}
 
 
 def regions() -> tuple[DeltaGenerator, DeltaGenerator]:

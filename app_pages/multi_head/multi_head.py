@@ -28,6 +28,7 @@ from ui.choices import choice_ui, segmented_ui
 from ui.downloads import download_csv
 from ui.errors import fragment
 from ui.guard import guarded_ui
+from ui.layout import ControlRow, control_row, first_screen_fit
 from ui.loaders import load_translator
 from ui.multi_head import (
     AGGREGATES,
@@ -41,6 +42,7 @@ from ui.multi_head import (
     hide_groups,
     multi_choice_ui,
 )
+from ui.sidebar import classroom_mode
 from ui.tables import table_ui
 from ui.text import page_intro, typed_text
 from ui.translation_compute import decode
@@ -85,12 +87,26 @@ HIDE_NOTE = N_(
 )
 
 
-def model_ui() -> ModelSettings:
-    """Model family, and for it the checkpoint and attention kind or the encoder's name."""
+def model_ui(row: ControlRow | None = None) -> ModelSettings:
+    """Model family, and for it the checkpoint and attention kind or the encoder's name. In
+    classroom mode's ``row`` the family is in the row, the rest in its settings popover."""
     check_model_param("mh_model", list(SOURCES))
-    source = segmented_ui(st, _("Model"), SOURCES, key="mh_model", help=_(MODEL_HELP))
+    if row is None:
+        source = segmented_ui(st, _("Model"), SOURCES, key="mh_model", help=_(MODEL_HELP))
+    else:  # a list, not two long buttons: the row's column is narrow
+        picked = choice_ui(row.columns[1].selectbox, _("Model"), SOURCES, key="mh_model")
+        source = picked or next(iter(SOURCES))
+    if row is not None:
+        with row.more:
+            return _model_details(source, (st, st, st))
+    columns = st.columns([2, 4, 2]) if source == "transformer" else (st, st, st)
+    return _model_details(source, tuple(columns))
+
+
+def _model_details(source: str, columns: tuple) -> ModelSettings:
+    """The checkpoint, attention kind and beam (``columns``: where each goes), or the encoder."""
     if source == "transformer":
-        c1, c2, c3 = st.columns([2, 4, 2])
+        c1, c2, c3 = columns
         check_model_param("mh_pos", POSITIONALS)
         positional = (
             choice_ui(c1.selectbox, _("Positional encoding"), POSITIONAL_LABELS, key="mh_pos")
@@ -163,7 +179,8 @@ def overview_ui(view: HeadsView, layer: int, head: int) -> None:
     title = f"{view.title}<br>{lines}"
     fig = head_grid(view.weights, title=title, selected=(layer, head))
     picked = functools.partial(picked_in_overview, grid_tiles(view.weights.shape))
-    plotly_chart(fig, key="mh_grid", height=fig.layout.height, on_select=picked)
+    fit = first_screen_fit(view.weights.shape[0], above=70)  # under the section's heading
+    plotly_chart(fig, key="mh_grid", height=fig.layout.height, on_select=picked, **fit)
     st.caption(overview_hint())
 
 
@@ -360,8 +377,13 @@ def hide_ui() -> list[str]:
 @fragment
 def body() -> None:
     """Inputs and every view; a fragment, so pressing Enter reruns only this part of the page."""
-    settings = model_ui()
-    text = sentence_ui()
+    if classroom_mode():  # the sentence and the model in one row, the rest in its popover
+        row = control_row([6, 4])
+        settings = model_ui(row)
+        with row.columns[0]:
+            text = sentence_ui()
+    else:
+        settings, text = model_ui(), sentence_ui()
     if not text:
         return
     view, result = load_view(settings, text)

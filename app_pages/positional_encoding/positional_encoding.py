@@ -13,6 +13,7 @@ from ui.charts import plotly_chart
 from ui.downloads import download_csv
 from ui.errors import fragment
 from ui.guard import guarded_ui
+from ui.layout import regions
 from ui.loaders import card_of, load_transformer
 from ui.multi_head import POSITIONAL_LABELS, POSITIONALS
 from ui.text import escape_markdown, page_intro, sanitize_text, tokenize
@@ -58,12 +59,14 @@ def matrix_section() -> tuple[int, int]:
     n = c1.slider(_("Positions"), 1, 512, 64, key="pe_n", bind="query-params")
     d = c2.slider("d_model", 2, 512, 64, key="pe_d", bind="query-params")
     pe = sinusoidal_encoding(n, d).numpy()  # (n, d)
-    st.latex(
+    charts, notes = regions()  # in classroom mode the formula follows the map
+    notes.latex(
         r"PE_{(pos,\,2i)} = \sin\!\left(pos / 10000^{2i/d}\right),\quad "
         r"PE_{(pos,\,2i+1)} = \cos\!\left(pos / 10000^{2i/d}\right)"
     )
     title = _("PE matrix ({n} positions × {d} dimensions)").format(n=n, d=d)
-    plotly_chart(pe_heatmap(pe, title=title), key="pe_map")
+    with charts:
+        plotly_chart(pe_heatmap(pe, title=title), key="pe_map")
     download_csv(
         pe,
         [str(i) for i in range(n)],

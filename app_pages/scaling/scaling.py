@@ -24,6 +24,7 @@ from models.analysis.scaling import (
 from ui.charts import plotly_chart
 from ui.errors import fragment
 from ui.guard import guarded_ui
+from ui.layout import first_screen_fit, regions
 from ui.loaders import load_transformer
 from ui.multi_head import multi_choice_ui
 from ui.tables import table_ui
@@ -82,10 +83,12 @@ def dims_ui() -> list[int]:
 def variance_ui() -> None:
     """Histograms of q . k without and with the scale, and the measured variances."""
     st.subheader(_("The variance of q·k grows with d_k"))
-    st.latex(VARIANCE)
-    dims = dims_ui()
+    charts, notes = regions()  # in classroom mode the formula follows the histograms
+    notes.latex(VARIANCE)
+    with charts:
+        dims = dims_ui()
     if not dims:
-        st.info(_("Choose at least one d_k above."), icon=":material/info:")
+        charts.info(_("Choose at least one d_k above."), icon=":material/info:")
         return
     samples = [dot_sample(d) for d in dims]
     names = {s.d_k: f"d_k = {s.d_k}" for s in samples}
@@ -94,11 +97,11 @@ def variance_ui() -> None:
         (_("without the scale: q·k"), "raw", "sdk_hist_raw"),
         (_("with the scale: q·k / √d_k"), "scaled", "sdk_hist_scaled"),
     )
-    for column, (title, field, key) in zip(st.columns(2), panels, strict=True):
+    for column, (title, field, key) in zip(charts.columns(2), panels, strict=True):
         values = {names[s.d_k]: getattr(s, field) for s in samples}
         fig = dot_histograms(values, title=title, x_title=_("score"), y_title=density)
-        with column:
-            plotly_chart(fig, key=key, height=420)
+        with column:  # under the section's heading and the d_k pills (about 170 px)
+            plotly_chart(fig, key=key, height=420, **first_screen_fit(0, above=70))
     rows = [
         {
             "d_k": s.d_k,
@@ -181,9 +184,12 @@ def model_ui(text: str) -> None:
 
 @fragment
 def body() -> None:
-    """Formula, the random demo, then the trained model on the typed sentence."""
-    st.latex(FORMULA)
-    variance_ui()
+    """Formula, the random demo, then the trained model on the typed sentence (in classroom
+    mode the demo's histograms first)."""
+    charts, notes = regions()
+    notes.latex(FORMULA)
+    with charts:
+        variance_ui()
     saturation_ui()
     st.subheader(_("The same on our trained Transformer"))
     raw = sentence_ui("sdk_")

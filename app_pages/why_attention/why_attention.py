@@ -19,6 +19,7 @@ from models.checkpoints import Card, rebuild_command
 from ui.charts import plotly_chart
 from ui.downloads import download_json
 from ui.errors import fragment
+from ui.layout import first_screen_fit
 from ui.loaders import load_translator, model_cards
 from ui.tables import table_ui
 from ui.text import page_intro, user_text
@@ -146,7 +147,7 @@ def bleu_by_length_ui() -> None:
             {k: c.to_dict() for k, c in cards.items()},
             title=_("BLEU by source sentence length (test set)"),
         )
-        plotly_chart(fig, key="why_bleu_length")
+        plotly_chart(fig, key="why_bleu_length", **first_screen_fit(0))
         st.markdown(_(EXPLANATION))
         table_ui(_overall_rows(cards))
         download_json(
