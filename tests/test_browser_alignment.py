@@ -132,9 +132,10 @@ def test_every_chart_legible_at_46_words(tab, url, mode):
         _legible(tab, classroom)
 
 
-def test_main_chart_on_the_projectors_first_screen(tab, url):
+def test_main_chart_on_the_projectors_first_screen(tab, url, screenshots):
     """Issue 30: the heatmap began at 606 px of 720 and its lines were under it; now both are
-    whole on the first screen, side by side, so that their hover link can be shown to a class."""
+    whole on the first screen, side by side, so that their hover link can be shown to a class
+    (the README's screenshot of classroom mode is this first screen)."""
     tab.set_viewport_size(PROJECTOR)
     _open(tab, url, {"classroom": "true"}, 4)
     assert main_chart_visible(tab, whole=True)
@@ -143,6 +144,8 @@ def test_main_chart_on_the_projectors_first_screen(tab, url):
     assert lines["x"] > heatmap["x"] + heatmap["width"] - 1  # beside it
     assert 0 <= lines["y"] and lines["y"] + lines["height"] <= PROJECTOR["height"]
     _legible(tab, classroom=True)
+    if is_shipped("seq2seq-bahdanau"):
+        tab.screenshot(path=str(screenshots / "alignment.classroom.png"))
 
 
 def _cut_buttons(page) -> list[str]:
