@@ -52,6 +52,18 @@ def test_pretrained_encoder(tiny: Path) -> None:
     assert at.selectbox(key="mh_layer").value == 6
 
 
+def test_classroom_mode_puts_the_model_in_a_list_and_the_rest_in_settings(tiny: Path) -> None:
+    """Issue 30: at a projector the sentence and the model share one row (the model as a list:
+    its two long buttons were cut there), the checkpoint, kind and beam in the Settings popover."""
+    at = open_app(PAGE, {"mh_text": SENTENCE}, {"classroom": True}, timeout=180)
+    assert at.selectbox(key="mh_model").value == "transformer"
+    assert at.selectbox(key="mh_pos") and at.slider(key="mh_beam").value == 1
+    assert "mh_model" not in [group.key for group in at.get("button_group")]  # not two buttons
+    at.selectbox(key="mh_model").set_value("pretrained").run(timeout=180)
+    assert not at.exception
+    assert at.selectbox(key="mh_hf").value and len(at.get("plotly_chart")) >= 4
+
+
 def test_missing_transformer_names_the_command(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv(CHECKPOINTS_ENV, str(tmp_path))
     at = _run({"mh_model": "transformer", "mh_text": SENTENCE})

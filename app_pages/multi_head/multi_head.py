@@ -91,14 +91,11 @@ def model_ui(row: ControlRow | None = None) -> ModelSettings:
     """Model family, and for it the checkpoint and attention kind or the encoder's name. In
     classroom mode's ``row`` the family is in the row, the rest in its settings popover."""
     check_model_param("mh_model", list(SOURCES))
-    if row is None:
-        source = segmented_ui(st, _("Model"), SOURCES, key="mh_model", help=_(MODEL_HELP))
-    else:  # a list, not two long buttons: the row's column is narrow
+    if row is not None:  # a list, not two long buttons: the row's column is narrow
         picked = choice_ui(row.columns[1].selectbox, _("Model"), SOURCES, key="mh_model")
-        source = picked or next(iter(SOURCES))
-    if row is not None:
         with row.more:
-            return _model_details(source, (st, st, st))
+            return _model_details(picked or next(iter(SOURCES)), (st, st, st))
+    source = segmented_ui(st, _("Model"), SOURCES, key="mh_model", help=_(MODEL_HELP))
     columns = st.columns([2, 4, 2]) if source == "transformer" else (st, st, st)
     return _model_details(source, tuple(columns))
 
