@@ -37,7 +37,9 @@ The rules, with ``TOLERANCE`` = 1 px everywhere:
    are drawn as there are categories (or non-empty tick texts) in the axis's range: plotly's
    auto-ticking dropped none.
 6. Not cut by the page: no container of the chart that does not scroll (CSS overflow hidden or
-   clip) cuts its SVG by more than ``TOLERANCE``.
+   clip) cuts its SVG by more than ``TOLERANCE``; and, unless ``sideways_ok``, none hides part
+   of it sideways, in a part that scrolls or past the page's width (nobody scrolls a chart
+   sideways at a projector).
 
 :func:`main_chart_box` and :func:`main_chart_visible` are classroom mode's rule: the page's main
 chart (the first plotly chart in the main area) has its top edge inside the viewport after load,
@@ -154,18 +156,23 @@ _COLLECT = r"""() => {
       return {rows, cols, width: edgesPx(xa, cd.x, cols), height: edgesPx(ya, cd.y, rows),
         xLabelled: perCell(axes, xa, cd.x, cols), yLabelled: perCell(axes, ya, cd.y, rows)};
     });
-  const cutOf = (gd, r) => {
+  const cutOf = (gd, r) => {  // cut by a container that does not scroll; hidden sideways
     const cut = {x: 0, y: 0}, scrolls = {x: false, y: false};
+    let sideways = Math.max(0, r.right - document.documentElement.clientWidth, -r.left);
     for (let e = gd.parentElement; e && e !== document.body; e = e.parentElement) {
       const cs = getComputedStyle(e), b = e.getBoundingClientRect();
       for (const [dir, lo, hi] of [['x', 'left', 'right'], ['y', 'top', 'bottom']]) {
         const flow = dir === 'x' ? cs.overflowX : cs.overflowY;
-        if (scrolls[dir] || flow === 'visible') continue;
-        if (flow === 'auto' || flow === 'scroll') { scrolls[dir] = true; continue; }
-        cut[dir] = Math.max(cut[dir], b[lo] - r[lo], r[hi] - b[hi]);
+        if (flow === 'visible') continue;
+        const px = Math.max(b[lo] - r[lo], r[hi] - b[hi]);
+        const scrolling = flow === 'auto' || flow === 'scroll';
+        if (dir === 'x' && scrolling) sideways = Math.max(sideways, px);
+        if (scrolls[dir]) continue;
+        if (scrolling) { scrolls[dir] = true; continue; }
+        cut[dir] = Math.max(cut[dir], px);
       }
     }
-    return cut;
+    return {...cut, sideways};
   };
   return [...document.querySelectorAll('.js-plotly-plot')].map((gd, index) => {
     const fl = gd._fullLayout, svg = gd.querySelector('svg.main-svg');
@@ -346,13 +353,20 @@ def _unlabelled(chart: dict, texts: list[Text]) -> list[str]:
     return problems
 
 
-def _page_cut(chart: dict) -> list[str]:
-    return [
-        f"its container cuts {px:.0f} px of it {'sideways' if d == 'x' else 'vertically'} "
+def _page_cut(chart: dict, sideways_ok: bool) -> list[str]:
+    cut = chart["cut"]
+    problems = [
+        f"its container cuts {cut[d]:.0f} px of it {'sideways' if d == 'x' else 'vertically'} "
         "and does not scroll"
-        for d, px in chart["cut"].items()
-        if px > TOLERANCE
+        for d in ("x", "y")
+        if cut[d] > TOLERANCE
     ]
+    if not sideways_ok and cut["sideways"] > TOLERANCE:
+        problems.append(
+            f"{cut['sideways']:.0f} px of it are hidden sideways (in a part that scrolls, or past "
+            "the page's width)"
+        )
+    return problems
 
 
 def _summarised(problems: list[str], what: str) -> list[str]:
@@ -362,7 +376,7 @@ def _summarised(problems: list[str], what: str) -> list[str]:
     return [*problems[:MAX_EXAMPLES], f"... and {len(problems) - MAX_EXAMPLES} more {what}"]
 
 
-def chart_problems(chart: dict, *, classroom: bool) -> list[str]:
+def chart_problems(chart: dict, *, classroom: bool, sideways_ok: bool = True) -> list[str]:
     """The problems of one collected chart (see the module docstring for the rules)."""
     label = f"chart {chart['index'] + 1}"
     title = _strip_markup(chart["title"])
@@ -380,15 +394,20 @@ def chart_problems(chart: dict, *, classroom: bool) -> list[str]:
         *_summarised(_small(texts, classroom), f"texts under {least:.0f} px"),
         *_cells(chart, classroom),
         *_unlabelled(chart, texts),
-        *_page_cut(chart),
+        *_page_cut(chart, sideways_ok),
     ]
     return [f"{label}: {problem}" for problem in found]
 
 
-def check_page(page, *, classroom: bool) -> list[str]:
+def check_page(page, *, classroom: bool, sideways_ok: bool = True) -> list[str]:
     """Every problem of every plotly chart on ``page`` (settled), one line each; [] when all
-    are legible. ``classroom``: judge by classroom mode's larger minimums."""
-    return [line for chart in collect(page) for line in chart_problems(chart, classroom=classroom)]
+    are legible. ``classroom``: judge by classroom mode's larger minimums; ``sideways_ok``
+    False: a chart hidden in part sideways (rule 6) is a problem too."""
+    return [
+        line
+        for chart in collect(page)
+        for line in chart_problems(chart, classroom=classroom, sideways_ok=sideways_ok)
+    ]
 
 
 def main_chart_box(page) -> tuple[float, float] | None:

@@ -146,6 +146,13 @@ def test_main_chart_on_the_projectors_first_screen(tab, url, screenshots):
     _legible(tab, classroom=True)
     if is_shipped("seq2seq-bahdanau"):
         tab.screenshot(path=str(screenshots / "alignment.classroom.png"))
+    # the page header, 75 px over the page, lets clicks through to the title row
+    tab.get_by_role("button", name="About this page").click(timeout=10_000)
+    tab.get_by_text("A recurrent encoder reads it").wait_for()
+    tab.keyboard.press("Escape")
+    tab.get_by_text("A recurrent encoder reads it").wait_for(state="hidden")
+    tab.locator('[data-testid="stExpandSidebarButton"]').click(timeout=10_000)  # its buttons too
+    tab.locator('[data-testid="stSidebar"]').get_by_text("Classroom mode").wait_for()
 
 
 def _cut_buttons(page) -> list[str]:

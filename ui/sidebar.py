@@ -96,11 +96,13 @@ CLASSROOM_CSS = (
     f"<style>html{{font-size:{round(16 * CLASSROOM_PAGE_SCALE)}px}}"
     # the page's top padding (6rem) and its title (2.75rem) shrink, so that the main chart comes
     # into the first screen; the page header (75 px, white, over the page) turns transparent and
-    # lets clicks through but on its buttons (the sidebar's, the menu, the running indicator)
+    # lets clicks through but on its buttons and links (the sidebar's, the running indicator's)
     ".stMainBlockContainer{padding-top:1rem}"
     ".stMainBlockContainer h1{font-size:2.25rem;padding:0.5rem 0}"
-    '[data-testid="stHeader"]{background:transparent;pointer-events:none}'
-    '[data-testid="stHeader"] button,[data-testid="stStatusWidget"]{pointer-events:auto}</style>'
+    'header[data-testid="stHeader"]{background:transparent}'
+    'header[data-testid="stHeader"],header[data-testid="stHeader"] *{pointer-events:none}'
+    'header[data-testid="stHeader"] button,header[data-testid="stHeader"] a'
+    "{pointer-events:auto}</style>"
 )
 
 
