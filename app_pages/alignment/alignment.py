@@ -5,11 +5,9 @@ and all four scores on one translation)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
+from app_pages.alignment.controls import AlignmentSettings, controls_ui
 from app_pages.alignment.explain import explain_ui
 from app_pages.alignment.formulas import formula_ui, step_inspector_ui
 from app_pages.alignment.four_scores import difference_section, four_scores_ui
@@ -17,10 +15,9 @@ from i18n import N_, _, ngettext
 from models.rnn.translator import Translation, Translator
 from ui import plotly_component
 from ui.charts import plotly_chart
-from ui.choices import segmented_ui
 from ui.downloads import csv_and_json
 from ui.errors import fragment
-from ui.layout import control_row, first_screen_fit, regions
+from ui.layout import first_screen_fit, regions
 from ui.loaders import load_translator
 from ui.sidebar import classroom_mode
 from ui.tables import table_ui
@@ -29,7 +26,6 @@ from ui.translation import (
     GLOBAL_MODELS,
     model_label,
     reference_ui,
-    sentence_ui,
     show_notices,
     unfamiliar_input_ui,
 )
@@ -50,27 +46,6 @@ from viz.alignment import (
 )
 from viz.hover_link import heatmap_link
 
-# id (in the URL) -> label (translated where shown)
-MODES = {
-    "translate": N_("translate"),
-    "reference": N_("reference"),
-    "compare": N_("compare"),
-    "four": N_("four scores"),
-}
-LEVELS = {"subword": N_("subword"), "word": N_("word")}
-MODEL_HELP = N_(
-    "bahdanau: additive score from the previous state; luong-*: dot, general (x W) or "
-    "concat score from the current state."
-)
-LEVEL_HELP = N_(
-    "word merges the subword pieces: a source word sums its pieces' weights, a target "
-    "word averages its pieces' rows."
-)
-MODE_HELP = N_(
-    "translate: the model's own translation; reference: forced through your French "
-    "sentence; compare: two scoring functions on the same pair; four scores: Bahdanau, dot, "
-    "general and concat on one translation."
-)
 LINK_HINT = N_(
     "Hover a cell of the heatmap to see its line here, or a line or a token here to find it in "
     "the heatmap."
@@ -90,60 +65,6 @@ ABOUT = N_(
     'French puts *after* the noun ("a black dog" → "un chien noir") show up as a crossing in the '
     "pattern. Pieces starting with ▁ begin a word; `</s>` ends the sentence."
 )
-
-
-@dataclass(frozen=True)
-class AlignmentSettings:
-    """The page's inputs: the raw sentence, the model (a GLOBAL_MODELS key), the beam width
-    (1 = greedy), the view level (LEVELS) and the mode (MODES)."""
-
-    raw: str
-    kind: str
-    beam: int
-    level: str
-    mode: str
-
-
-def controls_ui() -> AlignmentSettings:
-    """Sentence, mode (a row of its own, so that its four choices are never cut), model,
-    decoding and view level; returns them. In classroom mode the sentence and the model share
-    one row, and the rest is in the row's settings popover (``ui.layout.control_row``)."""
-    if classroom_mode():
-        row = control_row([7, 3])
-        with row.columns[0]:
-            raw = sentence_ui("aln_", with_ref=True, english_note=True, more=row.more)
-        kind = model_ui(row.columns[1])
-        with row.more:
-            mode = segmented_ui(st, _("Mode"), MODES, key="aln_mode", help=_(MODE_HELP))
-            beam = beam_ui(st)
-            level = segmented_ui(st, _("View"), LEVELS, key="aln_view", help=_(LEVEL_HELP))
-        return AlignmentSettings(raw, kind, beam, level, mode)
-    raw = sentence_ui("aln_", with_ref=True, english_note=True)
-    mode = segmented_ui(st, _("Mode"), MODES, key="aln_mode", help=_(MODE_HELP))
-    c1, c2, c3 = st.columns([3, 3, 2])
-    kind = model_ui(c1)
-    beam = beam_ui(c2)
-    level = segmented_ui(c3, _("View"), LEVELS, key="aln_view", help=_(LEVEL_HELP))
-    return AlignmentSettings(raw, kind, beam, level, mode)
-
-
-def model_ui(where: DeltaGenerator) -> str:
-    """The attention model (a GLOBAL_MODELS key, kept in the URL)."""
-    check_model_param("aln_model", list(GLOBAL_MODELS))
-    return where.selectbox(
-        _("Attention model"),
-        list(GLOBAL_MODELS),
-        key="aln_model",
-        bind="query-params",
-        help=_(MODEL_HELP),
-    )
-
-
-def beam_ui(where: DeltaGenerator) -> int:
-    """The beam width (1: greedy decoding; kept in the URL)."""
-    check_number_param("aln_beam", 1, 10)
-    label = _("Beam width (1 = greedy)")
-    return int(where.slider(label, 1, 10, 1, key="aln_beam", bind="query-params"))
 
 
 def alignment_ui(view: AlignmentView, title: str, key: str, kind: str) -> None:

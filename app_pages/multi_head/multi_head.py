@@ -10,9 +10,9 @@ import functools
 
 import streamlit as st
 
+from app_pages.multi_head.controls import controls_ui
 from app_pages.multi_head.head_steps import head_steps_ui
 from app_pages.multi_head.settings import (
-    ModelSettings,
     clamp_choice,
     load_view,
     overview_hint,
@@ -21,52 +21,32 @@ from app_pages.multi_head.settings import (
 )
 from i18n import N_, _, ngettext
 from models.analysis.aggregate import GROUPS, group_share, head_max, head_mean, rollout
-from models.transformer.pretrained import offered_encoders
 from models.transformer.translator import TransformerAttention
 from ui.charts import plotly_chart
-from ui.choices import choice_ui, segmented_ui
+from ui.choices import segmented_ui
 from ui.downloads import download_csv
 from ui.errors import fragment
 from ui.guard import guarded_ui
-from ui.layout import ControlRow, control_row, first_screen_fit
+from ui.layout import first_screen_fit
 from ui.loaders import load_translator
 from ui.multi_head import (
     AGGREGATES,
-    KIND_NAMES,
-    MAX_CHARS,
-    POSITIONAL_LABELS,
-    POSITIONALS,
     HeadsView,
     download_view_json,
     group_label,
     hide_groups,
     multi_choice_ui,
 )
-from ui.sidebar import classroom_mode
 from ui.tables import table_ui
-from ui.text import page_intro, typed_text
+from ui.text import page_intro
 from ui.translation_compute import decode
-from ui.url_state import check_choice_param, check_model_param, check_number_param
+from ui.url_state import check_number_param
 from viz.head_steps import Panel, step_panels
 from viz.hover_link import heatmap_link
 from viz.multi_head import grid_tiles, head_grid, head_heatmap, share_heatmaps
 from viz.multi_head_lines import head_lines, lines_link
 
-SOURCES = {
-    "transformer": N_("Our Transformer (EN → FR)"),
-    "pretrained": N_("Pretrained encoder (MiniLM)"),
-}
-MODEL_HELP = N_(
-    "Our Transformer was trained here to translate English to French. The pretrained "
-    "encoder is all-MiniLM-L6-v2, a real BERT-style model; it reads Chinese too."
-)
-KIND_HELP = N_(
-    "encoder: the encoder's self-attention over the English pieces · decoder: the "
-    "decoder's masked self-attention over the French written so far · cross: cross "
-    "attention from each French piece to the English ones (decoder → encoder)"
-)
 LINK_GROUP = "mh-layer-head"  # the chosen head's map and its lines, linked on hover
-DEFAULT_TEXT = "A black dog is running on the green grass."
 ABOUT = N_(
     "A Transformer has no recurrence: every token looks at every other token at once, through "
     "several **heads** per layer, each with its own query, key and value projections (Vaswani et "
@@ -85,72 +65,6 @@ HIDE_NOTE = N_(
     "tokens left, so the weights you see are no longer the ones the model used: they answer "
     '"where does the rest of the attention go?".'
 )
-
-
-def model_ui(row: ControlRow | None = None) -> ModelSettings:
-    """Model family, and for it the checkpoint and attention kind or the encoder's name. In
-    classroom mode's ``row`` the family is in the row, the rest in its settings popover."""
-    check_model_param("mh_model", list(SOURCES))
-    if row is not None:  # a list, not two long buttons: the row's column is narrow
-        picked = choice_ui(row.columns[1].selectbox, _("Model"), SOURCES, key="mh_model")
-        with row.more:
-            return _model_details(picked or next(iter(SOURCES)), (st, st, st))
-    source = segmented_ui(st, _("Model"), SOURCES, key="mh_model", help=_(MODEL_HELP))
-    columns = st.columns([2, 4, 2]) if source == "transformer" else (st, st, st)
-    return _model_details(source, tuple(columns))
-
-
-def _model_details(source: str, columns: tuple) -> ModelSettings:
-    """The checkpoint, attention kind and beam (``columns``: where each goes), or the encoder."""
-    if source == "transformer":
-        c1, c2, c3 = columns
-        check_model_param("mh_pos", POSITIONALS)
-        positional = (
-            choice_ui(c1.selectbox, _("Positional encoding"), POSITIONAL_LABELS, key="mh_pos")
-            or POSITIONALS[0]
-        )
-        kind = segmented_ui(c2, _("Attention"), KIND_NAMES, key="mh_kind", help=_(KIND_HELP))
-        check_number_param("mh_beam", 1, 5)
-        beam = c3.slider(_("Beam (1 = greedy)"), 1, 5, 1, key="mh_beam", bind="query-params")
-        return ModelSettings(source, positional, kind, int(beam))
-    return ModelSettings(source, hf_name=encoder_ui())
-
-
-def encoder_ui() -> str:
-    """The pretrained encoder, picked by name among those the server offers (never a path: a
-    link naming anything else gets the default and a note listing what is offered)."""
-    offered = offered_encoders()
-    check_choice_param(
-        "mh_hf",
-        offered,
-        _(
-            "This link asks for an encoder this server does not "
-            "offer, so the page uses {default}. Offered: {offered}."
-        ).format(default=offered[0], offered=", ".join(offered)),
-    )
-    return st.selectbox(
-        _("Pretrained encoder"),
-        offered,
-        key="mh_hf",
-        bind="query-params",
-        help=_(
-            "all-MiniLM-L6-v2 ships in a pip package; whoever runs the server can offer more "
-            "(one folder each in ATLAS_ENCODERS_DIR)."
-        ),
-    )
-
-
-def sentence_ui() -> str:
-    """The sentence box (Enter runs it; kept in the URL); returns the cleaned text."""
-    raw = st.text_input(
-        _("Sentence"),
-        value=DEFAULT_TEXT,
-        key="mh_text",
-        bind="query-params",
-        placeholder=_("Type a sentence and press Enter"),
-        help=_("Any text; cut at {n:,} characters.").format(n=MAX_CHARS),
-    )
-    return typed_text(raw, MAX_CHARS)  # '' (with the empty-box warning) when nothing was typed
 
 
 def layer_head_ui(view: HeadsView) -> tuple[int, int]:
@@ -374,13 +288,7 @@ def hide_ui() -> list[str]:
 @fragment
 def body() -> None:
     """Inputs and every view; a fragment, so pressing Enter reruns only this part of the page."""
-    if classroom_mode():  # the sentence and the model in one row, the rest in its popover
-        row = control_row([6, 4])
-        settings = model_ui(row)
-        with row.columns[0]:
-            text = sentence_ui()
-    else:
-        settings, text = model_ui(), sentence_ui()
+    settings, text = controls_ui()
     if not text:
         return
     view, result = load_view(settings, text)
