@@ -422,11 +422,14 @@ def test_every_chart_is_legible(sweep, setup: Setup, case: Case):
 
 def test_every_text_page_is_listed():
     """A page with a text box has its URL parameter in TEXT_PARAM (else its long input would
-    silently go unjudged), and every listed parameter appears in its page's code."""
+    silently go unjudged), and every listed parameter appears in its page's code (its script,
+    and its controls' module where it has one)."""
     for entry in PAGES:
         if not entry.exists():
             continue
-        source = (ROOT / entry.file).read_text(encoding="utf-8")
+        script = ROOT / entry.file
+        files = [script, script.with_name("controls.py")]
+        source = "\n".join(f.read_text(encoding="utf-8") for f in files if f.is_file())
         takes_text = "sentence_ui(" in source or "text_input(" in source
         takes_text &= entry.url_path not in TEXT_WITHOUT_CHARTS
         assert takes_text == (entry.url_path in TEXT_PARAM), entry.file
