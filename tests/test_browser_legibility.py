@@ -84,14 +84,13 @@ WITHOUT_CHARTS = {
     "join",
 }  # home; the lab until trained; lesson list; join form
 # Pages laid out chart first in classroom mode (issue 30): in classroom mode (1280x720 and
-# 1920x1080) their main chart is wholly on the first screen with the default input. Not yet the
-# captions page, whose word strip (one image per word, in one row) starts on the first screen.
-WHOLE_ON_FIRST_SCREEN = {entry.url_path for entry in PAGES} - {"captions"}
+# 1920x1080) their main chart is wholly on the first screen with the default input.
+WHOLE_ON_FIRST_SCREEN = {entry.url_path for entry in PAGES}
 # Pages whose charts are never hidden in part sideways (in a part that scrolls, or past the
 # page's width) but on a phone (issue 30). Not yet the others, where some views still have
-# such a chart: the 46-word input's maps, the step inspectors' figures, the captions' word strip,
-# Positional encoding's permutation maps.
-NOTHING_SIDEWAYS = {"", "lessons", "join", "anatomy", "lab", "scaling"}
+# such a chart: the 46-word input's maps, the step inspectors' figures, Positional encoding's
+# permutation maps.
+NOTHING_SIDEWAYS = {"", "lessons", "join", "anatomy", "lab", "scaling", "captions"}
 VIEWS = {
     "alignment": [{"aln_mode": "reference"}, {"aln_mode": "compare"}],
     "multi_head": [{"mh_model": "pretrained"}],

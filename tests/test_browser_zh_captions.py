@@ -271,14 +271,14 @@ def test_why_attention_page_in_chinese(tab, url):
 @pytest.mark.browser
 def test_image_captions_page_in_chinese(tab, url, tmp_path: Path):
     tab.goto(f"{url}/captions?lang=zh")
-    wait_settled(tab, 6)
+    wait_settled(tab, 5)
     tab.wait_for_function(f"document.querySelectorAll('{CHART} image').length >= 4")
     assert tab.locator("h1").first.inner_text().startswith("图像描述")
     _check_chinese(tab, CAPTIONS_KEPT)
     tab.get_by_text("自己摆放场景").click()
     tab.wait_for_url("**cap_src=compose**")
     tab.get_by_text("a dog to the left of an apple").first.wait_for()  # the layout's caption
-    wait_settled(tab, 6)
+    wait_settled(tab, 5)
     _check_chinese(tab, CAPTIONS_KEPT)
     for name, code, title in (("English", "en", "Image captions"), ("简体中文", "zh", "图像描述")):
         switch_language(tab, name, code)
@@ -286,7 +286,7 @@ def test_image_captions_page_in_chinese(tab, url, tmp_path: Path):
         assert "cap_src=compose" in tab.url
         codes = tab.locator('[data-testid="stCode"] code').all_text_contents()
         assert codes[0] == "a dog to the left of an apple"
-    wait_settled(tab, 6)
+    wait_settled(tab, 5)
     _check_chinese(tab, CAPTIONS_KEPT)
     (tmp_path / "broken.png").write_bytes(b"this is not a picture")
     tab.get_by_text("上传图像").click()

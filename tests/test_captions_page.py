@@ -17,7 +17,8 @@ from tests.app_helpers import open_app
 from tests.test_captioning import BAD
 from tests.tiny_captions import build_tiny_caption_checkpoints
 from ui.captions import format_composition, parse_composition
-from viz.captions import attention_player_figure, blend, location_counts, word_strip_figure
+from ui.charts import CLASSROOM_MIN_PX
+from viz.captions import attention_player_figure, blend, location_counts, word_panels
 
 PAGE = "app_pages/captions/captions.py"
 
@@ -128,7 +129,11 @@ def test_missing_checkpoints_disable_only_the_models(tmp_path: Path, monkeypatch
 def test_classroom_mode(tiny):
     at = _run(first={"classroom": "true"})
     figs = _figures(at)
-    assert figs and all(f["layout"].get("font", {}).get("size") == 20 for f in figs)
+    sizes = [f["layout"].get("font", {}).get("size") for f in figs]
+    # the two players first, fitted to a projector's first screen (their font between the
+    # classroom minimum and classroom mode's own size); the other charts at classroom size
+    assert len(figs) == 5 and all(f["frames"] for f in figs[:2]), sizes
+    assert all(CLASSROOM_MIN_PX <= size <= 20 for size in sizes[:2]) and sizes[2:] == [20] * 3
 
 
 def test_composition_strings_round_trip():
@@ -146,14 +151,16 @@ def test_figure_builders():
     alphas[0, 0, 0] = alphas[1, 13, 13] = 1.0
     lit = blend(image, alphas[0])
     assert lit[5, 5].mean() > lit[200, 200].mean()  # bright where alpha is, dim elsewhere
-    fig = word_strip_figure(image, alphas, ["a", "dog"])
-    assert list(fig.layout.xaxis.ticktext) == ["a", "dog"]
+    panels = word_panels(image, alphas, ["a", "dog"], panel=64)
+    assert [p.shape for p in panels] == [(64, 64, 3)] * 2
+    assert panels[0][2, 2].mean() > panels[0][60, 60].mean()  # "a" looked at the top left
+    assert panels[1][60, 60].mean() > panels[1][2, 2].mean()  # "dog" at the bottom right
     with pytest.raises(ValueError, match="3 words"):
-        word_strip_figure(image, alphas, ["a", "dog", "x"])
+        word_panels(image, alphas, ["a", "dog", "x"])
     locations = np.array([[0, 195], [0, 194], [1, 195]])
     player = attention_player_figure(image, alphas, ["a", "dog"], locations=locations)
-    assert len(player.frames) == 2 and [s.label for s in player.layout.sliders[0].steps] == [
-        "a",
-        "dog",
-    ]
+    # numbered, so that the labels plotly leaves out where they would overlap read as a sample
+    # of the caption ("1. an  4. the  7. a"), not as a sentence ("an the a")
+    steps = player.layout.sliders[0].steps
+    assert len(player.frames) == 2 and [s.label for s in steps] == ["1. a", "2. dog"]
     assert location_counts(locations[:, 0], 14) == [(0, 0, 2), (0, 1, 1)]

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from viz._margins import text_px, widest_px
+from viz._margins import widest_px
 from viz.bottleneck import (
     BUCKET_ORDER,
     BUCKET_PX,
@@ -26,7 +26,6 @@ from viz.captions import (
     alpha_sum_figure,
     attention_player_figure,
     beta_figure,
-    word_strip_figure,
 )
 
 LONG_TOKENS = [f"▁word{i}" for i in range(55)]  # about a 46-word sentence in pieces
@@ -95,17 +94,6 @@ def test_log_tick_labels_are_plain_numbers():
 IMAGE = np.full((224, 224, 3), 200, dtype=np.uint8)
 WORDS = "an elephant to the left of a cat above an owl below a bus".split()
 ALPHAS = np.full((len(WORDS), 14, 14), 1 / 196)
-
-
-def test_word_strip_keeps_its_panels_and_words():
-    fig = word_strip_figure(IMAGE, ALPHAS, WORDS, title="Soft attention")
-    x = fig.layout.xaxis
-    assert list(x.ticktext) == WORDS and len(x.tickvals) == len(WORDS) and x.tickangle == 0
-    assert fig.layout.width >= len(WORDS) * 112  # the strip's own width: it scrolls, not shrinks
-    assert fig.layout.margin.b >= 28 and fig.layout.yaxis.showticklabels is False
-    assert fig.layout.title.x == 0 and fig.layout.title.xanchor == "left"  # seen when scrolled
-    long = word_strip_figure(IMAGE, ALPHAS[:1], ["▁" + "w" * 30])
-    assert long.layout.xaxis.tickangle == -90 and long.layout.margin.b >= text_px("w" * 30)
 
 
 def test_player_button_and_slider_do_not_share_a_corner():

@@ -19,9 +19,8 @@ from PIL import Image
 
 from i18n import _
 from viz._checks import escape
-from viz._margins import fitted_margin, widest_px, x_ticks_height
+from viz._margins import fitted_margin
 from viz.play import PlayOptions, play_button, play_options, slider_steps
-from viz.titles import left_title
 
 FLOOR = 0.22  # brightness kept where attention is zero
 MARKER_COLOUR = "#D55E00"
@@ -107,38 +106,14 @@ def _image_axes(fig: go.Figure, width: float, height: float) -> None:
     fig.update_layout(plot_bgcolor="white", paper_bgcolor="white")
 
 
-def word_strip_figure(
-    image: np.ndarray, alphas: np.ndarray, words: list[str], *, panel: int = 112, title: str = ""
-) -> go.Figure:
-    """One panel per word, side by side, each the image lit by that word's alpha (T, h, w), the
-    word under it. The figure asks for the strip's own width (ui/charts scrolls it on a narrow
-    screen), so the panels and their words keep their size."""
+def word_panels(
+    image: np.ndarray, alphas: np.ndarray, words: list[str], *, panel: int = 112
+) -> list[np.ndarray]:
+    """One picture per word, ``panel`` px square: the image lit by that word's alpha (T, h, w),
+    as in the paper's Fig. 2-3. The page shows them as a list of images with the words under
+    them (``st.image``), which wraps into rows on any screen instead of running off sideways."""
     arr = _check(alphas, words)
-    gap = 6
-    width = max(1, len(words)) * (panel + gap)
-    strip = np.full((panel, width, 3), 255, dtype=np.uint8)
-    fig = go.Figure()
-    for t, word in enumerate(words):
-        strip[:, t * (panel + gap) : t * (panel + gap) + panel] = blend(image, arr[t], panel)
-        fig.add_trace(_hover_heatmap(arr[t], word, t * (panel + gap), panel / arr.shape[1]))
-    fig.add_trace(go.Image(source=data_uri(strip), x0=0, y0=0, dx=1, dy=1, hoverinfo="skip"))
-    fig.data = (fig.data[-1], *fig.data[:-1])  # picture below the hover layers
-    ticks = [t * (panel + gap) + panel / 2 for t in range(len(words))]
-    labels = escape(list(words))
-    angle = 0 if widest_px(labels) <= panel - 8 else -90
-    margin = {"l": 10, "r": 10, "t": TITLE_PX, "b": x_ticks_height(labels, angle)}
-    _image_axes(fig, width, panel)
-    fig.update_xaxes(
-        tickmode="array", tickvals=ticks, ticktext=labels, tickangle=angle, ticks="", side="bottom"
-    )
-    fig.update_layout(
-        title=left_title(title),
-        margin=margin,
-        height=panel + margin["t"] + margin["b"],
-        width=width + margin["l"] + margin["r"],
-        showlegend=False,
-    )
-    return fig
+    return [blend(image, arr[t], panel) for t in range(len(words))]
 
 
 def location_counts(locations: np.ndarray, grid: int) -> list[tuple[int, int, int]]:
@@ -205,7 +180,7 @@ def attention_player_figure(
         margin=margin,
         height=size + margin["t"] + margin["b"],
         showlegend=False,
-        **_player_controls(escape(list(words))),
+        **_player_controls(escape([f"{t + 1}. {w}" for t, w in enumerate(words)])),
     )
     return fig
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from i18n import N_, _
 from ui import plotly_component
@@ -22,14 +25,16 @@ from ui.captions import (
     upload_ui,
 )
 from ui.charts import plotly_chart
+from ui.layout import control_row, first_screen_fit
 from ui.loaders import load_captioners
-from ui.text import page_intro
+from ui.sidebar import classroom_mode
+from ui.text import escape_markdown, page_intro
 from viz.captions import (
     alpha_sum_figure,
     attention_player_figure,
     beta_figure,
     player_play,
-    word_strip_figure,
+    word_panels,
 )
 
 INTRO = N_(
@@ -54,30 +59,60 @@ CROSSFADE = N_(
     "in). The pictures in between are only motion; at each word the map is exactly the model's."
 )
 
+PICTURE_PX = 260
+# the page's title takes two lines at a projector's 1280 px in classroom mode (one in Chinese)
+TITLE_WRAP_PX = 60
+
 page_intro(_("Image captions: where the model looks while it speaks"), _(INTRO))
 
-# The image's controls beside the picture, then the attention strips: at a projector's 1280x720
-# the first chart starts on the first screen. The decoding settings and the captions come after
-# the strips on the page, though the settings are read first (a container placed in order).
-controls, shown = st.columns([3, 2], gap="large")
-objects = st.container()  # a composer's sliders, the full width
-strips = st.container()
-st.subheader(_("Captions"))
-with controls:
+
+@dataclass(frozen=True)
+class Areas:
+    """Where each part of the page goes, in the order it is shown."""
+
+    source: DeltaGenerator  # where the image comes from
+    scene: DeltaGenerator  # the example slider, the uploader
+    settings: DeltaGenerator  # beam size and hard-attention samples
+    objects: DeltaGenerator  # a composer's sliders, the full width
+    picture: DeltaGenerator  # the scene as the encoder sees it
+    players: DeltaGenerator  # one word at a time, soft and hard side by side
+    captions: DeltaGenerator
+    strips: DeltaGenerator  # a picture per word, wrapped into rows
+
+
+def areas() -> Areas:
+    """In classroom mode the players come first, fitted under one row of controls (a projector's
+    first screen shows the model looking as it speaks); else the controls beside the picture, the
+    word strips, the captions with the settings, then the players."""
+    if classroom_mode():
+        row = control_row([5, 3])
+        objects, players, captions, picture, strips = (st.container() for _i in range(5))
+        return Areas(*row.columns, row.more, objects, picture, players, captions, strips)
+    controls, picture = st.columns([3, 2], gap="large")
+    objects, strips, captions, players = (st.container() for _i in range(4))
+    captions.subheader(_("Captions"))
+    settings = captions.container()
+    return Areas(controls, controls, settings, objects, picture, players, captions, strips)
+
+
+where = areas()
+with where.source:
     source = source_ui()
-    truth = None
+truth = None
+with where.scene:
     if source == "example":
         scene = example_scene(example_ui())
         image, truth = scene.image, " ".join(scene.caption)
     elif source == "compose":
-        scene = composed_scene(compose_ui(objects))
+        scene = composed_scene(compose_ui(where.objects))
         image, truth = scene.image, " ".join(scene.caption)
     else:
         st.info(_(UPLOAD_NOTE))
         image, problem = upload_ui()
         if problem:
             st.error(problem)
-settings = settings_ui()  # drawn in every case, so that its values are never dropped
+with where.settings:
+    settings = settings_ui()  # drawn in every case, so that its values are never dropped
 if image is None:
     st.stop()
 models = load_captioners()
@@ -89,44 +124,55 @@ with st.spinner(_("Captioning…")):
     }
 results = {name: result for name, result in described.items() if result is not None}
 
-shown.image(image, width=260)
-controls.caption(_("The scene (224 × 224, as the encoder sees it)"))
-captions_ui(truth, results)
+where.picture.image(
+    image, width=PICTURE_PX, caption=_("The scene (224 × 224, as the encoder sees it)")
+)
+with where.captions:
+    captions_ui(truth, results)
 if not results:
     st.stop()
 
-with strips:
+with where.strips:
     st.subheader(_("Attention per word"))
     for name, result in results.items():
-        plotly_chart(
-            word_strip_figure(image, result.alphas, result.words, title=_(MODEL_LABELS[name])),
-            key=f"cap_strip_{name}",
+        st.markdown(f"**{_(MODEL_LABELS[name])}**")
+        st.image(
+            word_panels(image, result.alphas, result.words),
+            caption=[escape_markdown(w) for w in result.words],
         )
         line = card_line(name)
         if line:
             st.caption(line)
 
-st.subheader(_("One word at a time"))
-st.caption(
-    _(
-        "Move the word slider or press play. On the right, the circles mark the cells that hard "
-        "attention sampled for that word, over {n} samples (size = how often)."
-    ).format(n=settings.samples)
-)
-if plotly_component.wanted():  # the browser plays it smoothly (viz.captions.player_play)
-    st.caption(_(CROSSFADE))
-left, right = st.columns(2)
-for column, (name, result) in zip((left, right), results.items(), strict=False):
-    with column:
-        locations = result.locations if result.attention == "hard" else None
-        fig = attention_player_figure(
-            image, result.alphas, result.words, locations=locations, title=_(MODEL_LABELS[name])
-        )
-        plotly_chart(fig, key=f"cap_player_{name}", behaviours={"play": player_play()})
-        if result.attention == "hard":
-            if st.button(_("Re-sample"), key="cap_resample", icon=":material/casino:"):
-                st.session_state["cap_seed"] += 1
-                st.rerun()
+with where.players:
+    if not classroom_mode():
+        st.subheader(_("One word at a time"))
+    left, right = st.columns(2)
+    for column, (name, result) in zip((left, right), results.items(), strict=False):
+        with column:
+            locations = result.locations if result.attention == "hard" else None
+            fig = attention_player_figure(
+                image, result.alphas, result.words, locations=locations, title=_(MODEL_LABELS[name])
+            )
+            behaviours = {"play": player_play()}
+            plotly_chart(
+                fig,
+                key=f"cap_player_{name}",
+                behaviours=behaviours,
+                **first_screen_fit(0, above=TITLE_WRAP_PX),
+            )
+            if result.attention == "hard":
+                if st.button(_("Re-sample"), key="cap_resample", icon=":material/casino:"):
+                    st.session_state["cap_seed"] += 1
+                    st.rerun()
+    st.caption(
+        _(
+            "Move the word slider or press play. On the right, the circles mark the cells that "
+            "hard attention sampled for that word, over {n} samples (size = how often)."
+        ).format(n=settings.samples)
+    )
+    if plotly_component.wanted():  # the browser plays it smoothly (viz.captions.player_play)
+        st.caption(_(CROSSFADE))
 
 st.subheader(_("Where the attention went in total, and the gate β"))
 st.markdown(_(PENALTY_TEXT))
