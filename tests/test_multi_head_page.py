@@ -121,10 +121,10 @@ def test_head_grid_tiles_every_panel_into_one_heatmap_and_pools_large_inputs() -
     (heatmap,) = fig.data  # one trace: no click markers over the panels
     side, gap = 44, 2  # 130 -> blocks of 3 -> 44 cells a side; 5 % gap between the panels
     assert heatmap.z.shape == (6 * (side + gap) - gap, 12 * (side + gap) - gap)
-    assert "mean of a 3 x 3 block" in fig.layout.annotations[0].text  # the title
-    # panel (layer 1, head 2) is the block mean of that head; the gaps are empty
+    assert "a 3 x 3 block, keys summed" in fig.layout.annotations[0].text  # the title
+    # panel (layer 1, head 2) is that head pooled (keys summed, queries averaged); gaps empty
     r, c = 1 * (side + gap), 2 * (side + gap)
-    assert np.allclose(heatmap.z[r, c], w[1, 2, :3, :3].mean())
+    assert np.allclose(heatmap.z[r, c], w[1, 2, :3, :3].sum() / 3)
     assert np.isnan(heatmap.z[r - 1, c]) and np.isnan(heatmap.z[r, c - 1])
     assert heatmap.y[r] == "layer 2, query #0-2" and heatmap.x[c + 1] == "head 3, key #3-5"
     assert len(fig.layout.shapes) == 1  # the chosen head is framed
@@ -138,13 +138,39 @@ def test_head_grid_tiles_every_panel_into_one_heatmap_and_pools_large_inputs() -
     small = head_grid(w[:, :, :12, :12])
     assert small.data[0].z.shape == (6 * 13 - 1, 12 * 13 - 1)  # no pooling; a 1-cell gap
     assert small.data[0].x[0] == "head 1, key #0"
-    pooled, k = pool_blocks(np.ones((2, 5)), 2)
-    assert k == 3 and pooled.shape == (1, 2) and np.allclose(pooled, 1.0)
+    pooled, k = pool_blocks(np.ones((2, 5)), 2)  # keys summed (3 and 2), queries averaged
+    assert k == 3 and pooled.shape == (1, 2) and np.allclose(pooled, [[3.0, 2.0]])
     m = np.random.default_rng(1).random((2, 3, 11, 7)).astype(np.float32)  # ragged last blocks
     pooled, k = pool_blocks(m, 4)
     assert k == 3 and pooled.shape == (2, 3, 4, 3)
-    assert np.isclose(pooled[1, 2, 3, 2], m[1, 2, 9:, 6:].mean())  # a 2 x 1 corner block
-    assert np.isclose(pooled[0, 1, 1, 0], m[0, 1, 3:6, 0:3].mean())
+    assert np.isclose(pooled[1, 2, 3, 2], m[1, 2, 9:, 6:].sum() / 2)  # a 2 x 1 corner block
+    assert np.isclose(pooled[0, 1, 1, 0], m[0, 1, 3:6, 0:3].sum() / 3)
+    # a pooled row's sum is its queries' mean row sum: softmax rows still sum to 1
+    row_sums = m.sum(-1)  # (2, 3, 11)
+    assert np.allclose(pooled[..., 1, :].sum(-1), row_sums[..., 3:6].mean(-1), atol=1e-5)
+
+
+def test_the_overview_of_a_long_sentence_keeps_its_contrast() -> None:
+    """Issue 30: at 300+ MiniLM pieces the overview (then means of 5 x 5 blocks on a 0-1 scale)
+    was almost white. The measure: each non-gap cell's place on the colour axis, z / cmax clipped
+    to [0, 1]; its standard deviation over all panels, and the share of cells at a tenth of the
+    axis or more (visibly coloured). Measured before (block means, axis 0-1): 0.010 and 0.3 %;
+    with keys summed and the axis up to the 99th percentile: 0.13 and 10 %."""
+    from models.transformer.pretrained import PretrainedEncoder
+
+    encoder = PretrainedEncoder.load()
+    sentence = "The old fisherman and his grandson walked along the quiet beach at sunrise. "
+    attention = encoder.attend(sentence * 24)
+    assert len(attention.tokens) >= 300
+    fig = head_grid(attention.attentions, title="overview")
+    z = np.asarray(fig.data[0].z, dtype=float)
+    cells = z[np.isfinite(z)] / fig.layout.coloraxis.cmax
+    place = np.clip(cells, 0.0, 1.0)
+    assert place.std() >= 0.08 and (place >= 0.1).mean() >= 0.05, (
+        place.std(),
+        (place >= 0.1).mean(),
+    )
+    assert "99th percentile" in fig.layout.annotations[0].text
 
 
 def test_head_lines_only_chosen_token_and_heads() -> None:

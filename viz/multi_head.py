@@ -49,6 +49,7 @@ SMALL_MATRIX_CELLS = 144  # per-cell numbers up to 12 x 12
 NUMBER_CELL_PX = (36, 22)  # (width, height) of a cell with its number written in it
 GRID_SIDE = 128  # overview panels larger than this are pooled to POOLED_SIDE
 POOLED_SIDE = 64
+POOLED_PERCENTILE = 99  # the top of the pooled overview's colour scale (pooled_colour_max)
 GRID_PANEL_MIN_PX = 40  # an overview panel is at least this wide (its tick "h12" fits)
 GRID_PANEL_PX = 90  # the height of a row of overview panels (a layer)
 COLORBAR_RIGHT_PX = COLORBAR_PX + 16  # a colour bar whose title runs up its right side
@@ -141,8 +142,11 @@ def head_heatmap(
 
 
 def pool_blocks(matrix: np.ndarray, side: int) -> tuple[np.ndarray, int]:
-    """Block means so that neither axis exceeds ``side``: (T_q, T_k) -> (ceil(T_q/k), ceil(T_k/k))
-    with block size k; returns (pooled, k). k = 1 leaves the matrix as it is."""
+    """Blocks of k x k cells so that neither axis exceeds ``side``: (T_q, T_k) ->
+    (ceil(T_q/k), ceil(T_k/k)); returns (pooled, k). A block's value is the weight its queries
+    give to its k keys together, averaged over its queries: each pooled row still sums to 1 (a
+    distribution over blocks of keys). A mean over the block would divide that by k, and a long
+    sentence's panels would be almost white. k = 1 leaves the matrix as it is."""
     k = max(1, -(-max(matrix.shape[-2:]) // side))
     if k == 1:
         return matrix, 1
@@ -151,10 +155,15 @@ def pool_blocks(matrix: np.ndarray, side: int) -> tuple[np.ndarray, int]:
     # summed along keys first, so that no copy as large as the input is made (a padded copy of
     # MiniLM's (6, 12, 512, 512) was 75 MB more at the peak of a 512-piece rerun)
     sums = np.add.reduceat(np.add.reduceat(matrix, starts_k, axis=-1), starts_q, axis=-2)
-    # cells per block: k * k inside, fewer in the last row and column of blocks
-    rows = np.minimum(k, T_q - starts_q)  # (n_q,)
-    cols = np.minimum(k, T_k - starts_k)  # (n_k,)
-    return (sums / np.outer(rows, cols)).astype(np.float32), k
+    rows = np.minimum(k, T_q - starts_q)  # (n_q,) queries per block: k, fewer in the last one
+    return (sums / rows[:, None]).astype(np.float32), k
+
+
+def pooled_colour_max(pooled: np.ndarray) -> float:
+    """The top of the overview's colour scale for pooled panels: the 99th percentile of their
+    cells (above it a cell has the darkest colour), so that the weaker blocks of a long
+    sentence keep a visible colour beside the few that take most of a row's weight."""
+    return float(max(np.percentile(pooled, POOLED_PERCENTILE), 1e-6))
 
 
 def _tile_labels(n_blocks: int, side: int, gap: int, k: int, T: int, name: str) -> list[str]:
@@ -248,10 +257,14 @@ def _frame(selected: tuple[int, int], sides: tuple[int, int], gap: int) -> dict:
 
 
 def _grid_layout(
-    title: str, shape: tuple[int, int], centres: tuple[list[str], list[str]], colorscale: str
+    title: str,
+    shape: tuple[int, int],
+    centres: tuple[list[str], list[str]],
+    colorscale: str,
+    cmax: float,
 ) -> dict:
     """The overview's layout for (layers, heads) ``shape``: the title above the heads' ticks, a
-    row of panels per layer, room at the right for the colour bar."""
+    row of panels per layer, room at the right for the colour bar (0 to ``cmax``)."""
     (n_layers, n_heads), (centre_x, centre_y) = shape, centres
     margin = MARGIN | {"t": title_margin(title, GRID_TICKS_PX), "b": 20, "r": COLORBAR_RIGHT_PX}
     return {
@@ -267,7 +280,7 @@ def _grid_layout(
         "coloraxis": {
             "colorscale": colorscale,
             "cmin": 0.0,
-            "cmax": 1.0,
+            "cmax": cmax,
             "colorbar": colorbar(_("weight")),
         },
         "plot_bgcolor": "white",
@@ -283,8 +296,9 @@ def head_grid(
     selected: tuple[int, int] | None = None,
 ) -> go.Figure:
     """Every layer x head of ``weights`` (L, H, T_q, T_k) as small heatmaps in one figure: rows are
-    layers, columns heads, one shared 0..1 colour axis. Panels over 128 tokens are block-averaged
-    to 64 (said in the title). ``selected`` (layer, head), 0-based, gets a frame.
+    layers, columns heads, one shared 0..1 colour axis. Panels over 128 tokens are pooled to 64
+    blocks a side (:func:`pool_blocks`), on a colour axis up to the 99th percentile of the
+    pooled cells (both said in the title). ``selected`` (layer, head), 0-based, gets a frame.
 
     The panels are tiles of ONE heatmap trace (empty cells between them), on one pair of axes:
     a browser draws one image instead of 72 subplots, several times faster. The axes are
@@ -309,9 +323,14 @@ def head_grid(
         "hoverongaps": False,
         "hovertemplate": _("%{{y}} · %{{x}}<br>weight: %{{z:.3f}}<extra></extra>").format(),
     }
+    cmax = 1.0
     if k > 1:
-        title += "<br>" + _("each cell: mean of a {k} x {k} block").format(k=k)
-    layout = _grid_layout(title, (n_layers, n_heads), (centre_x, centre_y), colorscale)
+        cmax = pooled_colour_max(w)
+        title += "<br>" + _("each cell: a {k} x {k} block, keys summed, queries averaged").format(
+            k=k
+        )
+        title += "<br>" + _("colours up to the 99th percentile ({cmax:.2f})").format(cmax=cmax)
+    layout = _grid_layout(title, (n_layers, n_heads), (centre_x, centre_y), colorscale, cmax)
     if selected is not None:
         layout["shapes"] = [_frame(selected, (side_q, side_k), gap)]
     return figure({"data": [heatmap], "layout": layout})
