@@ -110,6 +110,29 @@ def test_draws_updates_in_place_and_sends_a_click_back(tab, url):
     assert not [r for r in requests if not r.startswith((url, "data:", "blob:"))]
 
 
+def test_the_toolbar_stays_off_the_title_while_the_cells_are_read(tab, url):
+    """Issue 30: plotly's toolbar showed over the chart's title whenever the pointer was on the
+    chart. It shows over the chart's top margin only (where it is), not over the plot."""
+    tab.goto(url)
+    tab.locator(f"{HOST} .main-svg").first.wait_for()
+    _settled(tab)
+    plot = tab.locator(f"{HOST} .nsewdrag").first.bounding_box()
+    chart = tab.locator(f"{HOST} .js-plotly-plot").first.bounding_box()
+    tab.mouse.move(plot["x"] + plot["width"] / 2, plot["y"] + plot["height"] / 2)  # on a cell
+    tab.locator(f"{HOST} .hoverlayer .hovertext").first.wait_for()  # the cell's hover label
+    tab.wait_for_function(  # (plotly fades the toolbar in and out over 0.3 s)
+        f"getComputedStyle(document.querySelector('{HOST} .modebar-group')).opacity === '0'"
+    )
+    tab.mouse.move(chart["x"] + chart["width"] - 40, chart["y"] + 10)  # the top margin
+    tab.wait_for_function(
+        f"getComputedStyle(document.querySelector('{HOST} .modebar-group')).opacity === '1'"
+    )
+    tab.mouse.move(plot["x"] + plot["width"] / 2, plot["y"] + plot["height"] / 2)
+    tab.wait_for_function(
+        f"getComputedStyle(document.querySelector('{HOST} .modebar-group')).opacity === '0'"
+    )
+
+
 def test_a_wide_chart_scrolls_and_the_judge_sees_every_chart(tab, url):
     tab.set_viewport_size({"width": 900, "height": 1000})
     tab.goto(f"{url}/?wide=1")

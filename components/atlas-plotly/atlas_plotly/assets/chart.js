@@ -123,9 +123,41 @@ function clicked(state, event) {
   state.trigger("selection", selection);
 }
 
+// Plotly's toolbar (the modebar) shows whenever the pointer is over the chart, on top of the
+// chart's title at its top right. Here it shows only while the pointer is over the chart's top
+// margin (where the toolbar is) or a button of it has the keyboard's focus: reading the cells
+// with the pointer leaves the titles clear.
+const TOOLBAR_CSS = `
+.atlas-plotly .js-plotly-plot .plotly:hover .modebar--hover .modebar-group { opacity: 0; }
+.atlas-plotly.atlas-toolbar .js-plotly-plot .plotly .modebar--hover .modebar-group,
+.atlas-plotly .js-plotly-plot .plotly .modebar--hover:focus-within .modebar-group { opacity: 1; }
+`;
+const TOOLBAR_PX = 32; // the toolbar's own height, in case a chart's top margin is smaller
+
+function toolbarStyle(host) {
+  const root = host.getRootNode();
+  const head = root instanceof ShadowRoot ? root : document.head;
+  if (head.querySelector(":scope > style[data-atlas-toolbar]")) return;
+  const style = document.createElement("style");
+  style.setAttribute("data-atlas-toolbar", "");
+  style.textContent = TOOLBAR_CSS;
+  head.appendChild(style);
+}
+
+function toolbarNearTop(host, gd) {
+  toolbarStyle(host);
+  gd.addEventListener("mousemove", (event) => {
+    const top = event.clientY - gd.getBoundingClientRect().top;
+    const margin = (gd._fullLayout && gd._fullLayout.margin && gd._fullLayout.margin.t) || 0;
+    host.classList.toggle("atlas-toolbar", top < Math.max(margin, TOOLBAR_PX));
+  });
+  gd.addEventListener("mouseleave", () => host.classList.remove("atlas-toolbar"));
+}
+
 function follow(host, state, Plotly) {
   const gd = state.gd;
   gd.on("plotly_click", (event) => clicked(state, event));
+  toolbarNearTop(host, gd);
   // The column's width changes without a window resize (sidebar, classroom mode): follow it.
   state.observer = new ResizeObserver(() => {
     const width = gd._fullLayout && gd._fullLayout.width;
