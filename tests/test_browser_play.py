@@ -27,7 +27,14 @@ from tests.browser_helpers import (
     shipped_root,
     wait_settled,
 )
-from tests.play_helpers import PLAYER, SAMPLE, assert_moved_and_stopped, count_sent, played
+from tests.play_helpers import (
+    PLAYER,
+    SAMPLE,
+    TAKEN,
+    assert_moved_and_stopped,
+    count_sent,
+    played,
+)
 from tests.tiny_captions import build_tiny_caption_checkpoints
 from tests.tiny_seq2seq import build_tiny_checkpoints
 from ui.plotly_component import ENV
@@ -89,6 +96,29 @@ def test_local_window_slides_along_p_t(tab, url):
     # the window and p_t took values between the frames' (it slid, not jumped)
     assert any(s["window"] not in windows for s in samples), samples
     assert any(s["p_t"] not in centres for s in samples), samples
+
+
+def test_the_pages_step_follows_the_chart(tab, url):
+    """Issue 30: Local attention's two step controls, the page's slider and the chart's play
+    slider, went their own ways. The step the chart comes to rest on (here: its slider clicked
+    near the end) becomes the page's step: its slider, its numbers and the link."""
+    tab.goto(f"{url}/local_attention")
+    wait_settled(tab, 3)
+    host = tab.locator(PLAYER)
+    tab.wait_for_function(TAKEN, arg=host.element_handle(), timeout=30_000)
+    host.locator(".slider-rail-touch-rect").scroll_into_view_if_needed()
+    rail = host.locator(".slider-rail-touch-rect").bounding_box()
+    tab.mouse.click(rail["x"] + rail["width"] * 0.8, rail["y"] + rail["height"] / 2)
+    tab.wait_for_function("h => Number(h.dataset.playStep) > 0", arg=host.element_handle())
+    step = int(host.get_attribute("data-play-step"))
+    tab.wait_for_url(f"**loc_step={step}**")
+    wait_settled(tab, 3)
+    page_slider = tab.get_by_test_id("stSlider").filter(has_text="Target step")
+    assert page_slider.get_by_test_id("stSliderThumbValue").inner_text() == str(step)
+    assert tab.get_by_text(f"Step {step}: p_t =").count() == 1
+    # the chart, drawn again by the server at that step, still shows it
+    tab.wait_for_function(TAKEN, arg=host.element_handle(), timeout=30_000)
+    assert host.evaluate(SAMPLE)["slider"] == step
 
 
 def test_caption_crossfades_word_to_word(tab, url):

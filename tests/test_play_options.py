@@ -33,6 +33,7 @@ def test_play_options_are_plain_json_and_checked():
         "gaussian": None,
         "fade": False,
         "pause_label": None,
+        "step_trigger": False,
     }
     assert json.loads(json.dumps(options)) == options
     assert play_options(seconds_per_frame=1, fps=MIN_FPS)["fps"] == MIN_FPS

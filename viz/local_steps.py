@@ -189,7 +189,8 @@ def _step_title(t: int, tokens: list[str], p_t: np.ndarray, lo: float, hi: float
 def local_play(D: float) -> PlayOptions:
     """The chart component's play options for :func:`local_steps_figure` with window half-width
     ``D``: one step every FRAME_MS, and in between the Gaussian curve (trace 0) and its factors
-    (trace 2, 0 outside the window) follow the p_t marker (trace 1) with sigma = D/2."""
+    (trace 2, 0 outside the window) follow the p_t marker (trace 1) with sigma = D/2; the step it
+    comes to rest on is sent back (the page's step slider follows it)."""
     if D <= 0:
         raise ValueError(f"D must be positive, got {D}")
     follow: GaussianFollow = {
@@ -197,7 +198,7 @@ def local_play(D: float) -> PlayOptions:
         "centre_trace": 1,
         "traces": [{"trace": 0, "half_width": None}, {"trace": 2, "half_width": float(D)}],
     }
-    return play_options(seconds_per_frame=FRAME_MS / 1000, gaussian=follow)
+    return play_options(seconds_per_frame=FRAME_MS / 1000, gaussian=follow, step_trigger=True)
 
 
 def _check(raw: object, final: object, factor: object, p_t: object, window: object, n_tgt: int):

@@ -34,14 +34,16 @@ class GaussianFollow(TypedDict):
 class PlayOptions(TypedDict):
     """play.js's options: draws per second, seconds from one frame to the next, the Gaussian
     traces (or None), whether changed traces fade out and in (rather than move: points that
-    stand for different things in two frames), and the label a single play button shows while
-    it plays (or None)."""
+    stand for different things in two frames), the label a single play button shows while
+    it plays (or None), and whether the step it comes to rest on is sent back to Python (the
+    trigger "step": a page's own step control then follows the chart)."""
 
     fps: int
     seconds_per_frame: float
     gaussian: GaussianFollow | None
     fade: bool
     pause_label: str | None
+    step_trigger: bool
 
 
 def play_options(
@@ -51,6 +53,7 @@ def play_options(
     gaussian: GaussianFollow | None = None,
     fade: bool = False,
     pause_label: str | None = None,
+    step_trigger: bool = False,
 ) -> PlayOptions:
     """The play behaviour's options; ValueError for a rate outside [MIN_FPS, MAX_FPS] or a
     non-positive time per frame."""
@@ -66,6 +69,7 @@ def play_options(
         "gaussian": gaussian,
         "fade": bool(fade),
         "pause_label": pause_label,
+        "step_trigger": bool(step_trigger),
     }
 
 

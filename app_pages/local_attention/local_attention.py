@@ -121,12 +121,26 @@ def window_note(settings: LocalSettings) -> None:
     st.info(text.format(trained=trained, D=D), icon=":material/tune:")
 
 
+def follow_chart_step() -> None:
+    """on_trigger callback of the step chart: the step its slider or player came to rest on
+    (``st.session_state["loc_steps"]["step"]``) becomes the page's step; ``step_slider`` clamps
+    it to the sentence. Anything but a whole number is ignored."""
+    value = (st.session_state.get("loc_steps") or {}).get("step")
+    if isinstance(value, int | float) and not isinstance(value, bool) and float(value).is_integer():
+        st.session_state["loc_step"] = max(0, int(value))
+
+
 def steps_ui(tr: Translation) -> None:
     """The step slider, the animated step figure with its play button, and the step's numbers."""
     st.subheader(_("Step by step"))
     step = step_slider(_("Target step"), "loc_step", len(tr.target_tokens))
     fig = local_steps(tr, step=step)
-    plotly_chart(fig, key="loc_steps", behaviours={"play": local_play(tr.D)})
+    plotly_chart(
+        fig,
+        key="loc_steps",
+        behaviours={"play": local_play(tr.D)},
+        on_trigger={"step": follow_chart_step},
+    )
     lo, hi = tr.window[step]
     st.caption(
         _(

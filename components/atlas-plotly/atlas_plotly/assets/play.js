@@ -24,7 +24,9 @@
 // options: {fps, seconds_per_frame, gaussian: {sigma, centre_trace, traces: [{trace,
 //   half_width}]} | null, fade: true when every changed trace fades instead of moving,
 //   pause_label: a label for a single play button while it plays (the button then toggles) |
-//   null}. null options: undo (the chart was drawn anew, so plotly's own buttons are back).
+//   null, step_trigger: true to send the step it comes to rest on (a pause, the slider, the
+//   end) back to Python as the trigger "step" when it is not the step the server drew, so that
+//   the page's own step control and numbers follow the chart}. null options: undo (the chart was drawn anew, so plotly's own buttons are back).
 // ctx.host carries data-play-state (playing | paused), data-play-position (the step shown, with
 // its fraction), data-play-step, data-play-draws (states drawn while playing, all plays together)
 // and data-play-fps (states drawn per second in the latest play).
@@ -39,9 +41,11 @@ class Player {
     this.gd = ctx.gd;
     this.Plotly = ctx.Plotly;
     this.options = ctx.options;
+    this.trigger = ctx.trigger;
     const frames = (ctx.figure.frames || []).filter((f) => f && f.name != null && f.data);
     this.frames = frames.map(decoded);
     this.position = this.shownStep();
+    this.sent = this.position; // the step the server drew, or the last one sent back
     this.playing = false;
     this.plans = new Map();
     this.touched = null; // the plan whose in-betweens are on the chart (cleared on arrival)
@@ -105,6 +109,15 @@ class Player {
     this.settle();
     this.setLabel(false);
     this.mark();
+    this.rested();
+  }
+
+  // At rest on a step the page does not show yet: send it back (options.step_trigger).
+  rested() {
+    const step = Math.round(this.position);
+    if (!this.options.step_trigger || this.playing || step === this.sent || !this.trigger) return;
+    this.sent = step;
+    this.trigger("step", step);
   }
 
   async play() {
@@ -143,7 +156,10 @@ class Player {
           this.busy = false;
         }
         this.mark();
-        if (!this.playing) this.setLabel(false);
+        if (!this.playing) {
+          this.setLabel(false);
+          this.rested(); // at the last step (a pause sends its own)
+        }
       }
       if (this.playing) requestAnimationFrame(tick);
     };
@@ -159,6 +175,7 @@ class Player {
     if (step !== this.position) await this.arrive(step);
     this.setLabel(false);
     this.mark();
+    this.rested();
   }
 
   // A single play button reads options.pause_label while it plays (and toggles).
