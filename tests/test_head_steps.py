@@ -153,5 +153,21 @@ def test_step_panels_label_every_token_and_write_masked_cells():
     )
     assert wide.data[0].text is None and len(wide.layout.xaxis.tickvals) == 40
     assert wide.layout.width >= 40 * 14
+    # cells without numbers get a colour bar of their own, beside their panel (issue 30: V and
+    # the output had none); cells with numbers need none
+    assert all(t.showscale is False for t in fig.data)
+    bar = wide.data[0].colorbar
+    assert wide.data[0].showscale and bar.title.text == "v" and wide.layout.margin.r >= 100
+    assert np.isclose(bar.y, sum(wide.layout.yaxis.domain) / 2)
+    two = step_panels(
+        [
+            Panel(n, np.ones((2, 20)), ["a", "b"], list("abcdefghijklmnopqrst"), "q", "k", n)
+            for n in ("V", "out")
+        ]
+    )
+    bars = [(t.colorbar.y, t.colorbar.len) for t in two.data]
+    domains = [two.layout.yaxis.domain, two.layout.yaxis2.domain]
+    assert [b[0] for b in bars] == [sum(d) / 2 for d in domains]  # each bar beside its panel
+    assert [b[1] for b in bars] == [d[1] - d[0] for d in domains]
     with pytest.raises(ValueError, match="3 labels for 4"):
         step_panels([Panel("bad", np.eye(4), tokens[:3], tokens, "q", "k", "v")])

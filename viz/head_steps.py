@@ -24,6 +24,7 @@ from viz._margins import (
     AXIS_TITLE_PX,
     MIN_CELL_PX,
     cells_extent,
+    colorbar_px,
     text_px,
     widest_px,
     x_ticks_height,
@@ -37,6 +38,7 @@ PANEL_TITLE_FONT_PX = 13
 TITLE_PX = 15  # a figure's title, drawn as an annotation (lines left-aligned)
 TITLE_LINE_PX = 21  # one line of it
 MIN_PANEL_PX = 60  # room for a panel's y axis title even with one row
+COLORBAR_THICKNESS_PX = 14  # a panel's own colour bar, where its cells carry no numbers
 MASKED = "−∞"
 MASKED_COLOUR = "#bdbdbd"
 ZWSP = "\u200b"
@@ -124,8 +126,9 @@ def _colours(z: np.ndarray, diverging: bool, zmax: float | None) -> dict:
     return {"colorscale": "Blues", "zmin": 0.0, "zmax": top}
 
 
-def _trace(panel: Panel, n: int, numbers: bool) -> dict:
-    """The heatmap of panel ``n`` (axes x{n}/y{n}; plotly names the first ones x/y)."""
+def _trace(panel: Panel, n: int, numbers: bool, domain: list[float]) -> dict:
+    """The heatmap of panel ``n`` (axes x{n}/y{n}; plotly names the first ones x/y), beside it
+    its own colour bar (``domain``: the panel's paper y) where the cells carry no numbers."""
     z, ys, xs = _checked(panel)
     s = "" if n == 0 else str(n + 1)
     value = "%{text}" if numbers else f"%{{z:.{panel.digits + 2}f}}"
@@ -149,6 +152,17 @@ def _trace(panel: Panel, n: int, numbers: bool) -> dict:
             "text": _numbers(z, panel.digits),
             "texttemplate": "%{text}",
             "textfont": {"size": 12},
+        }
+    else:
+        trace |= {
+            "showscale": True,
+            "colorbar": {
+                "title": {"text": panel.value_name, "side": "right"},
+                "y": (domain[0] + domain[1]) / 2,
+                "yanchor": "middle",
+                "len": domain[1] - domain[0],
+                "thickness": COLORBAR_THICKNESS_PX,
+            },
         }
     return trace
 
@@ -186,9 +200,10 @@ def _margin_and_width(panels: Sequence[Panel], title: str, numbers: bool, under:
     """(margin, width): room for the row labels, the title lines and the last panel's ticks; the
     width the columns need (``cell_w`` each) and that the longest title needs."""
     widest_y = widest_px([str(y) for p in panels for y in p.y_labels])
+    colour_bars = 0 if numbers else max(colorbar_px(p.value_name) for p in panels)
     margin = {
         "l": widest_y + 10 + AXIS_TITLE_PX,
-        "r": 20,
+        "r": max(20, colour_bars),
         "t": title_margin(title, PANEL_TITLE_PX),
         "b": under + 8,
     }
@@ -228,7 +243,7 @@ def step_panels(panels: Sequence[Panel], *, title: str = "") -> go.Figure:
     for n, panel in enumerate(panels):
         domain = [1 - (top + rows[n]) / plot_h, 1 - top / plot_h]
         domain = [round(max(0.0, domain[0]), 6), round(min(1.0, domain[1]), 6)]
-        traces.append(_trace(panel, n, numbers))
+        traces.append(_trace(panel, n, numbers, domain))
         layout |= _axes(traces[-1], panel, n, domain, angles[n])
         layout["annotations"].append(
             _label(panel.title, domain[1] + 4 / plot_h, PANEL_TITLE_FONT_PX)
