@@ -72,10 +72,11 @@ def title_margin(title: str, gap: int = 0) -> int:
 
 
 def title_width(title: str, margin: dict[str, int]) -> int:
-    """The figure width that shows every line of ``title`` whole, from the plot's left edge."""
+    """The figure width that shows every line of ``title`` whole, from the plot's left edge (the
+    title may run over the right margin: it is above the colour bars)."""
     lines = title.split("<br>") if title else [""]
     text = max(text_px(line) for line in lines) * TITLE_PX / 12
-    return margin["l"] + math.ceil(text) + margin["r"] + 10
+    return margin["l"] + math.ceil(text) + 10
 
 
 def title_annotation(title: str, plot_px: float, gap: int = 0) -> dict:

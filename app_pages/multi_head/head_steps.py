@@ -191,12 +191,15 @@ def _axis_names(kind: str) -> tuple[str, str]:
 
 
 def _title(view: HeadsView, steps: HeadSteps, values: bool = False) -> str:
-    """Three lines: what the figure shows, then what its rows and its columns are."""
+    """Three lines (four for the values, whose two panels' rows differ): what the figure shows,
+    then what its rows and its columns are."""
     where = _("{kind}, layer {layer}, head {head}").format(
         kind=view.title, layer=steps.layer + 1, head=steps.head + 1
     )
     if values:
-        rows = _("rows of V: keys, the tokens attended to · rows of the output: queries")
+        rows = (
+            _("rows of V: keys, the tokens attended to") + "<br>" + _("rows of the output: queries")
+        )
         columns = _("columns: the d_v = {d} dimensions of the value vectors").format(
             d=steps.values.shape[1]
         )
