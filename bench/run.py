@@ -1,4 +1,6 @@
-"""``make bench``: cold start, first render of every page, warm interaction latency vs. an empty page.
+"""``make bench``: cold start, first render of every page, warm interaction latency vs. an empty page;
+then the first renders and the interactions again with the browser's CPU throttled ``BENCH_SLOWER``
+times (4 by default: a school laptop; the empty pages and the bare ``Plotly.react`` throttled too).
 
 Prints one table. Scenarios and extra timings come from ``bench/scenarios_*.py`` (see registry).
 """
@@ -17,10 +19,14 @@ from urllib.parse import urlsplit
 
 from bench.registry import RENDERED, SCENARIOS, TIMINGS, Row, Scenario
 from bench.scenarios_floor import bare_react, floor_rows
-from bench.work import BrowserWork, server_cpu_ms
+from bench.work import BrowserWork, SlowerCPU, server_cpu_ms
 from tests.server import CHROMIUM, SERVER_PIDS, launch_chromium, streamlit_server
 
 TRIES = int(os.environ.get("BENCH_TRIES", "20"))  # warm tries per scenario (after one warm-up)
+# The same measures again on a CPU this many times slower (a school laptop's; 1 = skip), with
+# fewer tries: each takes several times longer.
+SLOWER = float(os.environ.get("BENCH_SLOWER", "4"))
+SLOWER_TRIES = int(os.environ.get("BENCH_SLOWER_TRIES", "8"))
 # BENCH_ONLY=anatomy,alignment: only the interaction scenarios whose names contain one of these
 # words (and the empty page), without the first renders and plain timings: a quick A/B check.
 ONLY = [word.strip() for word in os.environ.get("BENCH_ONLY", "").split(",") if word.strip()]
@@ -106,8 +112,8 @@ class Measured:
         self.browser_ms[name], self.server_ms[name] = tab.work_per_change()
 
 
-def interaction_latencies(browser, urls: dict[tuple, str]) -> Measured:
-    """TRIES warm interactions per scenario (after one warm-up), each followed by one on every
+def interaction_latencies(browser, urls: dict[tuple, str], tries: int) -> Measured:
+    """``tries`` warm interactions per scenario (after one warm-up), each followed by one on every
     empty reference page, so that all see the same background load.
 
     Only the scenario's page and the references are open at a time, as for a person with one tab:
@@ -128,7 +134,7 @@ def interaction_latencies(browser, urls: dict[tuple, str]) -> Measured:
             continue
         out.times[scenario.name] = []
         bare = bare_react(browser, urls[scenario.server], scenario)
-        for i in range(TRIES + 1):
+        for i in range(tries + 1):
             try:
                 elapsed = _interact(tab, scenario, i)
             except Exception as err:  # reported in the table
@@ -185,13 +191,13 @@ def _work(out: Measured, name: str) -> str:
     )
 
 
-def scenario_rows(browser, urls: dict[tuple, str]) -> list[Row]:
+def scenario_rows(browser, urls: dict[tuple, str], tries: int = TRIES) -> list[Row]:
     """Warm interaction p50/p95 per scenario, next to each empty page's measured alongside it,
     and the CPU work each change cost.
 
     The ratio to the first reference (an empty page with Streamlit's default settings) is the
     floor's; the ratio to the others follows it."""
-    out = interaction_latencies(browser, urls)
+    out = interaction_latencies(browser, urls, tries)
     bases = [s for s in SCENARIOS if s.baseline]
     rows = []
     for base in bases:
@@ -225,6 +231,11 @@ def scenario_rows(browser, urls: dict[tuple, str]) -> list[Row]:
     return rows + floor_rows(out)  # against the empty page + the bare Plotly.react
 
 
+def _slower(row: Row) -> Row:
+    """A row measured on the throttled CPU, said so in its name."""
+    return Row(f"{SLOWER:g}x slower CPU, {row.measure}", row.value, row.note)
+
+
 def print_table(rows: list[Row]) -> None:
     """A plain text table."""
     widths = [max(len(getattr(r, f)) for r in rows) for f in ("measure", "value", "note")]
@@ -256,6 +267,11 @@ def main() -> None:
         if not ONLY:
             rows += page_rows(browser, urls[app])
         rows += scenario_rows(browser, urls)
+        if SLOWER > 1:  # the same on a school laptop's CPU: every page of the bench throttled
+            slow = SlowerCPU(browser, SLOWER)
+            slow_rows = [] if ONLY else page_rows(slow, urls[app])
+            slow_rows += scenario_rows(slow, urls, SLOWER_TRIES)
+            rows += [_slower(row) for row in slow_rows]
         browser.close()
     for func in [] if ONLY else TIMINGS:
         rows += func()

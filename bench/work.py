@@ -28,3 +28,33 @@ class BrowserWork:
     def busy_ms(self) -> float:
         metrics = self.cdp.send("Performance.getMetrics")["metrics"]
         return 1000 * next(m["value"] for m in metrics if m["name"] == "TaskDuration")
+
+
+class SlowerCPU:
+    """Stands in for a Playwright ``Browser`` whose pages run on a CPU ``rate`` times slower, as
+    a school laptop's or a Chromebook's (Chrome's ``Emulation.setCPUThrottlingRate``, set on each
+    new page before it loads anything). ``new_context`` is the only method the bench uses."""
+
+    def __init__(self, browser, rate: float) -> None:
+        self.browser = browser
+        self.rate = rate
+
+    def new_context(self, **options):
+        return _SlowerContext(self.browser.new_context(**options), self.rate)
+
+
+class _SlowerContext:
+    """A context whose ``new_page()`` is throttled; anything else is the real context's."""
+
+    def __init__(self, context, rate: float) -> None:
+        self._context = context
+        self._rate = rate
+
+    def new_page(self):
+        page = self._context.new_page()
+        cdp = self._context.new_cdp_session(page)
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": self._rate})
+        return page
+
+    def __getattr__(self, name: str):
+        return getattr(self._context, name)
