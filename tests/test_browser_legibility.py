@@ -91,6 +91,9 @@ WHOLE_ON_FIRST_SCREEN = {entry.url_path for entry in PAGES}
 # such a chart: the 46-word input's maps, the step inspectors' figures, Positional encoding's
 # permutation maps.
 NOTHING_SIDEWAYS = {"", "lessons", "join", "anatomy", "lab", "scaling", "captions"}
+# Pages whose own view (no view parameters) with the default input hides nothing sideways but on a
+# phone, though their long input or another view still does.
+NOTHING_SIDEWAYS_BY_DEFAULT = {"local_attention", "multi_head", "positional_encoding"}
 VIEWS = {
     "alignment": [{"aln_mode": "reference"}, {"aln_mode": "compare"}],
     "multi_head": [{"mh_model": "pretrained"}],
@@ -363,8 +366,11 @@ def _first_screen(page, setup: Setup, case: Case) -> list[str]:
 
 def _sideways_ok(setup: Setup, case: Case) -> bool:
     """Whether a chart may be hidden in part sideways: on a phone, or on a page not yet laid out
-    for it (``NOTHING_SIDEWAYS``)."""
-    return setup.phone or case.page not in NOTHING_SIDEWAYS
+    for it (``NOTHING_SIDEWAYS``; ``NOTHING_SIDEWAYS_BY_DEFAULT`` for its own default view)."""
+    if setup.phone or case.page in NOTHING_SIDEWAYS:
+        return setup.phone
+    default_view = not case.long and not case.view
+    return not (default_view and case.page in NOTHING_SIDEWAYS_BY_DEFAULT)
 
 
 def _problems(page, setup: Setup, case: Case, log: Path | None) -> list[str]:

@@ -43,7 +43,11 @@ LABEL_GAP_PX = 16  # between a token column's dot and the plot's edge, besides t
 ENTROPY_COLUMN_PX = 56  # a column of entropies: room for "1.23" in the cell
 NUMBER_COLUMN_PX = 40  # a column of a small map, which prints "−0.25" in each cell
 PLOT_PX = 200  # the least width of a bar chart's plot area
-COLORBAR_SIDE_TITLE_PX = 128  # right margin: a colour bar, its ticks (−0.85) and its title beside
+COLORBAR_SIDE_TITLE_PX = 114  # right margin: a colour bar, its ticks (−0.85) and its title beside
+# the colour bar's thickness (plotly's default is 30): 14 px less in every map's right margin, so
+# that Local attention's two maps fit side by side at their least widths (1280x720 classroom and
+# 1280x800 had 7-17 px of them hidden sideways)
+COLORBAR_THICKNESS_PX = 16
 
 
 def alignment_heatmap(
@@ -105,7 +109,7 @@ def _column_px(z: np.ndarray) -> int:
 def _title_beside_colorbar(fig: go.Figure) -> None:
     """The colour bar's title along the bar's right side: on top, it met the top tick's label
     whenever the largest value was just above a round number (0.83 and its tick 0.8)."""
-    fig.update_traces(colorbar_title_side="right")
+    fig.update_traces(colorbar_title_side="right", colorbar_thickness=COLORBAR_THICKNESS_PX)
     fig.update_layout(margin={"r": COLORBAR_SIDE_TITLE_PX})
 
 
