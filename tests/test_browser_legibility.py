@@ -93,7 +93,7 @@ WHOLE_ON_FIRST_SCREEN = {entry.url_path for entry in PAGES}
 NOTHING_SIDEWAYS = {"", "lessons", "join", "anatomy", "lab", "scaling", "captions"}
 # Pages whose own view (no view parameters) with the default input hides nothing sideways but on a
 # phone, though their long input or another view still does.
-NOTHING_SIDEWAYS_BY_DEFAULT = {"local_attention", "multi_head", "positional_encoding"}
+NOTHING_SIDEWAYS_BY_DEFAULT = {"alignment", "local_attention", "multi_head", "positional_encoding"}
 VIEWS = {
     "alignment": [{"aln_mode": "reference"}, {"aln_mode": "compare"}],
     "multi_head": [{"mh_model": "pretrained"}],

@@ -17,6 +17,7 @@ import streamlit as st
 from i18n import N_, _
 from models.rnn.translator import Translation
 from ui.charts import plotly_chart
+from ui.sidebar import classroom_mode
 from ui.tables import table_ui
 from ui.translation import step_slider
 from viz.scores import candidates_bars, soft_addressing_figure
@@ -152,7 +153,9 @@ def step_inspector_ui(tr: Translation, kind: str) -> None:
             tr.scores[step], tr.weights[step], tr.source_tokens, title=title
         )
         plotly_chart(fig, key="aln_step_fig")
-    numbers, candidates = st.columns([3, 2], gap="medium")
+    # in classroom mode the candidates' bars need half the row: in two fifths of it (412 px at
+    # 1280x720) 78 px of them were hidden sideways
+    numbers, candidates = st.columns([1, 1] if classroom_mode() else [3, 2], gap="medium")
     with numbers:
         if tr.scores is not None and kind in FORMULAS:
             stage_numbers_ui(tr, kind, step)
