@@ -22,6 +22,8 @@ TICK_FONT_PX = 12
 AXIS_TITLE_PX = 26  # an axis title and its gap to the tick labels
 FLAT_TICKS_FIT_PX = 280  # flat x tick labels only when all of them fit in this width
 COLORBAR_PX = 104  # a vertical colour bar with its ticks and a short title
+# a colour bar narrower than plotly's 30 px, where a map must fit beside another or the page
+COLORBAR_THICKNESS_PX = 16
 LEGEND_PX = 66  # a legend in the right margin: its symbol and padding, besides the widest name
 LEGEND_ROW_PX = 30  # a horizontal legend in its own row under the x axis title
 # Left margin beside a y axis's tick labels when it has no title: plotly needs the labels' width

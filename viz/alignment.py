@@ -18,6 +18,7 @@ from i18n import _
 from viz._checks import as_matrix, check_labels, escape
 from viz._margins import (
     AXIS_TITLE_PX,
+    COLORBAR_THICKNESS_PX,
     Y_TICKS_PAD_PX,
     cells_extent,
     widest_px,
@@ -44,10 +45,8 @@ ENTROPY_COLUMN_PX = 56  # a column of entropies: room for "1.23" in the cell
 NUMBER_COLUMN_PX = 40  # a column of a small map, which prints "−0.25" in each cell
 PLOT_PX = 200  # the least width of a bar chart's plot area
 COLORBAR_SIDE_TITLE_PX = 114  # right margin: a colour bar, its ticks (−0.85) and its title beside
-# the colour bar's thickness (plotly's default is 30): 14 px less in every map's right margin, so
-# that Local attention's two maps fit side by side at their least widths (1280x720 classroom and
-# 1280x800 had 7-17 px of them hidden sideways)
-COLORBAR_THICKNESS_PX = 16
+# (with COLORBAR_THICKNESS_PX, 14 px less than plotly's default bar needs: Local attention's two
+# maps fit side by side at their least widths; 1280x720 classroom and 1280x800 hid 7-17 px of them)
 
 
 def alignment_heatmap(

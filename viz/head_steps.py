@@ -22,6 +22,7 @@ import plotly.graph_objects as go
 from viz._checks import check_labels, escape
 from viz._margins import (
     AXIS_TITLE_PX,
+    COLORBAR_THICKNESS_PX,
     MIN_CELL_PX,
     cells_extent,
     colorbar_px,
@@ -38,7 +39,6 @@ PANEL_TITLE_FONT_PX = 13
 TITLE_PX = 15  # a figure's title, drawn as an annotation (lines left-aligned)
 TITLE_LINE_PX = 21  # one line of it
 MIN_PANEL_PX = 60  # room for a panel's y axis title even with one row
-COLORBAR_THICKNESS_PX = 14  # a panel's own colour bar, where its cells carry no numbers
 MASKED = "−∞"
 MASKED_COLOUR = "#bdbdbd"
 ZWSP = "\u200b"
