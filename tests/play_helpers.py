@@ -138,10 +138,17 @@ def assert_moved_and_stopped(page, host, samples: list[dict], during: int, exact
     assert samples[-1]["slider"] > samples[0]["slider"], samples  # the slider follows
     # the slider marks the step last reached: at most one off, or ahead while the step it shows is
     # arriving (reached by the next sample: a slow machine skips steps, and plotly moves the
-    # slider before the player has marked its new position)
+    # slider before the player has marked its new position), or one behind a step just reached
+    # (plotly moved it by the next sample: a full run's sample read position 10, slider 9)
     for sample, after in zip(samples, [*samples[1:], None], strict=True):
         arriving = after is not None and sample["position"] < sample["slider"] <= after["position"]
-        assert abs(sample["slider"] - sample["position"]) < 1 or arriving, samples
+        lagging = (
+            after is not None
+            and sample["position"] == int(sample["position"])
+            and sample["slider"] == sample["position"] - 1
+            and after["slider"] >= sample["position"]
+        )
+        assert abs(sample["slider"] - sample["position"]) < 1 or arriving or lagging, samples
     print(
         f"\n{page.url}: {play_rate(samples):.1f} draws/s sampled, data-play-fps "
         f"{samples[-1]['fps']}, {during} websocket frames sent while playing"
