@@ -1,6 +1,6 @@
-"""The live class's store (live/store.py) and its codes (live/codes.py), on both databases: SQLite
-in a temporary folder and PostgreSQL in a private cluster (tests/postgres.py), a new database for
-each test."""
+"""The live class's store (live/store.py, with its schema, connections and backends) and its codes
+(live/codes.py), on both databases: SQLite in a temporary folder and PostgreSQL in a private
+cluster (tests/postgres.py), a new database for each test."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import live.schema as schema_module
 import live.store as store_module
 from live.codes import (
     ALPHABET,
@@ -26,17 +27,10 @@ from live.codes import (
     normal_code,
     same_secret,
 )
-from live.store import (
-    MIGRATIONS,
-    NICKNAME_CHARS,
-    ClassFull,
-    Closed,
-    NoSuchClass,
-    NotTeacher,
-    Store,
-    Student,
-    open_store,
-)
+from live.inputs import NICKNAME_CHARS
+from live.records import ClassFull, Closed, NoSuchClass, NotTeacher, Student
+from live.schema import MIGRATIONS
+from live.store import Store, open_store
 from tests.postgres import new_database, private_cluster
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,7 +81,7 @@ def clock(monkeypatch: pytest.MonkeyPatch):
 
 
 def _count(store: Store, table: str) -> int:
-    row = store._run(lambda tx: tx.one(f"SELECT COUNT(*) FROM {table}"), write=False)
+    row = store._db.run(lambda tx: tx.one(f"SELECT COUNT(*) FROM {table}"), write=False)
     assert row is not None
     return int(row[0])
 
@@ -390,7 +384,7 @@ def test_answers_close_with_the_step(store: Store):
 def test_an_answer_waits_for_a_reveal_in_progress(store: Store):
     info, _ = store.create_class(LESSON)
     ann = store.join(info.code)
-    backend = store._backend
+    backend = store._db.backend
     teacher = backend.connect()  # a reveal, begun and not yet committed
     backend.begin(teacher, write=True)
     teacher.execute(backend.sql("UPDATE classes SET revealed = TRUE WHERE code = ?"), (info.code,))
@@ -470,7 +464,7 @@ def test_delete_removes_everything(store: Store):
 
 
 def _versions(store: Store) -> list[int]:
-    rows = store._run(lambda tx: tx.all("SELECT version FROM schema_version"), write=False)
+    rows = store._db.run(lambda tx: tx.all("SELECT version FROM schema_version"), write=False)
     return sorted(int(row[0]) for row in rows)
 
 
@@ -492,14 +486,14 @@ def test_a_new_migration_is_applied_once_and_an_old_app_refuses_a_newer_schema(
     info, _ = first.create_class(LESSON)
     first.close()
     newer = [*MIGRATIONS, "CREATE TABLE later (x INTEGER); INSERT INTO later (x) VALUES (1)"]
-    monkeypatch.setattr(store_module, "MIGRATIONS", newer)
+    monkeypatch.setattr(schema_module, "MIGRATIONS", newer)
     for _ in range(2):
         upgraded = open_store(db_url)
         assert _versions(upgraded) == list(range(1, len(newer) + 1))
         assert _count(upgraded, "later") == 1
         assert upgraded.get_class(info.code) == info
         upgraded.close()
-    monkeypatch.setattr(store_module, "MIGRATIONS", MIGRATIONS)
+    monkeypatch.setattr(schema_module, "MIGRATIONS", MIGRATIONS)
     with pytest.raises(RuntimeError, match="newer"):
         open_store(db_url)
 
@@ -514,7 +508,7 @@ def test_new_sqlite_files_opened_at_once(tmp_path: Path):
 
 def test_sqlite_settings(tmp_path: Path):
     opened = open_store(f"sqlite:///{tmp_path}/x.sqlite3")
-    conn = opened._backend.connect()
+    conn = opened._db.backend.connect()
     pragmas = ("journal_mode", "synchronous", "busy_timeout", "foreign_keys")
     values = [conn.execute(f"PRAGMA {name}").fetchone()[0] for name in pragmas]
     conn.close()
@@ -552,18 +546,18 @@ def test_a_broken_postgresql_connection_is_dropped_and_the_call_retried(pg_clust
     opened = open_store(url)
     info, _ = opened.create_class(LESSON)
     ann = opened.join(info.code)
-    held = [opened._pool.take() for _ in range(3)]
+    held = [opened._db.pool.take() for _ in range(3)]
     for conn in held:
-        opened._pool.give(conn)  # three idle connections, soon all broken
+        opened._db.pool.give(conn)  # three idle connections, soon all broken
     with psycopg.connect(url, autocommit=True) as admin:
         killed = admin.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
             " WHERE datname = current_database() AND pid <> pg_backend_pid()"
         ).fetchall()
     assert killed and all(row[0] for row in killed)
-    with caplog.at_level(logging.WARNING, logger="live.store"):
+    with caplog.at_level(logging.WARNING, logger="live.connections"):
         assert opened.get_class(info.code).students == 1
-        assert len(opened._pool._idle) == 1  # the new one: the broken idle ones were dropped
+        assert len(opened._db.pool._idle) == 1  # the new one: the broken idle ones were dropped
         opened.answer(info.code, ann.id, 1, 9)
         assert opened.my_answer(info.code, ann.id, 1) == 9
     assert caplog.text.count("broke") == 1

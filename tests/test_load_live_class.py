@@ -17,10 +17,12 @@ import pytest
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from bench.load import live_class, protocol
+from bench.load import live_script, protocol
 from bench.load.__main__ import parse_args
 from bench.load.client import Session
-from bench.load.live_class import PLAN, LiveOutcome, Move, plan_steps, shown_step, waits
+from bench.load.live_outcome import LiveOutcome, Move, waits
+from bench.load.live_script import PLAN, plan_steps
+from bench.load.live_students import SAVED, shown_step
 from bench.load.report import Run, live_figures, live_row, table
 from bench.load.scenarios import Sample
 
@@ -66,13 +68,13 @@ def test_text_is_found_in_markdown_captions_alerts_and_headings_only():
     saved = delta("alert", body="Saved: **previous token**. You can change it until …")
     button = delta("button", id="$$ID-1-join_submit", label="Join")
     assert protocol.text_in(caption).startswith("Class ABCDEF")
-    assert protocol.find_text(saved, live_class.SAVED) is not None
+    assert protocol.find_text(saved, SAVED) is not None
     revealed = delta(
         "alert", body="You chose **previous token**. Right!"
     )  # only for a stored answer
-    assert protocol.find_text(revealed, live_class.SAVED) is not None
+    assert protocol.find_text(revealed, SAVED) is not None
     missed = delta("alert", body="You did not answer this one.")
-    assert protocol.find_text(missed, live_class.SAVED) is None
+    assert protocol.find_text(missed, SAVED) is None
     assert protocol.text_in(delta("heading", body="Join a class")) == "Join a class"
     assert protocol.text_in(button) is None and protocol.find_text(button, "Join") is None
     assert protocol.text_in(ForwardMsg()) is None  # not a delta
@@ -88,9 +90,9 @@ def test_the_step_a_students_page_shows_is_read_from_its_caption():
 
 def test_the_plan_follows_the_shipped_lesson():
     lesson = tomllib.loads((ROOT / "lessons" / "05-self-attention.toml").read_text())
-    assert lesson["id"] == live_class.LESSON and len(lesson["step"]) == live_class.STEPS
+    assert lesson["id"] == live_script.LESSON and len(lesson["step"]) == live_script.STEPS
     questions = tuple(i for i, s in enumerate(lesson["step"], start=1) if "question" in s)
-    assert questions == live_class.QUESTIONS
+    assert questions == live_script.QUESTIONS
     assert plan_steps() == [2, 3, 4, 5, 6, 7, 6, 5, 4, 3] and len(PLAN) == 10
 
 

@@ -10,7 +10,8 @@ from app_pages.lessons.answers import score
 from app_pages.lessons.schema import Lesson, Step
 from app_pages.lessons.step_ui import narration_ui
 from i18n import _
-from live.store import ClassInfo, Closed, NoSuchClass, Store, Student
+from live.records import ClassInfo, Closed, NoSuchClass, Student
+from live.store import Store
 from ui.text import escape_markdown
 
 SEEN = "join_seen"  # session state: the class revision this page was drawn at

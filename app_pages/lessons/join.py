@@ -16,7 +16,8 @@ from app_pages.lessons import live
 from app_pages.lessons.follow import follow_ui
 from i18n import N_, _
 from live.codes import CODE_LENGTH, normal_code
-from live.store import NICKNAME_CHARS, ClassFull, NoSuchClass
+from live.inputs import NICKNAME_CHARS
+from live.records import ClassFull, NoSuchClass
 from ui.text import page_intro
 
 ABOUT = N_(

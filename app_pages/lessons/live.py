@@ -15,7 +15,8 @@ from app_pages.lessons import predict, views
 from app_pages.lessons.answers import CLICK_KINDS, score
 from app_pages.lessons.schema import Lesson, Question, load_folder
 from i18n import _, ngettext
-from live.store import Store, Tally, open_store
+from live.records import Tally
+from live.store import Store, open_store
 from ui.text import escape_markdown
 from viz.lessons import class_bars
 

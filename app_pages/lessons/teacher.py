@@ -20,7 +20,8 @@ from app_pages.lessons.schema import Lesson, Step
 from i18n import _
 from live.codes import normal_code
 from live.qr import qr_png
-from live.store import ClassInfo, NoSuchClass, NotTeacher, Store
+from live.records import ClassInfo, NoSuchClass, NotTeacher
+from live.store import Store
 from ui.text import escape_markdown
 
 LEADS = "live_leads"  # session state: (code, teacher key) of the class this browser leads

@@ -31,6 +31,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from bench.load import live_class, scenarios
+from bench.load.live_outcome import LiveOutcome
 from bench.load.metrics import ServerWatch
 from bench.load.pages import PROFILES, class_profiles
 from bench.load.report import Run, table
@@ -149,7 +150,7 @@ async def run_one(name: str, served: Served, replicas: int, args, deadline: floa
     watch = ServerWatch(served.pids, served.logs)
     watch.start()
     sampler = asyncio.create_task(watch.watch())
-    out = live_class.LiveOutcome() if name == LIVE else scenarios.Outcome()
+    out = LiveOutcome() if name == LIVE else scenarios.Outcome()
     start = time.monotonic()
     try:
         async with asyncio.timeout(deadline - time.monotonic()):

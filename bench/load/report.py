@@ -10,7 +10,8 @@ import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from bench.load.live_class import PLAN, LiveOutcome, waits
+from bench.load.live_outcome import LiveOutcome, waits
+from bench.load.live_script import PLAN
 from bench.load.metrics import percentile
 from bench.load.scenarios import Outcome, Sample
 
