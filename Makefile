@@ -25,16 +25,20 @@ $(BIN)/uv: | $(BIN)/python
 
 # The chart component (components/atlas-plotly, ui/plotly_component.py) is installed editable, with
 # no dependencies of its own, so that Streamlit finds its manifest and serves its asset folder;
-# `python -m atlas_plotly` copies the plotly package's plotly.js into that folder.
+# npm installs the plotly.js bundle it draws with (plotly's cartesian bundle, pinned by its
+# package-lock.json) and `python -m atlas_plotly` copies it into that folder.
 COMPONENT := components/atlas-plotly
-INSTALL_COMPONENT := $(UV_INSTALL) --no-deps -e $(COMPONENT) && $(BIN)/python -m atlas_plotly
+NPM_CI := npm ci --prefix $(COMPONENT) --no-audit --no-fund --loglevel=error
+INSTALL_COMPONENT := $(NPM_CI) && $(UV_INSTALL) --no-deps -e $(COMPONENT) && \
+  $(BIN)/python -m atlas_plotly
+COMPONENT_FILES := $(COMPONENT)/pyproject.toml $(COMPONENT)/package-lock.json
 
-$(STAMP_RUN): requirements.lock $(COMPONENT)/pyproject.toml | $(BIN)/uv
+$(STAMP_RUN): requirements.lock $(COMPONENT_FILES) | $(BIN)/uv
 	$(UV_INSTALL) -r requirements.lock
 	$(INSTALL_COMPONENT)
 	touch $@
 
-$(STAMP_DEV): requirements.lock requirements-dev.lock $(COMPONENT)/pyproject.toml | $(BIN)/uv
+$(STAMP_DEV): requirements.lock requirements-dev.lock $(COMPONENT_FILES) | $(BIN)/uv
 	$(UV_INSTALL) -r requirements-dev.lock
 	$(INSTALL_COMPONENT)
 	touch $@ $(STAMP_RUN)

@@ -131,12 +131,12 @@ def _multi_head_figures() -> dict[str, tuple]:
 def plotly_draws() -> list[Row]:
     """Median ``Plotly.newPlot`` (what Streamlit does on every change) and ``Plotly.react`` (an
     in-place update) per figure, in ms."""
-    import plotly
+    from atlas_plotly import ensure_plotly_js
     from playwright.sync_api import sync_playwright
 
-    script = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-    if not Path(CHROMIUM).exists() or not script.is_file():
-        return [Row("plotly.js draws", "skipped", "no Chromium or no plotly.min.js")]
+    script = ensure_plotly_js()  # the bundle the chart component draws with
+    if not Path(CHROMIUM).exists():
+        return [Row("plotly.js draws", "skipped", "no Chromium")]
     figures = _anatomy_figures() | _alignment_figures() | _multi_head_figures()
     rows = []
     with sync_playwright() as playwright:

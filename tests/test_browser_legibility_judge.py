@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
-import plotly
 import plotly.graph_objects as go
 import pytest
+from atlas_plotly import ensure_plotly_js
 
 from tests.legibility import check_page, overlap
 from tests.test_browser_legibility import LONG
@@ -27,7 +26,7 @@ def test_overlap_of_rotated_boxes():
     assert overlap(square, (9, 9, 14, 4, 19, 9, 14, 14)) > 0
 
 
-PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+PLOTLY_JS = ensure_plotly_js()  # the bundle the chart component draws with
 WORDS = re.findall(r"\w+", LONG)
 
 

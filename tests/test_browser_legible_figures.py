@@ -10,12 +10,11 @@ titles and cells, the √d_k page's head labels and the corner where two axes' "
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import numpy as np
-import plotly
 import plotly.graph_objects as go
 import pytest
+from atlas_plotly import ensure_plotly_js
 
 from models.analysis.toy import anatomy
 from models.lab.train import LabConfig
@@ -36,7 +35,7 @@ from viz.positional import (
 from viz.scaling import dot_histograms, entropy_heatmap, grouped_bars, lines_over_dims
 
 pytestmark = pytest.mark.browser
-PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+PLOTLY_JS = ensure_plotly_js()  # the bundle the chart component draws with
 # The screens: (name, classroom mode, the width in px of a page's full, half (two columns,
 # small or large gap) and third column): a phone stacks the columns; a laptop at 1280x800; a
 # projector at 1280x720 in classroom mode (the sidebar collapsed).

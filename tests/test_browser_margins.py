@@ -9,11 +9,10 @@ margins the figure asked for.
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 import numpy as np
-import plotly
 import pytest
+from atlas_plotly import ensure_plotly_js
 
 from models.transformer.positional import sinusoidal_encoding
 from viz import (
@@ -33,7 +32,7 @@ from viz.scores import candidates_bars, soft_addressing_figure
 
 pytestmark = pytest.mark.browser
 
-PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+PLOTLY_JS = ensure_plotly_js()  # the bundle the chart component draws with
 LABELS = {
     "4 words": "w1 the cat sat".split(),
     "17 pieces": "▁A ▁man ▁in ▁a ▁blue ▁shirt ▁is ▁playing ▁with ▁3 ▁dogs ▁on ▁the ▁green "
