@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
-import subprocess
-from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
@@ -20,11 +17,10 @@ from streamlit.testing.v1 import AppTest
 from app_pages.anatomy.drag import STEP, drag_options, member, moved_rows, snap
 from models.analysis.toy import ADDITIVE_V, ADDITIVE_W_K, ADDITIVE_W_Q, anatomy
 from tests.app_helpers import open_app
+from tests.node_js import ASSETS, needs_node, run_exports
 from viz import vector_diagram
 
-DRAG_JS = (
-    Path(__file__).resolve().parents[1] / "components/atlas-plotly/atlas_plotly/assets/drag.js"
-)
+DRAG_JS = ASSETS / "drag.js"
 ADDITIVE = {"W_q": ADDITIVE_W_Q, "W_k": ADDITIVE_W_K, "v": ADDITIVE_V}
 ITEMS = np.array(
     [[2.0, 1.0, 1.0, 0.0], [-1.0, 1.0, 0.0, 1.0], [0.0, -2.0, -1.0, 0.0], [1.0, -1.0, 0.0, -1.0]]
@@ -122,25 +118,6 @@ def test_the_callback_writes_the_dragged_vectors_into_the_state(sent, query, key
     assert version == (2 if key_c != [0.0, -2.0] else 1)  # new boxes only when a key moved
 
 
-def _node(source: Path, calls: list[dict], tmp_path: Path) -> list:
-    """Run drag.js's exported functions in node: each call {fn, args} -> its result."""
-    module = tmp_path / "drag.mjs"  # node 20 reads a .js file as CommonJS
-    shutil.copyfile(source, module)
-    script = (
-        f"import * as drag from {json.dumps(module.as_uri())};"
-        "const calls = JSON.parse(process.argv[1]);"
-        "console.log(JSON.stringify(calls.map(c => drag[c.fn](...c.args))));"
-    )
-    out = subprocess.run(
-        ["node", "--input-type=module", "-e", script, json.dumps(calls)],
-        capture_output=True, text=True, check=True, timeout=60,
-    )  # fmt: skip
-    return json.loads(out.stdout)
-
-
-needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
-
-
 @needs_node
 @pytest.mark.parametrize(
     ("kind", "temperature"),
@@ -153,8 +130,8 @@ def test_the_browsers_stages_equal_the_servers(kind, temperature, tmp_path):
     keys = np.array([[2.1, 1.0], [-1.0, 1.4], [0.0, -2.0], [1.0, -1.0], [2.1, 1.0]])
     items = np.concatenate([keys, np.array([[1, 0], [0, 1], [-1, 0], [0, -1], [3, 3]])], axis=1)
     __, options = _options(kind, temperature, W=W, items=items, query=query)
-    (browser,) = _node(DRAG_JS, [{"fn": "preview", "args": [options.payload(), query, keys.tolist()]}],
-                       tmp_path)  # fmt: skip
+    call = {"fn": "preview", "args": [options.payload(), query, keys.tolist()]}
+    (browser,) = run_exports(DRAG_JS, [call], tmp_path)
     server = anatomy(query, keys, items[:, 2:], kind=kind, temperature=temperature, W=W)
     np.testing.assert_allclose(browser["scores"], server.scores, rtol=1e-13, atol=1e-13)
     np.testing.assert_allclose(browser["weights"], server.weights, rtol=1e-12, atol=1e-15)
@@ -169,7 +146,7 @@ def test_the_browser_rounds_and_writes_numbers_as_python_does(tmp_path):
     calls = [{"fn": "snap", "args": [float(x), STEP, 100.0]} for x in xs]
     numbers = [-0.0, -0.0004, 0.0004, 1.23456, -5.0, 0.5, 123.4567]
     calls += [{"fn": "fixed3", "args": [x]} for x in numbers]
-    out = _node(DRAG_JS, calls, tmp_path)
+    out = run_exports(DRAG_JS, calls, tmp_path)
     assert out[: len(xs)] == [snap(x) for x in xs]
     # JSON has no negative zero: node's -0 comes back as 0; check its text separately
     assert out[len(xs) :] == ["-0.000", "-0.000", "0.000", "1.235", "-5.000", "0.500", "123.457"]

@@ -20,6 +20,9 @@
 // The charts are separate component instances on one page: they find each other through
 // window.__atlasLinkGroups (group name -> {members, focus}). A chart joins on attach and leaves
 // when attach gets no options; one whose host has left the document is dropped.
+//
+// Besides attach, the pure helpers (a chart's geometry, the shapes that show a focus, what the
+// pointer is on) are exported for the node unit tests (tests/test_link_js.py).
 
 const REGISTRY = "__atlasLinkGroups";
 const SHAPE_NAME = "atlas-link";
@@ -31,7 +34,7 @@ const HIT_PX = 6; // the pointer is on a line within this many pixels of it
 
 // The column (x) and the heights (y) of a lines chart's queries and keys, with each height's
 // index (the lines' ends carry the very numbers of the token columns).
-function geometry(options) {
+export function geometry(options) {
   const heights = (ys, n) =>
     ys && ys.length === n ? ys : Array.from({ length: n }, (_, k) => k);
   const qx = options.query_x === 1 ? 1 : 0;
@@ -42,7 +45,7 @@ function geometry(options) {
 }
 
 // The index of the height in ``ys`` nearest to ``y`` (null when ys is empty).
-function nearest(ys, y) {
+export function nearest(ys, y) {
   let best = null;
   for (let k = 0; k < ys.length; k++) {
     if (best === null || Math.abs(ys[k] - y) < Math.abs(ys[best] - y)) best = k;
@@ -56,7 +59,7 @@ function group(name) {
   return groups.get(name);
 }
 
-function focusKey(focus) {
+export function focusKey(focus) {
   return focus ? `${focus.kind}:${focus.i ?? ""}:${focus.j ?? ""}` : "";
 }
 
@@ -73,7 +76,7 @@ function setFocus(member, focus) {
 
 // ------------------------------------------------------------------ showing the focus
 
-function outline(options, focus) {
+export function outline(options, focus) {
   const cell = (x0, x1, y0, y1) => ({
     type: "rect",
     name: SHAPE_NAME,
@@ -92,7 +95,7 @@ function outline(options, focus) {
   return [cell(focus.j, focus.j, 0, last.i)];
 }
 
-function pairs(member, focus) {
+export function pairs(member, focus) {
   if (focus.kind === "cell") return [[focus.i, focus.j]];
   const at = focus.kind === "query" ? 0 : 1;
   const wanted = focus.kind === "query" ? focus.i : focus.j;
@@ -100,14 +103,14 @@ function pairs(member, focus) {
 }
 
 // The colour behind the lines: the plot's background, else the paper's where that is clear.
-function background(gd) {
+export function background(gd) {
   const layout = gd._fullLayout || {};
   const clear = (c) => !c || c === "transparent" || /^rgba\(.*,\s*0(\.0*)?\)$/.test(c);
   for (const colour of [layout.plot_bgcolor, layout.paper_bgcolor]) if (!clear(colour)) return colour;
   return "white";
 }
 
-function highlighted(member, focus) {
+export function highlighted(member, focus) {
   const { options, gd } = member;
   const { qx, kx, qy, ky } = member.geometry;
   const shape = { name: SHAPE_NAME, xref: "x", yref: "y", layer: "above" };
@@ -162,7 +165,7 @@ function show(member) {
 
 // The (query, key) pairs of the lines drawn by ``traces``: each line is x [a, b], y its ends'
 // heights, read back to indices through the chart's geometry.
-function segmentsOf(gd, traces, geo) {
+export function segmentsOf(gd, traces, geo) {
   const out = [];
   for (const t of traces) {
     const xs = (gd.data[t] && gd.data[t].x) || [];
@@ -178,7 +181,7 @@ function segmentsOf(gd, traces, geo) {
   return out;
 }
 
-function distance(px, py, x0, y0, x1, y1) {
+export function distance(px, py, x0, y0, x1, y1) {
   const dx = x1 - x0;
   const dy = y1 - y0;
   const t = Math.max(0, Math.min(1, ((px - x0) * dx + (py - y0) * dy) / (dx * dx + dy * dy || 1)));
@@ -186,7 +189,7 @@ function distance(px, py, x0, y0, x1, y1) {
 }
 
 // The focus under the pointer over a lines chart: a token, one of the linked lines, or null.
-function pointedLines(member, event) {
+export function pointedLines(member, event) {
   const { gd } = member;
   const layout = gd._fullLayout;
   const svg = gd.querySelector(".main-svg");
@@ -227,7 +230,7 @@ function pointedLines(member, event) {
   return best;
 }
 
-function cellOf(member, event) {
+export function cellOf(member, event) {
   const p = event && event.points && event.points[0];
   if (!p || p.curveNumber !== member.options.trace) return null;
   const index = p.pointNumber; // a heatmap's point: [row, column]
