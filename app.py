@@ -11,9 +11,9 @@ from pathlib import Path
 import streamlit as st
 
 from i18n import _
+from serve.runtime import configure_torch_threads, freeze_long_lived, keep_finished_runs
 from ui.errors import run_page
 from ui.registry import PAGES
-from ui.runtime import configure_torch_threads, freeze_long_lived, keep_finished_runs
 from ui.sidebar import classroom_requested, language_ui, sidebar_ui
 
 # The browser tab's icon, served by this server: a Material icon here would make the browser fetch

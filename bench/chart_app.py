@@ -11,8 +11,8 @@ The weights are fixed random rows (no model): what remains is Streamlit's and Pl
 import numpy as np
 import streamlit as st
 
+from serve.runtime import freeze_long_lived
 from ui.charts import plotly_chart
-from ui.runtime import freeze_long_lived
 from viz import attention_panels
 from viz.alignment import alignment_heatmap, alignment_lines
 from viz.scores import candidates_bars, soft_addressing_figure

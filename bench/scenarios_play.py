@@ -9,7 +9,9 @@ it draws 18-30 on a quiet one.
 
 from __future__ import annotations
 
+from bench.browser import launch_chromium
 from bench.registry import Row, timing
+from serve.launch import streamlit_server
 from viz.play import MIN_FPS
 
 PAGES = (
@@ -25,7 +27,6 @@ def play_rates() -> list[Row]:
 
     from tests.browser_helpers import wait_settled
     from tests.play_helpers import PLAYER, count_sent, play_rate, played
-    from tests.server import launch_chromium, streamlit_server
 
     rows = []
     with sync_playwright() as playwright, streamlit_server("app.py") as (url, _):

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.browser import CHROMIUM, launch_chromium
 from bench.registry import Row, timing
-from tests.server import CHROMIUM, launch_chromium
 
 DRAWS = 15  # timed draws per figure, after two warm-ups
 SENTENCES = (

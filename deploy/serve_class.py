@@ -8,7 +8,8 @@ foreground on ``127.0.0.1:port`` until Ctrl-C (or SIGTERM), then stops everythin
 One process serves one session's reruns one after another and Python runs one thread at a time,
 so on a machine with several cores a class is served faster by several processes; the proxy keeps
 each browser on the replica that holds its session (docs/deployment.md). The load harness
-(``make load``, :mod:`bench.load`) starts the same layout through :func:`serve_class`.
+(``make load``, :mod:`bench.load`) starts the same layout through :func:`serve_class`. The
+replicas are started and awaited by the one Streamlit launcher, :mod:`serve.launch`.
 """
 
 from __future__ import annotations
@@ -17,18 +18,17 @@ import argparse
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from serve.launch import ROOT, free_port, start, stop, streamlit_command, wait_healthy
+
 SITE_TEMPLATE = Path(__file__).with_name("nginx-atlas.conf.template")
 MAIN_CONF = """\
 # nginx's main configuration for deploy/serve_class.py (rendered; paths relative to -p RUN_DIR)
@@ -43,7 +43,7 @@ http {{
 }}
 """
 # The app process's environment, unless the caller's sets these (docs/deployment.md): one torch
-# thread per operation (ui/runtime.py), and glibc's allocator told to give memory back. Streamlit
+# thread per operation (serve/runtime.py), and glibc's allocator told to give memory back. Streamlit
 # runs every rerun in a new thread; by default glibc gives threads their own arenas (up to 8 per
 # core) and lets large freed blocks stay in them. Measured with `make load SCENARIO=soak`: the
 # Multi-head soak's RSS peak over start fell from 308 to 247 MB and its resting RSS by 60-85 MB.
@@ -91,29 +91,6 @@ def check_nginx_conf(conf: Path) -> None:
         raise RuntimeError(f"nginx refused {conf}: {done.stderr.strip()}")
 
 
-def free_port() -> int:
-    """An unused TCP port on 127.0.0.1."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 120.0) -> None:
-    """Poll ``url/_stcore/health`` until it says ok; RuntimeError if ``proc`` dies or time runs out."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"{proc.args[0]} exited with code {proc.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
-                if resp.read().strip() == b"ok":
-                    return
-        except OSError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"{url} not healthy after {timeout:.0f} s")
-
-
 @dataclass(frozen=True)
 class Served:
     """A running class: ``url`` (the proxy's, or the one replica's when there is no proxy), the
@@ -125,32 +102,11 @@ class Served:
     logs: tuple[Path, ...]
 
 
-def _start(
-    cmd: list[str], log: Path, env: dict[str, str] | None = None, cwd: Path = ROOT
-) -> subprocess.Popen:
-    with open(log, "w") as out:  # the child keeps its own descriptor
-        return subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=env)
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
 def start_replica(port: int, log: Path, app: Path = ROOT / "app.py") -> subprocess.Popen:
     """``streamlit run app`` (in its folder: another checkout's ``app.py`` runs that checkout) on
     127.0.0.1:port, with :data:`SERVER_ENV` unless the environment sets those already."""
     env = {**SERVER_ENV, **os.environ}
-    cmd = [
-        *(sys.executable, "-m", "streamlit", "run", app.name, "--server.port", str(port)),
-        *("--server.address", "127.0.0.1", "--server.headless", "true"),
-        *("--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"),
-    ]
-    return _start(cmd, log, env, app.parent)
+    return start(streamlit_command(app.name, port), log, env, app.parent)
 
 
 @contextmanager
@@ -174,7 +130,7 @@ def serve_class(
         for i, p in enumerate(ports):
             logs.append(run_dir / f"replica-{i + 1}.log")
             procs.append(start_replica(p, logs[-1], app))
-            stack.callback(_stop, procs[-1])
+            stack.callback(stop, procs[-1])
         urls = tuple(f"http://127.0.0.1:{p}" for p in ports)
         for url, proc in zip(urls, procs, strict=True):
             wait_healthy(url, proc)
@@ -186,8 +142,8 @@ def serve_class(
             )
             check_nginx_conf(conf)
             cmd = [nginx_binary(), "-p", str(run_dir) + "/", "-c", str(conf)]
-            nginx = _start(cmd, run_dir / "nginx.out")
-            stack.callback(_stop, nginx)
+            nginx = start(cmd, run_dir / "nginx.out")
+            stack.callback(stop, nginx)
             url = f"http://127.0.0.1:{listen}"
             wait_healthy(url, nginx)
         yield Served(url, urls, tuple(p.pid for p in procs), tuple(logs))

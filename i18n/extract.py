@@ -19,6 +19,7 @@ SOURCE_GLOBS = (
     "app.py",
     "app_pages/**/*.py",
     "ui/**/*.py",
+    "serve/**/*.py",
     "viz/**/*.py",
     "models/**/*.py",
     "media/**/*.py",

@@ -8,7 +8,7 @@ heap after the first run: measured here in one such process, a 512-piece
 :meth:`~models.transformer.pretrained.PretrainedEncoder.attend` peaked 157-202 MB over its start and
 left 48-116 MB of freed memory resident; with a trim after each layer is copied, 146-158 MB and
 none. The class layout (``deploy/serve_class.py``) fixes the threshold at 1 MB, where those tensors
-are mapped and given back anyway; there the trim after a run's collection (:mod:`ui.garbage`)
+are mapped and given back anyway; there the trim after a run's collection (:mod:`serve.memory`)
 returns the pages of the dead figures, which are smaller blocks: the 200-rerun Multi-head soak's
 peak over start went from +314-333 MB (the collection alone) to +259 MB. A trim takes 0.2-0.6 ms
 here. (A 4 MB threshold instead of 1 MB made that soak worse: +413-427 MB.)

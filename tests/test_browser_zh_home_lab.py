@@ -24,6 +24,7 @@ from app_pages.lab.controls import CELL_LABELS
 from models.checkpoints import checkpoint_root
 from models.lab.tasks import LETTERS, probe_example
 from models.lab.train import LAB_ATTENTIONS
+from serve.lab_jobs import LabServer
 from tests.browser_helpers import (
     CHART,
     assert_chinese,
@@ -34,7 +35,6 @@ from tests.browser_helpers import (
     wait_settled,
 )
 from tests.test_i18n_app import _app, _open, english_words
-from ui.lab_jobs import LabServer
 
 TABLE = '[data-testid="stTable"]'
 HEADERS = {

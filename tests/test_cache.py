@@ -1,4 +1,4 @@
-"""ui.cache.BoundedCache: bounded in entries and bytes, least recently used out first, results
+"""serve.cache.BoundedCache: bounded in entries and bytes, least recently used out first, results
 shared read-only, one computation per argument; room is made before a miss is computed."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import threading
 import numpy as np
 import pytest
 
-from ui.cache import BoundedCache, nbytes
+from serve.cache import BoundedCache, nbytes
 
 
 @dataclasses.dataclass(frozen=True)

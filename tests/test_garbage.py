@@ -1,4 +1,4 @@
-"""ui.garbage: a plotly figure is a reference cycle (only the cyclic collector frees it), and a run
+"""serve.memory: a plotly figure is a reference cycle (only the cyclic collector frees it), and a run
 whose charts came to the limit collects it before it ends; a small run does not pay for a
 collection; only the outermost block collects."""
 
@@ -12,7 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from ui import garbage
+from serve import memory as garbage
 from viz.figure import figure
 
 

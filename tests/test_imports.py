@@ -1,5 +1,5 @@
-"""Imports flow one way: pages -> ui -> {models, viz}; i18n, media and live (the class store) are
-pure layers any of them may use. Checked on the source text."""
+"""Imports flow one way: pages -> ui -> {serve, viz} and serve -> models; i18n, media and live
+(the class store) are pure layers any of them may use. Checked on the source text."""
 
 from __future__ import annotations
 
@@ -10,17 +10,24 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 STREAMLIT_ALLOWED = ("app.py", "app_pages/", "ui/")
+# serve/ runs the server, it draws nothing: of streamlit it may use the server's runtime only
+SERVE_STREAMLIT = "streamlit.runtime"
+
+
+def _modules(path: Path) -> set[str]:
+    """The full names of the modules a module imports (absolute imports only)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
 
 
 def _imports(path: Path) -> set[str]:
     """Top-level package names a module imports."""
-    names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module.split(".")[0])
-    return names
+    return {name.split(".")[0] for name in _modules(path)}
 
 
 def _sources() -> list[Path]:
@@ -32,18 +39,24 @@ def _sources() -> list[Path]:
 def test_import_direction(path: Path):
     rel = path.relative_to(ROOT).as_posix()
     imported = _imports(path)
-    if "streamlit" in imported:
+    if "streamlit" in imported and not rel.startswith("serve/"):
         assert rel.startswith(STREAMLIT_ALLOWED), f"{rel} imports streamlit"
     if rel.startswith("viz/"):
         assert "torch" not in imported, f"{rel} imports torch"
-        assert not imported & {"ui", "app_pages", "models"}, f"{rel} imports app layers"
+        assert not imported & {"ui", "app_pages", "models", "serve"}, f"{rel} imports app layers"
     if rel.startswith(("models/", "media/")):
-        assert not imported & {"streamlit", "plotly", "altair", "ui", "app_pages", "viz"}, rel
+        forbidden = {"streamlit", "plotly", "altair", "ui", "app_pages", "viz", "serve"}
+        assert not imported & forbidden, rel
+    if rel.startswith("serve/"):  # serving machinery: below ui/, above models/
+        assert not imported & {"ui", "app_pages", "viz", "plotly", "altair", "deploy"}, rel
+        streamlit = {m for m in _modules(path) if m.split(".")[0] == "streamlit"}
+        assert all(m.startswith(SERVE_STREAMLIT + ".") for m in streamlit), f"{rel}: {streamlit}"
     if rel.startswith("i18n/"):  # the message catalogue: pure, every layer may use it
-        app_layers = {"ui", "app_pages", "viz", "models", "media", "training"}
+        app_layers = {"ui", "app_pages", "viz", "models", "media", "training", "serve"}
         assert not imported & {"streamlit", "plotly", "altair", "torch", *app_layers}, rel
     if rel.startswith("live/"):  # the class store: pure, the pages reach it through typed calls
-        assert not imported & {"streamlit", "plotly", "ui", "app_pages", "viz", "models"}, rel
+        forbidden = {"streamlit", "plotly", "ui", "app_pages", "viz", "models", "serve"}
+        assert not imported & forbidden, rel
     if rel.startswith("ui/"):
         assert "app_pages" not in imported, f"{rel} imports app_pages"
 

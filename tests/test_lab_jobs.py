@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 from models.lab.train import LabConfig
-from ui.lab_jobs import (
+from serve.lab_jobs import (
     CANCELLED,
     CANCELLED_TEXT,
     CLOSED_TEXT,

@@ -15,8 +15,8 @@ from streamlit.testing.v1 import AppTest
 
 import app_pages.lab.controls
 from models.lab.train import LabConfig, train_run
+from serve.lab_jobs import JobSpec, LabServer
 from tests.app_helpers import open_app
-from ui.lab_jobs import JobSpec, LabServer
 
 PAGE = "app_pages/lab/lab.py"
 TINY = {"lab_len": "4", "lab_hidden": "32", "lab_steps": "100", "lab_bi": "false"}

@@ -265,7 +265,7 @@ def test_the_image_holds_every_package_the_app_imports():
     copied = set(re.findall(r"^COPY (\S+) ", dockerfile, re.M))
     sources = [ROOT / "app.py"] + [
         p
-        for d in ("app_pages", "ui", "models", "viz", "media", "i18n")
+        for d in ("app_pages", "ui", "serve", "models", "viz", "media", "i18n")
         for p in (ROOT / d).rglob("*.py")
     ]
     imported = {

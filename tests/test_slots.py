@@ -1,4 +1,4 @@
-"""ui.slots: at most N script runs work at once, the others wait their turn; a fragment run
+"""serve.slots: at most N script runs work at once, the others wait their turn; a fragment run
 inline inside its page's run keeps the page's slot (no deadlock)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from ui import slots
+from serve import slots
 
 
 @pytest.fixture

@@ -16,7 +16,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from models.text import clean_text
-from ui.charts import CLASSROOM_FONT, FIT_PLOT_PX, FIT_ROW_PX, apply_classroom, fitted_rows
+from ui.charts import (
+    CLASSROOM_COLUMN_PX,
+    CLASSROOM_FONT,
+    CLASSROOM_MIN_PX,
+    CLASSROOM_SCALE,
+    FIT_PLOT_PX,
+    FIT_ROW_PX,
+    apply_classroom,
+    column_px,
+    fitted_rows,
+    fitted_width_scale,
+)
 from ui.downloads import matrix_csv
 from ui.guard import guarded
 from ui.text import escape_markdown, sanitize_text, tokenize
@@ -100,6 +111,25 @@ def test_matrix_csv_labels_and_shape_check():
         matrix_csv(np.zeros((1, 2)), ["q"], ["a", "b", "c"])
 
 
+def test_a_wide_chart_is_drawn_smaller_down_to_the_classroom_minimum():
+    least = CLASSROOM_MIN_PX / 12
+    assert fitted_width_scale(600, CLASSROOM_COLUMN_PX, CLASSROOM_SCALE) == CLASSROOM_SCALE  # fits
+    assert fitted_width_scale(None, CLASSROOM_COLUMN_PX, CLASSROOM_SCALE) == CLASSROOM_SCALE
+    scale = fitted_width_scale(728, 1080, CLASSROOM_SCALE)  # 1,213 px at the full scale
+    assert least < scale < CLASSROOM_SCALE and 728 * scale == pytest.approx(1080)
+    assert fitted_width_scale(2000, 1080, CLASSROOM_SCALE) == least  # never under 16 px text
+    assert fitted_width_scale(728, 1080, 1.4) == 1.4  # a fitted height's scale that fits
+    assert fitted_width_scale(800, 1080, 1.4) == pytest.approx(1080 / 800)
+
+
+def test_columns_give_up_their_gaps():
+    assert column_px([1], 0) == CLASSROOM_COLUMN_PX
+    assert column_px([1, 1], 0) == 520  # measured in Chromium: 530 px each
+    assert (
+        column_px([3, 2], 0, "medium") == 608 and column_px([3, 2], 1, "medium") == 392
+    )  # 628, 412
+
+
 def test_apply_classroom_changes_fonts_and_scales():
     fig = apply_classroom(matrix_heatmap(np.eye(2)))
     assert fig.layout.font.size == CLASSROOM_FONT
@@ -155,11 +185,11 @@ def _run_fresh(code: str, env: dict[str, str] | None = None) -> str:
 
 
 def test_new_threads_run_torch_on_one_thread():
-    """Streamlit runs each rerun in a new thread: importing ui.runtime first (as app.py does) makes
+    """Streamlit runs each rerun in a new thread: importing serve.runtime first (as app.py does) makes
     such threads start with one OpenMP thread, not one per core (a fresh interpreter, since this
     process may have loaded torch already)."""
     code = (
-        "import threading, ui.runtime, torch\n"
+        "import threading, serve.runtime, torch\n"
         "seen = []\n"
         "t = threading.Thread(target=lambda: seen.append(torch.get_num_threads()))\n"
         "t.start(); t.join()\n"
@@ -174,10 +204,10 @@ def test_freeze_long_lived_leaves_little_for_the_collector():
     """After the freeze, the objects alive at that moment (all the imported modules) are skipped
     by every later collection (a fresh interpreter: freezing is process-wide)."""
     code = (
-        "import gc, ui.runtime, plotly.graph_objects, streamlit\n"
+        "import gc, serve.runtime, plotly.graph_objects, streamlit\n"
         "before = len(gc.get_objects())\n"
-        "ui.runtime.freeze_long_lived()\n"
-        "ui.runtime.freeze_long_lived()  # a no-op the second time\n"
+        "serve.runtime.freeze_long_lived()\n"
+        "serve.runtime.freeze_long_lived()  # a no-op the second time\n"
         "print(before, gc.get_freeze_count(), len(gc.get_objects()))\n"
     )
     before, frozen, tracked = map(int, _run_fresh(code).split())
@@ -199,13 +229,13 @@ def test_no_full_collection_after_every_rerun():
 
 
 def test_a_timer_rerun_that_meets_a_finished_runner_is_skipped_not_a_new_runner(monkeypatch):
-    """ui.runtime.keep_finished_runs: a run_every fragment's tick that a just-finished runner
+    """serve.runtime.keep_finished_runs: a run_every fragment's tick that a just-finished runner
     refuses is reported as taken (so the session does not replace the runner and drop the
     finished run's messages); any other refused rerun stays refused."""
     from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
     from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
 
-    from ui.runtime import keep_finished_runs
+    from serve.runtime import keep_finished_runs
 
     monkeypatch.setattr(ScriptRunner, "request_rerun", lambda self, data: False)
     keep_finished_runs()

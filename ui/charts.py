@@ -21,20 +21,19 @@ dict (``Figure.to_dict()``) the same way, without plotly's validation on the way
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 import plotly.graph_objects as go
 import streamlit as st
 
 from i18n import N_, _
+from serve.memory import figure_bytes, note_figure
 from ui import plotly_component
-from ui.garbage import figure_bytes, note_figure
 from ui.sidebar import classroom_mode
 from viz.figure import colour_scale
+from viz.palette import OKABE_ITO  # every chart's colour way: see viz.palette
 
-# Okabe-Ito: distinguishable with the common colour-vision deficiencies.
-OKABE_ITO = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
 CLASSROOM_SEQUENTIAL = "Cividis"
 CLASSROOM_DIVERGING = "PuOr"
 BASE_FONT_PX = 12  # plotly's default, which the builders' margins are fitted to
@@ -42,6 +41,12 @@ CLASSROOM_FONT = 20
 CLASSROOM_SCALE = CLASSROOM_FONT / BASE_FONT_PX
 CLASSROOM_MIN_PX = 16  # no text under this in classroom mode (tick labels included)
 MIN_PX = 11  # no text under this otherwise
+# the page's column on a projector's 1280x720 screen in classroom mode (Streamlit's wide layout,
+# 100 px each side): a chart that asks for more width is drawn at a smaller scale, never under
+# the classroom minimum (``fitted_width_scale``); charts side by side pass their column's width
+CLASSROOM_COLUMN_PX = 1080
+# the gaps between st.columns in classroom mode (1 and 2 rem of its 20 px root font)
+COLUMN_GAP_PX = {"small": 20, "medium": 40}
 # the least height of a row of labels (a heatmap's token row, a column of tokens) when classroom
 # mode presses a chart's rows together to fit ``fit_height``: a 16 px label (the legibility
 # judge's least cell)
@@ -123,6 +128,31 @@ def fitted_scale(height: float | None, fit_height: int | None) -> float:
         return CLASSROOM_SCALE
     least = CLASSROOM_MIN_PX / BASE_FONT_PX
     return max(least, min(CLASSROOM_SCALE, fit_height / float(height)))
+
+
+def fitted_width_scale(width: float | None, fit_width: int | None, scale: float) -> float:
+    """Classroom mode's ``scale``, made smaller where a figure that asks for ``width`` px (at the
+    builders' font: its cells' and labels' least width) would be wider than ``fit_width`` px,
+    down to the scale at which the 12 px font reaches CLASSROOM_MIN_PX and never below (the chart
+    then scrolls sideways)."""
+    if not width or not fit_width or width * scale <= fit_width:
+        return scale
+    return max(CLASSROOM_MIN_PX / BASE_FONT_PX, fit_width / float(width))
+
+
+def fits_classroom(width: float | None, fit_width: int) -> bool:
+    """Whether a figure that asks for ``width`` px (at the builders' font) fits ``fit_width`` px
+    in classroom mode, drawn at the least scale if need be (:func:`fitted_width_scale`)."""
+    return not width or width * CLASSROOM_MIN_PX / BASE_FONT_PX <= fit_width
+
+
+def column_px(weights: Sequence[int], which: int, gap: str = "small") -> int:
+    """The width in px of column ``which`` of ``st.columns(weights, gap=gap)`` on a projector's
+    1280x720 screen in classroom mode, at most: ``plotly_chart``'s ``fit_width`` for a chart in
+    it. (Streamlit takes the gaps from the columns' shares unevenly: [3, 2] with the medium gap
+    is 628 and 412 px, so each share gives up a whole gap here.)"""
+    share = CLASSROOM_COLUMN_PX * weights[which] / sum(weights)
+    return int(share - (COLUMN_GAP_PX[gap] if len(weights) > 1 else 0))
 
 
 def fitted_rows(fig: go.Figure, rows: int, fit_height: int, scale: float) -> None:
@@ -265,6 +295,7 @@ def plotly_chart(
     on_trigger: dict | None = None,
     fit_height: int | None = None,
     fit_rows: int | None = None,
+    fit_width: int = CLASSROOM_COLUMN_PX,
 ) -> None:
     """Show ``fig`` full width with the PNG-export toolbar, legible (classroom mode when on).
 
@@ -278,7 +309,9 @@ def plotly_chart(
     ``fit_height``: in classroom mode, the px the chart should fit in (:func:`fitted_scale`);
     ``fit_rows``: the rows of labels the figure's height is shared by (a heatmap's, a column of
     tokens'; 0 for a plot of bars or lines), which may then be pressed together down to
-    ``FIT_ROW_PX`` (:func:`fitted_rows`).
+    ``FIT_ROW_PX`` (:func:`fitted_rows`). ``fit_width``: in classroom mode, the px of the chart's
+    column; a figure asking for more is drawn smaller, down to the classroom minimum
+    (:func:`fitted_width_scale`).
     """
     if height is not None:
         fig.update_layout(height=height)
@@ -288,6 +321,8 @@ def plotly_chart(
     scale = fitted_scale(fig.layout.height, fit_height) if fit_height else None
     if classroom and fit_height and fit_rows is not None:
         fitted_rows(fig, fit_rows, fit_height, scale or CLASSROOM_SCALE)
+    if classroom:
+        scale = fitted_width_scale(fig.layout.width, fit_width, scale or CLASSROOM_SCALE)
     if _component_chart(fig, key, on_select, classroom, behaviours, on_trigger, scale):
         return
     legible(fig, classroom=classroom, scale=scale)

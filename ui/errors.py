@@ -24,8 +24,8 @@ from streamlit.errors import FragmentHandledException
 from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException
 
 from i18n import _
-from ui.garbage import collected_after_large_figures
-from ui.slots import script_slot
+from serve.memory import collected_after_large_figures
+from serve.slots import script_slot
 
 log = logging.getLogger("atlas.errors")
 PASS_THROUGH = (ScriptControlException, FragmentHandledException)  # rerun, stop, switch_page
@@ -61,8 +61,8 @@ def run_page(run: Callable[[], None], where: str = "") -> None:
 
 
 def call_reported(run: Callable[[], R], where: str = "") -> R | None:
-    """``run()`` in a script slot (:func:`ui.slots.script_slot`), its garbage collected at the
-    end if it sent large charts (:func:`ui.garbage.collected_after_large_figures`), or None after
+    """``run()`` in a script slot (:func:`serve.slots.script_slot`), its garbage collected at the
+    end if it sent large charts (:func:`serve.memory.collected_after_large_figures`), or None after
     :func:`report_error` when it raised anything but Streamlit's own control flow."""
     try:
         with script_slot(), collected_after_large_figures():

@@ -14,8 +14,10 @@ import contextlib
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 import streamlit as st
+import torch
 from streamlit.runtime.scriptrunner_utils.script_run_context import in_cached_function
 
 from i18n import N_, _
@@ -25,9 +27,10 @@ from models.captioning.inference import Captioner
 from models.checkpoints import WEIGHTS, Card, CheckpointError, checkpoint_folder, read_card
 from models.rnn.seq2seq import ATTENTION_NAMES
 from models.rnn.translator import Translator
+from models.tokenizer import SubwordTokenizer
 from models.transformer.pretrained import DEFAULT_MODEL, PretrainedEncoder, PretrainedModelError
 from models.transformer.translator import TransformerTranslator
-from ui.runtime import freeze_long_lived
+from serve.runtime import freeze_long_lived
 from ui.sidebar import current_device
 from ui.text import escape_markdown
 
@@ -66,6 +69,24 @@ def model_key(name: str, device: str | None = None) -> ModelKey:
     """(folder, device, stamp) of checkpoint ``name`` on ``device`` (default: the sidebar's)."""
     folder = checkpoint_folder(name)
     return str(folder), device or current_device(), weights_stamp(folder)
+
+
+class Checkpointed(Protocol):
+    """A loaded translator: its tokenizers were read from its checkpoint folder."""
+
+    src_tok: SubwordTokenizer
+
+    @property
+    def device(self) -> torch.device: ...
+
+
+def weights_id(model: Checkpointed) -> ModelKey:
+    """The identity of a loaded ``model``'s weights, as :func:`model_key` gives it for a
+    checkpoint name: the folder its source tokenizer was read from (the checkpoint folder), the
+    device it runs on, and the stamp of that folder's weights file. What a result cache is keyed on
+    (:mod:`serve.cache`)."""
+    folder = model.src_tok.model_file.parent
+    return str(folder), str(model.device), weights_stamp(folder)
 
 
 def spinner(text: str) -> contextlib.AbstractContextManager:

@@ -2,7 +2,7 @@
 the pretrained encoder (loaded by :mod:`ui.loaders`), and the pure ``*_view`` functions that turn
 a result into what the page draws (weights in the BertViz layout plus token labels and groups).
 
-Runs are cached with ``st.cache_data`` on the weights' identity (see :mod:`ui.cache`): the
+Runs are cached with ``st.cache_data`` on the weights' identity (see :mod:`serve.cache`): the
 Transformer's (folder, device, weights-file stamp) and the pretrained encoder's (name, device).
 Every run goes through the one guard (:func:`ui.guard.guarded_ui`): a refused input is a message.
 
@@ -25,7 +25,7 @@ from i18n import N_, _, current_language
 from models.analysis.aggregate import GROUPS, hide_keys, token_groups
 from models.transformer.pretrained import DEFAULT_MODEL, EncoderAttention
 from models.transformer.translator import TransformerAttention
-from ui.cache import MB, bounded_cache
+from serve.cache import MB, bounded_cache
 from ui.downloads import download_text
 from ui.guard import guarded_ui
 from ui.loaders import cached_model, load_pretrained, load_transformer, model_key
@@ -76,7 +76,7 @@ def run_transformer(
 # (one run at 512 pieces with smaller ones: 160 MB let a 200-rerun soak peak 330 MB over start)
 @bounded_cache(max_entries=16, max_bytes=96 * MB)
 def run_pretrained(name: str, device: str, text: str) -> EncoderAttention:
-    """Every attention of the encoder ``name`` on ``text``; shared read-only (ui.cache)."""
+    """Every attention of the encoder ``name`` on ``text``; shared read-only (serve.cache)."""
     with torch.inference_mode():
         return cached_model("pretrained", name, device, 0.0).attend(text)
 

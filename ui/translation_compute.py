@@ -2,7 +2,8 @@
 turn raw user text into typed results (no widgets; those are in :mod:`ui.translation`).
 
 Every model call goes through :func:`ui.guard.guarded` (a refused input becomes ``error``) and
-every decoding result is cached with ``st.cache_data`` on the weights' identity (:mod:`ui.cache`).
+every decoding result is cached with ``st.cache_data`` on the weights' identity
+(:func:`ui.loaders.weights_id`; :mod:`serve.cache`).
 """
 
 from __future__ import annotations
@@ -19,9 +20,8 @@ import torch
 from i18n import N_, _
 from models.rnn.translator import EncoderGradients, Translation, Translator
 from models.wordview import merge_subwords
-from ui.cache import weights_id
 from ui.guard import guarded
-from ui.loaders import ModelKey, card_of, spinner
+from ui.loaders import ModelKey, card_of, spinner, weights_id
 from ui.text import sanitize_text
 
 MAX_CHARS = 2000

@@ -23,6 +23,7 @@ from viz._margins import (
     cells_extent,
     widest_px,
 )
+from viz.axes import token_axis
 from viz.figure import figure
 from viz.heatmaps import (
     COLUMN_PX,
@@ -35,10 +36,11 @@ from viz.heatmaps import (
     title_width,
 )
 from viz.hover_link import HIGHLIGHT_PX, HoverLink
+from viz.palette import BLUE, VERMILLION
 
 LINE_BINS = 8  # alignment lines are grouped into this many opacity/width classes (one trace each)
-INK = "#0072B2"
-ACCENT = "#D55E00"
+INK = BLUE  # the weights' lines and bars
+ACCENT = VERMILLION  # what stands out: a hovered line, a target, a weak probability
 _MARGIN = {"l": 10, "r": 10, "t": 50, "b": 10}
 LABEL_GAP_PX = 16  # between a token column's dot and the plot's edge, besides the label
 ENTROPY_COLUMN_PX = 56  # a column of entropies: room for "1.23" in the cell
@@ -57,15 +59,19 @@ def alignment_heatmap(
     title: str = "",
     zmax: float | None = None,
     colorbar: bool = True,
+    numbers: bool | None = None,
 ) -> go.Figure:
     """Weights (T_out, T_src) as a heatmap: target tokens as rows (top to bottom), source tokens as
     columns (left to right), colour scale from 0 to ``zmax`` (default: the largest weight; 1.0
     puts several maps on one scale, whose colour bar the page may leave out with ``colorbar``);
     hover shows both tokens and the weight. Every token keeps its label: rows are ``ROW_PX`` tall
-    and ``layout.width`` gives each column ``COLUMN_PX``."""
+    and ``layout.width`` gives each column ``COLUMN_PX``, or ``NUMBER_COLUMN_PX`` where the cells
+    print their weights (``numbers``; by default a small map's do)."""
     z = as_matrix(weights)
     if zmax is None:
         zmax = max(1e-12, float(z.max())) if z.size else 1.0
+    if numbers is None:
+        numbers = z.size <= SMALL_MATRIX_CELLS
     fig = matrix_heatmap(
         z,
         source_tokens,
@@ -75,13 +81,14 @@ def alignment_heatmap(
         zmax=zmax,
         axis_names=_alignment_axes(),
         value_name=_("weight"),
+        show_values=numbers,
     )
     if colorbar:
         _title_beside_colorbar(fig)
     else:
         fig.update_traces(showscale=False)
         fig.update_layout(margin={"r": 20})
-    return fit_cells(fig, *z.shape, column_px=_column_px(z))
+    return fit_cells(fig, *z.shape, column_px=NUMBER_COLUMN_PX if numbers else COLUMN_PX)
 
 
 def _alignment_axes() -> tuple[str, str]:
@@ -305,12 +312,7 @@ def _row_layout(tokens: list[str], x_title: str, title: str) -> dict:
         "width": max(PLOT_PX + margin["l"] + margin["r"], title_width(title)),
         "showlegend": False,
         "xaxis": {"title": {"text": x_title}},
-        "yaxis": {
-            "tickmode": "array",
-            "tickvals": list(range(len(tokens))),
-            "ticktext": escape(tokens),
-            "autorange": "reversed",
-        },
+        "yaxis": token_axis(escape(tokens), top_down=True),
     }
 
 

@@ -17,6 +17,19 @@ import plotly.graph_objects as go
 from i18n import N_, _
 from viz._checks import check_labels, escape
 from viz._margins import LEGEND_PX, cells_extent, fitted_margin, widest_px
+from viz.axes import token_axis
+from viz.palette import (
+    AXIS_LINE,
+    BLACK,
+    BLUE,
+    BLUISH_GREEN,
+    GREY,
+    GRID,
+    ORANGE,
+    REDDISH_PURPLE,
+    SKY_BLUE,
+    VERMILLION,
+)
 from viz.titles import left_title
 
 BUCKET_ORDER = ("1-10", "11-15", "16-20", "21-30", "31-45", "46+")
@@ -24,13 +37,13 @@ MIN_SENTENCES = 20  # buckets with fewer sentences are left out (their BLEU is n
 BUCKET_PX = 64  # the least width of one length bucket on the BLEU chart
 TOKEN_PX = 18  # the least width per source piece on the gradient chart (vertical labels)
 MODEL_STYLE = {  # name -> (colour, marker); `none` is black, like RNNencdec in Fig. 2
-    "none": ("#000000", "x"),
-    "bahdanau": ("#0072B2", "circle"),
-    "luong-dot": ("#D55E00", "square"),
-    "luong-general": ("#009E73", "diamond"),
-    "luong-concat": ("#CC79A7", "triangle-up"),
-    "local-m": ("#E69F00", "triangle-down"),
-    "local-p": ("#56B4E9", "star"),
+    "none": (BLACK, "x"),
+    "bahdanau": (BLUE, "circle"),
+    "luong-dot": (VERMILLION, "square"),
+    "luong-general": (BLUISH_GREEN, "diamond"),
+    "luong-concat": (REDDISH_PURPLE, "triangle-up"),
+    "local-m": (ORANGE, "triangle-down"),
+    "local-p": (SKY_BLUE, "star"),
 }
 SET_LABELS = {  # the set a point was measured on, as the hover text names it
     "test": N_("test set"),
@@ -69,7 +82,7 @@ def bucket_points(
 
 def _series(fig: go.Figure, name: str, pts: list, joined: bool) -> None:
     """One model's line: solid for the test set, dotted with open markers for the joined sets."""
-    colour, marker = MODEL_STYLE.get(name, ("#555555", "circle"))
+    colour, marker = MODEL_STYLE.get(name, (GREY, "circle"))
     label = escape([name])[0]
     fig.add_scatter(
         x=[p[0] for p in pts],
@@ -126,7 +139,7 @@ def _framed_axes(fig: go.Figure) -> None:
     """Grey grid, a dark frame, and plotly's automargin as the safety net for what the fitted
     margins underestimate (Streamlit's default template leaves it off)."""
     for update in (fig.update_xaxes, fig.update_yaxes):
-        update(showgrid=True, gridcolor="#ddd", linecolor="#333", mirror=True, automargin=True)
+        update(showgrid=True, gridcolor=GRID, linecolor=AXIS_LINE, mirror=True, automargin=True)
 
 
 def log_ticks(low: float, high: float) -> list[float]:
@@ -184,7 +197,7 @@ def gradient_norm_plot(
         if y.size != n:
             raise ValueError(f"{name}: {y.size} norms but {n} source tokens")
         values.append(y)
-        colour, marker = MODEL_STYLE.get(name, ("#0072B2", "circle"))
+        colour, marker = MODEL_STYLE.get(name, (BLUE, "circle"))
         label = escape([name])[0]
         fig.add_scatter(
             x=list(range(n)),
@@ -202,12 +215,12 @@ def gradient_norm_plot(
     names = escape(list(norms_by_name))
     margin, angle = fitted_margin(ticks, ytext, right=LEGEND_PX + widest_px(names))
     fig.update_xaxes(
-        tickmode="array",
-        tickvals=list(range(n)),
-        ticktext=ticks,
-        tickangle=angle,
-        range=[-0.6, n - 0.4],
-        title={"text": _("source position j (h_T is read after the last one)")},
+        token_axis(
+            ticks,
+            angle=angle,
+            range=[-0.6, n - 0.4],
+            title={"text": _("source position j (h_T is read after the last one)")},
+        )
     )
     fig.update_yaxes(log_axis(yvals, ytext), title={"text": "||∂h_T / ∂x_j||"})
     fig.update_layout(

@@ -20,10 +20,12 @@ from PIL import Image
 from i18n import _
 from viz._checks import escape
 from viz._margins import fitted_margin
+from viz.axes import token_axis
+from viz.palette import BLUE, TRANSPARENT, VERMILLION
 from viz.play import PlayOptions, play_button, play_options, slider_steps
 
 FLOOR = 0.22  # brightness kept where attention is zero
-MARKER_COLOUR = "#D55E00"
+MARKER_COLOUR = VERMILLION
 TITLE_PX = 50  # top margin for a chart's title (ui/charts scales it in classroom mode)
 PLAYER_SLIDER_PX = 96  # under the player's picture: the shown word, the rail and the words
 SUM_CELL_PX = 18  # a cell of the Σ_t α map where the column is wide enough (square cells)
@@ -31,7 +33,7 @@ SUM_TICK_EVERY = 5
 BETA_ROW_PX = 20  # one word's bar in the β chart
 BETA_GAP_PX = 64  # between two models' β panels: the upper one's x ticks, the lower one's name
 BETA_HEAD_PX = 22  # above the first β panel: its model's name
-BETA_COLOURS = ("#0072B2", "#D55E00")
+BETA_COLOURS = (BLUE, VERMILLION)
 WORD_MS = 700  # the player's time per word
 
 
@@ -135,7 +137,7 @@ def _markers(locations: np.ndarray | None, t: int, grid: int, cell: float) -> go
         name=_("sampled locations"),
         marker={
             "size": [10 + 30 * (k / max(1, n)) ** 0.5 for __, __, k in rows],
-            "color": "rgba(0,0,0,0)",
+            "color": TRANSPARENT,
             "line": {"color": MARKER_COLOUR, "width": 3},
         },
         text=[
@@ -330,15 +332,13 @@ def _beta_panel(
                 "title": {"text": "β"} if domain[0] <= 0 else None,
                 "automargin": True,
             },
-            f"yaxis{suffix}": {
-                "domain": [max(0.0, domain[0]), domain[1]],
-                "anchor": f"x{suffix}",
-                "tickmode": "array",
-                "tickvals": list(range(n)),
-                "ticktext": labels,
-                "range": [n - 0.5, -0.5],
-                "automargin": True,
-            },
+            f"yaxis{suffix}": token_axis(
+                labels,
+                domain=[max(0.0, domain[0]), domain[1]],
+                anchor=f"x{suffix}",
+                range=[n - 0.5, -0.5],
+                automargin=True,
+            ),
         }
     )
     fig.add_annotation(

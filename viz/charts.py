@@ -11,10 +11,12 @@ import plotly.graph_objects as go
 from i18n import N_, _
 from viz._checks import MARGIN, check_labels, escape
 from viz._margins import LEGEND_PX, fitted_margin, number_labels, text_px, widest_px
+from viz.axes import token_axis
 from viz.figure import figure
 from viz.heatmaps import WEIGHT, label_separator
+from viz.palette import BLACK, BLUE, BLUISH_GREEN, GREY, VERMILLION
 
-COLOURS = {"query": "#D55E00", "keys": "#0072B2", "values": "#009E73", "context": "#000000"}
+COLOURS = {"query": VERMILLION, "keys": BLUE, "values": BLUISH_GREEN, "context": BLACK}
 # The vector diagram's groups: id (its colour) -> its name in the legend, translated when shown.
 GROUPS = {
     "keys": N_("keys"),
@@ -72,12 +74,7 @@ def weights_bar(
         "title": {"text": title},
         "barmode": "group",
         "margin": margin,
-        "xaxis": {
-            "tickmode": "array",
-            "tickvals": list(range(n)),
-            "ticktext": ticks,
-            "tickangle": angle,
-        },
+        "xaxis": token_axis(ticks, angle=angle),
         "yaxis": {"title": {"text": y_title}},
     }
     # plain dicts (viz.figure): the anatomy page redraws this on every edit
@@ -102,7 +99,7 @@ def _arrows(
     for x, y in points:
         xs += [0.0, float(x), None]
         ys += [0.0, float(y), None]
-    colour = COLOURS.get(group, "#555555")
+    colour = COLOURS.get(group, GREY)
     return [
         {
             "type": "scatter",

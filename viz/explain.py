@@ -21,9 +21,11 @@ import plotly.graph_objects as go
 from i18n import _
 from viz._checks import check_labels, escape
 from viz._margins import cells_extent, fitted_margin, legend_below
+from viz.axes import token_axis
+from viz.palette import BLUE, BLUISH_GREEN, ORANGE, REDDISH_PURPLE, VERMILLION, ZERO_LINE
 
-COLOURS = ("#0072B2", "#D55E00", "#009E73")  # Okabe-Ito: attention, leave-one-out, gradient
-CF_COLOURS = ("#0072B2", "#E69F00", "#CC79A7")  # the model's own attention, uniform, permuted
+COLOURS = (BLUE, VERMILLION, BLUISH_GREEN)  # attention, leave-one-out, gradient
+CF_COLOURS = (BLUE, ORANGE, REDDISH_PURPLE)  # the model's own attention, uniform, permuted
 PANEL_PX = 110  # height of one row of bars
 GAP_PX = 36  # between rows: room for the next row's label
 LABEL_PX = 24  # above the first row: its label
@@ -114,15 +116,13 @@ def _measures_layout(shown: list[str], ticks: list[str], labels: list[str], titl
         "width": cells_extent(len(ticks), margin["l"], margin["r"]),
         "showlegend": False,
         "bargap": 0.25,
-        "xaxis": {
-            "anchor": f"y{len(labels)}",
-            "tickmode": "array",
-            "tickvals": list(range(len(ticks))),
-            "ticktext": ticks,
-            "tickangle": angle,
-            "range": [-0.5, len(ticks) - 0.5],
-            "title": {"text": _("source words")},
-        },
+        "xaxis": token_axis(
+            ticks,
+            angle=angle,
+            anchor=f"y{len(labels)}",
+            range=[-0.5, len(ticks) - 0.5],
+            title={"text": _("source words")},
+        ),
         "annotations": [
             {
                 "text": label,
@@ -146,7 +146,7 @@ def _measures_layout(shown: list[str], ticks: list[str], labels: list[str], titl
             "tickmode": "array",
             "tickvals": [-1, 0, 1] if signed else [0, 0.5, 1],
             "zeroline": True,
-            "zerolinecolor": "#888",
+            "zerolinecolor": ZERO_LINE,
         }
     return layout
 
@@ -183,12 +183,7 @@ def counterfactual_figure(
         barmode="group",
         height=layout["margin"]["t"] + layout["margin"]["b"] + BAR_ROW_PX * max(3, len(shown)),
         xaxis={"range": [0, 1.02], "title": {"text": _("probability of the next piece")}},
-        yaxis={
-            "tickmode": "array",
-            "tickvals": list(range(len(ticks))),
-            "ticktext": ticks,
-            "autorange": "reversed",
-        },
+        yaxis=token_axis(ticks, top_down=True),
         **layout,
     )
     return fig

@@ -30,7 +30,9 @@ from viz._margins import (
     widest_px,
     x_ticks_height,
 )
+from viz.axes import token_axis
 from viz.figure import figure
+from viz.palette import MASKED_CELL
 
 NUMBER_CELL_PX = (40, 22)  # (width, height) of a cell with its number written in it
 NUMBERS_MAX_COLUMNS = 16  # numbers in the cells up to this many columns (hover always has them)
@@ -40,7 +42,7 @@ TITLE_PX = 15  # a figure's title, drawn as an annotation (lines left-aligned)
 TITLE_LINE_PX = 21  # one line of it
 MIN_PANEL_PX = 60  # room for a panel's y axis title even with one row
 MASKED = "−∞"
-MASKED_COLOUR = "#bdbdbd"
+MASKED_COLOUR = MASKED_CELL
 ZWSP = "\u200b"
 
 
@@ -171,16 +173,20 @@ def _trace(panel: Panel, n: int, numbers: bool, domain: list[float]) -> dict:
 def _axes(trace: dict, panel: Panel, n: int, domain: list[float], angle: int) -> dict:
     """The x and y axes of panel ``n``: every label a tick, the first row on top."""
     s = "" if n == 0 else str(n + 1)
-    common = {"type": "category", "tickmode": "array", "showgrid": False}
-    x_axis = {"tickvals": trace["x"], "ticktext": trace["x"], "tickangle": angle}
-    y_axis = {"tickvals": trace["y"], "ticktext": trace["y"], "autorange": "reversed"}
+    x_title, y_title = ({"text": t, "standoff": 4} for t in (panel.x_title, panel.y_title))
     return {
-        f"xaxis{s}": common
-        | x_axis
-        | {"anchor": f"y{s}", "title": {"text": panel.x_title, "standoff": 4}},
-        f"yaxis{s}": common
-        | y_axis
-        | {"anchor": f"x{s}", "domain": domain, "title": {"text": panel.y_title, "standoff": 4}},
+        f"xaxis{s}": token_axis(
+            trace["x"], category=True, angle=angle, showgrid=False, anchor=f"y{s}", title=x_title
+        ),
+        f"yaxis{s}": token_axis(
+            trace["y"],
+            category=True,
+            top_down=True,
+            showgrid=False,
+            anchor=f"x{s}",
+            domain=domain,
+            title=y_title,
+        ),
     }
 
 

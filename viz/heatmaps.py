@@ -21,6 +21,7 @@ from viz._margins import (
     x_tick_angle,
     x_ticks_height,
 )
+from viz.axes import token_axis
 from viz.figure import figure
 
 SEQUENTIAL = "Blues"
@@ -132,8 +133,8 @@ def _matrix_layout(
     """The axes and margins of ``matrix_heatmap`` (``plain``: (x, y) axes without labels show
     positions); rows read top to bottom."""
     (xaxis, shown_x), (yaxis, shown_y) = (
-        _token_axis(xs, axis_names[1], plain=plain[0]),
-        _token_axis(ys, axis_names[0], plain=plain[1]),
+        _matrix_axis(xs, axis_names[1], plain=plain[0]),
+        _matrix_axis(ys, axis_names[0], plain=plain[1]),
     )
     margin, angle = fitted_margin(shown_x, shown_y, colorbar_title=value_name)
     return {
@@ -143,28 +144,18 @@ def _matrix_layout(
     }
 
 
-def _token_axis(labels: list[str], name: str, *, plain: bool) -> tuple[dict, list[str]]:
-    """One axis: every token on its tick (never thinned: a chart with many tokens grows, see
-    :func:`fit_cells`), or plain numbers for positions. Returns (axis layout, the labels it
-    shows, for the margins)."""
+def _matrix_axis(labels: list[str], name: str, *, plain: bool) -> tuple[dict, list[str]]:
+    """One axis of ``matrix_heatmap``: every token on its tick (:func:`viz.axes.token_axis`), or
+    plain numbers for positions. Returns (axis layout, the labels it shows, for the margins)."""
     if plain:  # plotly picks a few round positions
         return {"title": {"text": name}}, (["-0.5", str(len(labels) - 1)] if labels else [])
-    return {"title": axis_title(name)} | _ticks(labels), labels
+    return token_axis(escape(labels), title=axis_title(name)), labels
 
 
 def axis_title(text: str) -> dict:
     """An axis title under (or beside) every one of its axis's tick labels: without a standoff
     plotly placed it as if vertical labels were one line high, among the longer ones."""
     return {"text": text, "standoff": AXIS_TITLE_STANDOFF_PX}
-
-
-def _ticks(labels: list[str]) -> dict:
-    """Axis entries that write every label (escaped) at its position."""
-    return {
-        "tickmode": "array",
-        "tickvals": list(range(len(labels))),
-        "ticktext": escape(labels),
-    }
 
 
 def title_width(title: str) -> int:
@@ -280,9 +271,8 @@ def _panel(
         "texttemplate": "%{z:.2f}" if z.size <= SMALL_MATRIX_CELLS else None,
     }
     x_domain, y_domain = _panel_domains(index, *grid)
-    xaxis = {"domain": x_domain, "anchor": f"y{suffix}"} | _ticks(xs)
-    yaxis = {"domain": y_domain, "anchor": f"x{suffix}"} | _ticks(ys)
-    xaxis["tickangle"], yaxis["autorange"] = x_tick_angle(xs), "reversed"
+    xaxis = token_axis(escape(xs), angle=x_tick_angle(xs), domain=x_domain, anchor=f"y{suffix}")
+    yaxis = token_axis(escape(ys), top_down=True, domain=y_domain, anchor=f"x{suffix}")
     text = escape([panel_title])[0].replace("\n", "<br>")  # a newline starts a second line
     title = {
         "text": text,

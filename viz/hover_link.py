@@ -19,7 +19,11 @@ from typing import Literal
 
 import plotly.graph_objects as go
 
+from viz.palette import VERMILLION
+
 HIGHLIGHT_PX = 4  # the width of a hovered line (a lines chart's ``HoverLink.width``)
+# a heatmap's focused cell, row or column: outlined as the overview's frame around the chosen head
+OUTLINE, OUTLINE_PX = VERMILLION, 3
 LINE_UID = "lines-h"  # + "<head>-<level>": a trace of one head's lines (viz.multi_head_lines)
 QUERIES_UID, KEYS_UID = "queries", "keys"  # the head view's token columns, at x = 0 and x = 1
 
@@ -28,7 +32,8 @@ QUERIES_UID, KEYS_UID = "queries", "keys"  # the head view's token columns, at x
 class HoverLink:
     """One chart's part in a hover link; (n_queries, n_keys): the head's (T_q, T_k).
 
-    role "heatmap": ``trace`` is the heatmap; its cell (row i, column j) is query i, key j.
+    role "heatmap": ``trace`` is the heatmap; its cell (row i, column j) is query i, key j; the
+    focused cell, row or column is outlined in ``colour``, ``width`` px wide.
     role "lines": the queries are drawn in the column x = ``query_x`` (0 or 1), the keys in the
     other; query i at y = ``query_y[i]`` and key j at y = ``key_y[j]`` (left empty: at y = i and
     y = j, as the head view draws them); ``linked``: the traces of the lines of the map the
@@ -56,4 +61,12 @@ class HoverLink:
 def heatmap_link(fig: go.Figure, group: str, trace: int = 0) -> HoverLink:
     """The heatmap ``fig.data[trace]``'s part in ``group``."""
     rows, cols = fig.data[trace].z.shape[:2]
-    return HoverLink(group, "heatmap", n_queries=int(rows), n_keys=int(cols), trace=trace)
+    return HoverLink(
+        group,
+        "heatmap",
+        n_queries=int(rows),
+        n_keys=int(cols),
+        trace=trace,
+        colour=OUTLINE,
+        width=OUTLINE_PX,
+    )

@@ -24,6 +24,7 @@ from viz._margins import LEGEND_ROW_PX
 from viz.alignment import alignment_cells, alignment_heatmap
 from viz.bottleneck import MODEL_STYLE
 from viz.figure import figure
+from viz.palette import BLUE, GREY
 from viz.play import PlayOptions, play_button, play_options, slider_steps
 
 TEMPLATE = "plotly_white"
@@ -32,7 +33,7 @@ PANELS = (  # (Curves field, panel title)
     ("accuracy", N_("sequence accuracy")),
     ("agreement", N_("attention on the true alignment")),
 )
-MARKER_COLOUR = "#555555"
+MARKER_COLOUR = GREY
 SNAPSHOT_MS = 300  # the probe player's time from one snapshot to the next
 PLAYER_BUTTON_PX = 34  # under the probe map's x axis: the play button's row
 PLAYER_SLIDER_PX = 54  # then the step slider's rail, ticks and labels
@@ -70,7 +71,7 @@ def _axis_names(index: int) -> tuple[str, str]:
 
 def _curve_traces(curves: Curves) -> list[dict]:
     """One line per panel for one model; the legend entry on the accuracy panel only."""
-    colour, marker = MODEL_STYLE.get(curves.attention, ("#0072B2", "circle"))
+    colour, marker = MODEL_STYLE.get(curves.attention, (BLUE, "circle"))
     label = escape([curves.label])[0]
     traces = []
     for index, (name, panel_title) in enumerate(PANELS):
@@ -213,7 +214,7 @@ def length_accuracy_chart(
     for label, attention, points in series:
         if any(not 0 <= acc <= 1 for __, acc in points):
             raise ValueError(f"{label}: accuracies must lie in [0, 1]")
-        colour, marker = MODEL_STYLE.get(attention, ("#0072B2", "circle"))
+        colour, marker = MODEL_STYLE.get(attention, (BLUE, "circle"))
         name = escape([label])[0]
         traces.append(
             {

@@ -15,12 +15,23 @@ import plotly.graph_objects as go
 
 from viz._checks import escape
 from viz._margins import LEGEND_ROW_PX, widest_px
+from viz.axes import token_axis
 from viz.captions import data_uri
 from viz.figure import figure
+from viz.palette import (
+    BLACK,
+    BLUE,
+    MUTED_BLUE,
+    REDDISH_PURPLE,
+    TRANSPARENT,
+    VERMILLION,
+    WHITE,
+    rgba,
+)
 
-INK = "#0072B2"  # the model's answer (Okabe-Ito blue)
-GUESS = "#D55E00"  # the student's guess (Okabe-Ito vermillion)
-MUTED = "#9FB8CC"
+INK = BLUE  # the model's answer
+GUESS = VERMILLION  # the student's guess
+MUTED = MUTED_BLUE
 ROW_PX = 20  # a bar and its gap: the figure stays within a projector's first screen
 BAR_MARGIN = {"t": 56, "b": 48, "r": 24}
 
@@ -44,7 +55,7 @@ def guess_bars(
     if len(labels) != n or not 0 <= best < n or (guess is not None and not 0 <= guess < n):
         raise ValueError(f"{len(labels)} labels, {n} values, guess {guess}, best {best}")
     colours = [INK if i == best else MUTED for i in range(n)]
-    outline = [GUESS if i == guess else "rgba(0,0,0,0)" for i in range(n)]
+    outline = [GUESS if i == guess else TRANSPARENT for i in range(n)]
     ticks = escape(list(labels))
     if guess is not None:  # the guess's own label says so, in the guess's colour
         ticks[guess] = f'<span style="color:{GUESS}">▶ {ticks[guess]}</span>'
@@ -69,13 +80,7 @@ def guess_bars(
         "height": max(200, 100 + ROW_PX * n),
         "margin": BAR_MARGIN | {"l": 24 + widest_px([f"▶ {label}  " for label in labels])},
         "xaxis": {"title": {"text": value_name}, "range": [0, top * 1.25], "zeroline": True},
-        "yaxis": {
-            "tickmode": "array",
-            "tickvals": list(range(n)),
-            "ticktext": ticks,
-            "autorange": "reversed",
-            "automargin": True,
-        },
+        "yaxis": token_axis(ticks, top_down=True, automargin=True),
         "shapes": shapes,
         "bargap": 0.25,
     }
@@ -88,7 +93,7 @@ def _window_marks(window: tuple[float, float] | None, centre: float | None) -> l
     shapes: list[dict] = []
     if window is not None:
         lo, hi = window
-        band = {"type": "rect", "y0": lo - 0.5, "y1": hi + 0.5, "fillcolor": "rgba(0,114,178,0.08)"}
+        band = {"type": "rect", "y0": lo - 0.5, "y1": hi + 0.5, "fillcolor": rgba(INK, 0.08)}
         shapes.append(
             band | {"xref": "paper", "x0": 0, "x1": 1, "line": {"width": 0}, "layer": "below"}
         )
@@ -126,7 +131,7 @@ def region_figure(
     shapes, notes = [], []
     for k, name in enumerate(names):
         r, c = divmod(k, parts)
-        mark = GUESS if k == guess else INK if k == best else "rgba(255,255,255,0.9)"
+        mark = GUESS if k == guess else INK if k == best else rgba(WHITE, 0.9)
         width = 5 if k in (guess, best) else 1.5
         shapes.append(
             {
@@ -145,8 +150,8 @@ def region_figure(
                 "y": (r + 0.5) * cell,
                 "text": label,
                 "showarrow": False,
-                "font": {"color": "#000000"},
-                "bgcolor": "rgba(255,255,255,0.75)",
+                "font": {"color": BLACK},
+                "bgcolor": rgba(WHITE, 0.75),
             }
         )
     layout = {
@@ -173,7 +178,7 @@ def region_figure(
     return figure({"data": [], "layout": layout})
 
 
-CLASS_INK = "#CC79A7"  # the class's answers (Okabe-Ito reddish purple): never the guess's colour
+CLASS_INK = REDDISH_PURPLE  # the class's answers: never the guess's colour
 GROUP_ROW_PX = 32  # an option's two bars (the model's, the class's) and their gap
 
 
@@ -218,13 +223,7 @@ def class_bars(
         "margin": margin | {"t": BAR_MARGIN["t"] + LEGEND_ROW_PX},
         "barmode": "group",
         "xaxis": {"title": {"text": value_name}, "range": [0, 1.3], "zeroline": True},
-        "yaxis": {
-            "tickmode": "array",
-            "tickvals": rows,
-            "ticktext": [f"{tick}  " for tick in ticks],
-            "autorange": "reversed",
-            "automargin": True,
-        },
+        "yaxis": token_axis([f"{tick}  " for tick in ticks], rows, top_down=True, automargin=True),
         "bargap": 0.2,
     }
     return figure({"data": data, "layout": layout})

@@ -13,6 +13,7 @@ from i18n import _
 from viz._checks import as_matrix
 from viz._margins import LEGEND_ROW_PX, legend_below, widest_px
 from viz.alignment import ACCENT, alignment_heatmap
+from viz.palette import GREY
 
 
 def local_heatmap(
@@ -41,7 +42,7 @@ def local_heatmap(
             name="p_t ± D",
             legendgroup="window",
             showlegend=k == 0,
-            line={"color": "#555", "dash": "dot", "width": 1},
+            line={"color": GREY, "dash": "dot", "width": 1},
             hovertemplate=_("step %{{y}}: {bound} = %{{x:.2f}}").format(bound=name)
             + "<extra></extra>",
         )

@@ -17,14 +17,16 @@ import plotly.graph_objects as go
 from i18n import N_, _
 from viz._checks import as_matrix, check_labels, escape
 from viz._margins import Y_TICKS_PAD_PX, cells_extent, fitted_margin, widest_px
+from viz.axes import token_axis
 from viz.figure import figure
 from viz.heatmaps import COLUMN_PX
+from viz.palette import BLUE, SKY_BLUE, VERMILLION, YELLOW
 from viz.play import GaussianFollow, PlayOptions, play_options, slider_steps
 
-WINDOW_FILL = "#F0E442"
-RAW = "#56B4E9"
-FINAL = "#0072B2"
-GAUSS = "#D55E00"
+WINDOW_FILL = YELLOW
+RAW = SKY_BLUE
+FINAL = BLUE
+GAUSS = VERMILLION
 FRAME_MS = 900
 CURVE_POINTS = 96  # samples of the Gaussian curve (drawn as a spline)
 
@@ -304,14 +306,12 @@ def _figure_layout(
         }
         | _animation_controls(tgt, step)
     )
-    layout["xaxis"] |= {
-        "tickmode": "array",
-        "tickvals": list(range(len(src))),
-        "ticktext": src,
-        "tickangle": angle,
-        "range": [-0.6, len(src) - 0.4],
-        "title": {"text": _("source position s")},
-    }
+    layout["xaxis"] |= token_axis(
+        src,
+        angle=angle,
+        range=[-0.6, len(src) - 0.4],
+        title={"text": _("source position s")},
+    )
     return layout
 
 

@@ -32,6 +32,7 @@ from viz._margins import (
     widest_px,
     x_ticks_height,
 )
+from viz.axes import token_axis
 from viz.figure import figure
 from viz.head_steps import (
     ZWSP,
@@ -43,6 +44,7 @@ from viz.head_steps import (
     title_width,
     unique_labels,
 )
+from viz.hover_link import OUTLINE, OUTLINE_PX
 
 SEQUENTIAL = "Blues"
 SMALL_MATRIX_CELLS = 144  # per-cell numbers up to 12 x 12
@@ -87,22 +89,10 @@ def _heatmap_layout(xs: list[str], ys: list[str], title: str, numbers: bool) -> 
             cells_extent(len(xs), margin["l"], margin["r"], cell_w), title_width(title, margin)
         ),
         "height": height,
-        "xaxis": {
-            "type": "category",
-            "tickmode": "array",
-            "tickvals": x,
-            "ticktext": x,
-            "tickangle": angle,
-            "title": {"text": _("key"), "standoff": 4},
-        },
-        "yaxis": {
-            "type": "category",
-            "tickmode": "array",
-            "tickvals": y,
-            "ticktext": y,
-            "autorange": "reversed",
-            "title": {"text": _("query"), "standoff": 4},
-        },
+        "xaxis": token_axis(x, category=True, angle=angle, title={"text": _("key"), "standoff": 4}),
+        "yaxis": token_axis(
+            y, category=True, top_down=True, title={"text": _("query"), "standoff": 4}
+        ),
     }
 
 
@@ -248,7 +238,7 @@ def _frame(selected: tuple[int, int], sides: tuple[int, int], gap: int) -> dict:
         "type": "rect",
         "xref": "x",
         "yref": "y",
-        "line": {"color": "#D55E00", "width": 3},
+        "line": {"color": OUTLINE, "width": OUTLINE_PX},  # as a linked heatmap's focus
         "x0": c - 0.5 - gap / 2,
         "x1": c + side_k - 0.5 + gap / 2,
         "y0": r - 0.5 - gap / 2,

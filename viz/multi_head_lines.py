@@ -18,27 +18,11 @@ from viz.figure import figure
 from viz.head_steps import title_annotation, title_margin, title_width
 from viz.hover_link import HIGHLIGHT_PX, KEYS_UID, LINE_UID, QUERIES_UID, HoverLink
 from viz.multi_head import checked_weights
+from viz.palette import OKABE_ITO, TOL
 
 X_PAD = 0.6  # the x axis runs from -X_PAD to 1 + X_PAD: the token columns sit in the pads
 
-HEAD_COLOURS = [
-    "#0072B2",
-    "#D55E00",
-    "#009E73",
-    "#CC79A7",
-    "#E69F00",
-    "#56B4E9",
-    "#F0E442",
-    "#000000",
-    "#882255",
-    "#44AA99",
-    "#999933",
-    "#AA4499",
-    "#661100",
-    "#6699CC",
-    "#888888",
-    "#117733",
-]  # Okabe-Ito, then Tol's muted: distinguishable for the common colour deficiencies
+HEAD_COLOURS = [*OKABE_ITO, *TOL]  # a head's colour: Okabe-Ito's eight, then Tol's (viz.palette)
 
 
 def _colour(head: int) -> str:

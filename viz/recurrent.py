@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 
 from viz._checks import as_matrix, check_labels, escape
 from viz._margins import cells_extent, fitted_margin, legend_below, number_labels
+from viz.axes import token_axis
 from viz.figure import figure
 from viz.heatmaps import (
     fit_cells,
@@ -21,9 +22,11 @@ from viz.heatmaps import (
     signed_heatmap,
     title_width,
 )
+from viz.palette import BLACK, BLUE, BLUISH_GREEN, ORANGE, REDDISH_PURPLE, SKY_BLUE, VERMILLION
 from viz.titles import left_title
 
-PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+# Okabe-Ito's but yellow, too faint as a thin line on white
+PALETTE = (BLUE, VERMILLION, BLUISH_GREEN, REDDISH_PURPLE, ORANGE, SKY_BLUE, BLACK)
 DASHES = ("solid", "dash", "dot", "dashdot")
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross", "star")
 UNIT_ROW_PX = 16  # a unit's row: its index, a short horizontal label
@@ -122,13 +125,7 @@ def token_lines(
     layout = {
         "template": "plotly_white",
         "title": left_title(title),
-        "xaxis": {
-            "tickmode": "array",
-            "tickvals": list(range(n)),
-            "ticktext": ticks,
-            "tickangle": angle,
-            "title": {"text": x_title},
-        },
+        "xaxis": token_axis(ticks, angle=angle, title={"text": x_title}),
         "yaxis": yaxis,
         "hovermode": "closest",
         "height": 380 + legend["margin"]["b"] - margin["b"],

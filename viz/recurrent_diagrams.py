@@ -16,12 +16,24 @@ import plotly.graph_objects as go
 
 from viz._margins import text_px
 from viz.figure import figure
+from viz.palette import (
+    ARROW,
+    BLUE,
+    BLUISH_GREEN,
+    GREY,
+    PALE_BLUE,
+    PALE_GREEN,
+    PALE_VERMILLION,
+    TEXT,
+    VERMILLION,
+    WHITE,
+)
 
 STYLES = {  # fill, line
-    "input": ("#E8F1FA", "#0072B2"),
-    "state": ("#FDEBD9", "#D55E00"),
-    "gate": ("#E3F4EC", "#009E73"),
-    "op": ("#FFFFFF", "#555555"),
+    "input": (PALE_BLUE, BLUE),
+    "state": (PALE_VERMILLION, VERMILLION),
+    "gate": (PALE_GREEN, BLUISH_GREEN),
+    "op": (WHITE, GREY),
     "text": (None, None),  # a label without a box ("…")
 }
 BOX_H_PX = 30  # a box's height
@@ -69,12 +81,26 @@ class _Frame:
     y_range: tuple[float, float]
 
 
+def _x_pads(nodes: list[Node], plot_w: float) -> tuple[float, float]:
+    """The room left and right of the outermost nodes' centres, in diagram units: 0.6, or more
+    where a wide box would otherwise cross the plot's edge (a fixed point of the scale, which
+    the pads change: three rounds settle it)."""
+    lo, hi = min(n.x for n in nodes), max(n.x for n in nodes)
+    left = right = 0.6
+    for _ in range(3):
+        sx = plot_w / (hi - lo + left + right)
+        left = max(0.6, *((_half_px(n)[0] + 2) / sx - (n.x - lo) for n in nodes))
+        right = max(0.6, *((_half_px(n)[0] + 2) / sx - (hi - n.x) for n in nodes))
+    return left, right
+
+
 def _frame(nodes: list[Node], width: int, height: int) -> _Frame:
     xs, ys = [n.x for n in nodes], [n.y for n in nodes]
-    x_range = (min(xs) - 0.6, max(xs) + 0.6)
-    y_range = (min(ys) - 0.5, max(ys) + 0.5)
     plot_w = width - MARGIN["l"] - MARGIN["r"]
     plot_h = height - MARGIN["t"] - MARGIN["b"]
+    left, right = _x_pads(nodes, plot_w)
+    x_range = (min(xs) - left, max(xs) + right)
+    y_range = (min(ys) - 0.5, max(ys) + 0.5)
     return _Frame(
         plot_w / (x_range[1] - x_range[0]), plot_h / (y_range[1] - y_range[0]), x_range, y_range
     )
@@ -89,7 +115,7 @@ def _box(node: Node, frame: _Frame) -> tuple[dict | None, dict]:
         "y": node.y,
         "text": node.label,
         "showarrow": False,
-        "font": {"size": 13, "color": "#222222"},
+        "font": {"size": 13, "color": TEXT},
     }
     if fill is None:
         return None, text
@@ -134,7 +160,7 @@ def _arrow(edge: Edge, nodes: dict[str, Node], frame: _Frame) -> list[dict]:
         "arrowhead": 2,
         "arrowsize": 1.2,
         "arrowwidth": 1.4,
-        "arrowcolor": "#444444",
+        "arrowcolor": ARROW,
     }
     if not edge.label:
         return [arrow]
@@ -145,7 +171,7 @@ def _arrow(edge: Edge, nodes: dict[str, Node], frame: _Frame) -> list[dict]:
         "showarrow": False,
         "xshift": 9 if x0 == x1 else 0,
         "yshift": 9 if x0 != x1 else 0,
-        "font": {"size": 12, "color": "#555555"},
+        "font": {"size": 12, "color": GREY},
     }
     return [arrow, label]
 
@@ -254,7 +280,7 @@ def lstm_diagram() -> go.Figure:
     edges += [Edge("in", k) for k in ("f", "i", "g", "o")]
     edges += [Edge("f", "mf"), Edge("i", "mi"), Edge("g", "mi"), Edge("add", "tc")]
     edges += [Edge("tc", "mo"), Edge("o", "mo"), Edge("mo", "h1")]
-    return diagram(nodes, edges, width=440, height=300)
+    return diagram(nodes, edges, width=400, height=300)
 
 
 def gru_diagram() -> go.Figure:
@@ -274,7 +300,7 @@ def gru_diagram() -> go.Figure:
     edges = [Edge("h0", "mz"), Edge("mz", "add"), Edge("add", "h1"), Edge("mh", "add")]
     edges += [Edge("in", "r"), Edge("in", "z"), Edge("in", "n"), Edge("r", "n")]
     edges += [Edge("z", "mz"), Edge("z", "inv"), Edge("inv", "mh"), Edge("n", "mh")]
-    return diagram(nodes, edges, width=420, height=300)
+    return diagram(nodes, edges, width=400, height=300)
 
 
 DIAGRAMS = {

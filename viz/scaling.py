@@ -14,9 +14,9 @@ from viz._margins import AXIS_TITLE_PX, LEGEND_ROW_PX
 from viz.charts import title_beside_colorbar
 from viz.figure import figure
 from viz.heatmaps import label_separator, matrix_heatmap
+from viz.palette import OKABE_ITO
 
 TEMPLATE = "plotly_white"
-PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
 NUMBER_CELL_PX, ROW_PX = 34, 24  # a heatmap cell that shows its number ('2.66' at 12 px)
 STANDOFF_PX = 10  # x tick labels this far under the axis: clear of the y axis's lowest label
 LEGEND_BOTTOM_PX = 28 + STANDOFF_PX + AXIS_TITLE_PX + 2 * LEGEND_ROW_PX  # ticks, title, legend
@@ -41,7 +41,7 @@ def _layout(title: str, x_title: str, y_title: str, **extra: object) -> dict:
     """The shared layout: explicit template, title, axis titles, the legend below the plot."""
     return {
         "template": TEMPLATE,
-        "colorway": list(PALETTE),
+        "colorway": list(OKABE_ITO),
         "title": {"text": title},
         # the legend at the bottom of the figure, under the axis title, with room for two rows
         "margin": MARGIN | {"b": LEGEND_BOTTOM_PX},

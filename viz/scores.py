@@ -23,12 +23,14 @@ from viz._margins import (
     x_tick_angle,
     x_ticks_height,
 )
+from viz.axes import token_axis
 from viz.figure import figure
 from viz.heatmaps import COLUMN_PX, ROW_PX, axis_title, title_width
+from viz.palette import BLUE, SKY_BLUE, VERMILLION
 
-SCORE_COLOUR = "#56B4E9"
-WEIGHT_COLOUR = "#0072B2"
-CANDIDATE_COLOUR = "#D55E00"
+SCORE_COLOUR = SKY_BLUE
+WEIGHT_COLOUR = BLUE
+CANDIDATE_COLOUR = VERMILLION
 PANEL_PX = 150  # the height of each of the two panels
 PANEL_TITLE_PX = 26  # a panel's title above it
 GAP_PX = 12  # between the first panel's tick labels and the second panel's title
@@ -84,12 +86,7 @@ def _stages_layout(
         "b": labels_px + AXIS_TITLE_PX,
     }
     low = PANEL_PX / area  # the top of the bottom panel, in the plot's fractions
-    axis = {
-        "tickmode": "array",
-        "tickvals": list(range(len(ticks))),
-        "ticktext": ticks,
-        "tickangle": angle,
-    }
+    axis = token_axis(ticks, angle=angle)
     stage = {"xref": "paper", "yref": "paper", "x": 0, "xanchor": "left", "showarrow": False}
     return {
         "title": {"text": title},
@@ -136,11 +133,6 @@ def candidates_bars(candidates: Sequence[tuple[str, float]], *, title: str = "")
         "width": max(240 + margin["l"], title_width(title)),
         "showlegend": False,
         "xaxis": {"range": [0, 1.2], "title": {"text": _("next-token probability")}},
-        "yaxis": {
-            "tickmode": "array",
-            "tickvals": list(range(len(tokens))),
-            "ticktext": escape(tokens),
-            "autorange": "reversed",
-        },
+        "yaxis": token_axis(escape(tokens), top_down=True),
     }
     return figure({"data": [bars], "layout": layout})

@@ -21,10 +21,9 @@ from i18n import N_, _
 from models.analysis.explain import Explanation, explain
 from models.rnn.translator import Translation, Translator
 from models.wordview import group_pieces, word_text
-from ui.cache import weights_id
 from ui.charts import plotly_chart
 from ui.guard import guarded, show_refusal
-from ui.loaders import ModelKey, spinner
+from ui.loaders import ModelKey, spinner, weights_id
 from ui.tables import table_ui
 from ui.text import escape_markdown
 from ui.url_state import parse_int, read_param

@@ -22,10 +22,12 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app_pages.anatomy.number_table import LIMIT, current_rows, set_rows
+from viz.charts import COLOURS
 
 STEP = 0.1  # the query inputs' step; dragged coordinates are rounded to it
 GROUP = "anat"  # the charts that follow one drag (the scores, the weights, the diagram)
 TRACES = ("query", "keys", "context")  # the diagram's groups whose arrows the preview redraws
+HANDLES = ("query", "keys")  # the groups whose tips are dragged
 
 
 def snap(value: float, step: float = STEP) -> float:
@@ -47,7 +49,9 @@ class DragOptions:
     "additive"); W: (2, 2) for "general", else None; W_q, W_k: (2, 2) and v: (2,) for
     "additive", else None; temperature: divides the scores before the softmax; step: dragged
     coordinates are rounded to it; traces: group -> (arrows trace index, tips trace index) in the
-    diagram; limit: no coordinate beyond +-limit.
+    diagram; key_tips: the keys' names at their tips; colours: group -> the colour of its
+    handles (rings at the query's and the keys' tips), its arrows' (``viz.charts.COLOURS``);
+    limit: no coordinate beyond +-limit.
     """
 
     group: str
@@ -65,6 +69,7 @@ class DragOptions:
     step: float
     traces: dict[str, list[int]]
     key_tips: list[str]
+    colours: dict[str, str]
     limit: float = LIMIT
 
     def payload(self) -> dict:
@@ -125,6 +130,7 @@ def drag_options(
         step=STEP,
         traces=arrow_traces(fig),
         key_tips=[f"k:{name}" for name in names],  # as viz.vector_diagram names them
+        colours={group: COLOURS[group] for group in HANDLES},
     )
 
 

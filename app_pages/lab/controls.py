@@ -16,8 +16,8 @@ import streamlit as st
 from i18n import N_, _
 from models.lab.tasks import MIN_DATE_LEN, TASK_NAMES, TASKS
 from models.lab.train import HIDDEN_SIZES, LAB_ATTENTIONS, MAX_LEN, LabConfig, LabRun
+from serve.lab_jobs import JobSpec, JobView, LabServer, max_jobs_setting, niceness_setting
 from ui.choices import choice_ui
-from ui.lab_jobs import JobSpec, JobView, LabServer, max_jobs_setting, niceness_setting
 from ui.url_state import parse_choice, parse_int, seed_number, write_params
 
 WATCHER_KEY = "lab_watcher"  # session state: this tab's id for the job server
@@ -67,7 +67,7 @@ class LabSettings:
 
 @st.cache_resource(show_spinner=False)
 def lab_server() -> LabServer:
-    """The server's one job server (shared by every session; see ui.lab_jobs)."""
+    """The server's one job server (shared by every session; see serve.lab_jobs)."""
     return LabServer(max_jobs=max_jobs_setting(), niceness=niceness_setting())
 
 

@@ -22,11 +22,11 @@ from app_pages.lab.controls import (
 from i18n import N_, _, current_language
 from models.lab.tasks import Example, probe_example
 from models.lab.train import LabConfig, LabRun, Snapshot
+from serve.lab_jobs import CANCELLED, DONE, QUEUED, STARTING, JobSpec, JobView
 from ui.charts import plotly_chart
 from ui.choices import SHOWN_IN
 from ui.downloads import download_json
 from ui.errors import fragment
-from ui.lab_jobs import CANCELLED, DONE, QUEUED, STARTING, JobSpec, JobView
 from ui.text import page_intro
 from viz.alignment import alignment_heatmap
 from viz.lab import (

@@ -24,7 +24,7 @@ from models.transformer.head_steps import (
     transformer_shape,
 )
 from models.transformer.pretrained import DEFAULT_MODEL
-from ui.cache import MB, bounded_cache
+from serve.cache import MB, bounded_cache
 from ui.charts import plotly_chart
 from ui.guard import guarded_ui
 from ui.loaders import cached_model, load_pretrained, load_transformer, model_key
@@ -128,7 +128,7 @@ def transformer_steps(
 
 
 # MiniLM's heads: up to 3.3 MB a result at 512 pieces (the scores, scaled scores, mask and
-# weights, 512 x 512 each), so bounded in bytes as well, and shared read-only (ui.cache).
+# weights, 512 x 512 each), so bounded in bytes as well, and shared read-only (serve.cache).
 @bounded_cache(max_entries=32, max_bytes=32 * MB)
 def pretrained_steps(name: str, device: str, text: str, layer: int, head: int) -> HeadSteps:
     """One head of the pretrained encoder ``name`` on ``text``, step by step."""

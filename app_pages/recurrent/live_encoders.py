@@ -2,9 +2,9 @@
 encoder on the typed sentence (its hidden states, its update and reset gates, both directions),
 and the vanishing gradient of three small trained encoders (plain RNN, LSTM, GRU).
 
-Results are cached with ``st.cache_data`` on the weights' identity (:mod:`ui.cache`); every model
-call goes through :func:`ui.guard.guarded_ui`; a missing checkpoint shows the project's
-missing-model box and the rest of the page goes on.
+Results are cached with ``st.cache_data`` on the weights' identity (:func:`ui.loaders.weights_id`;
+:mod:`serve.cache`); every model call goes through :func:`ui.guard.guarded_ui`; a missing
+checkpoint shows the project's missing-model box and the rest of the page goes on.
 """
 
 from __future__ import annotations
@@ -16,11 +16,10 @@ from models.checkpoints import Card
 from models.rnn.cells import CellTrace, EncoderTrace, encoder_trace, most_varying_units
 from models.rnn.gradients import GradientProfile, encoder_profile
 from models.rnn.translator import Translator
-from ui.cache import weights_id
-from ui.charts import plotly_chart
+from ui.charts import column_px, plotly_chart
 from ui.choices import segmented_ui
 from ui.guard import guarded_ui
-from ui.loaders import ModelKey, card_of, load_model, load_translator, spinner
+from ui.loaders import ModelKey, card_of, load_model, load_translator, spinner, weights_id
 from ui.tables import table_ui
 from viz.recurrent import token_lines, units_heatmap
 
@@ -78,7 +77,8 @@ def hidden_states_ui(trace: EncoderTrace) -> None:
             signed=True,
         )
         with column:
-            plotly_chart(fig, key=f"rc_hidden_{int(direction.reverse)}")
+            fit = column_px([1] * len(layer), 0)
+            plotly_chart(fig, key=f"rc_hidden_{int(direction.reverse)}", fit_width=fit)
     total = layer[0].hidden.shape[1]
     st.caption(_(UNITS_NOTE).format(n=min(N_UNITS, total), total=total))
 
@@ -123,7 +123,7 @@ def gate_heatmaps_ui(trace: EncoderTrace) -> None:
             signed=False,
         )
         with column:
-            plotly_chart(fig, key=key)
+            plotly_chart(fig, key=key, fit_width=column_px([1, 1], 0))
 
 
 def live_gru_ui(text: str) -> None:

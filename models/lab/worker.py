@@ -1,7 +1,7 @@
 """The entry point of a lab training process: train a job's runs one after the other on one torch
 thread, sending every snapshot, progress report and finished run back through a queue.
 
-Started with the ``spawn`` method (``ui.lab_jobs``), so the process owns its torch settings:
+Started with the ``spawn`` method (``serve.lab_jobs``), so the process owns its torch settings:
 ``torch.set_num_threads`` is process-wide, and here it cannot touch the server's other threads.
 """
 

@@ -5,8 +5,9 @@
 //   the group's drags (its first trace's bars are redrawn). role "vectors": the vector diagram,
 //   whose query and key tips are dragged; it also carries what the stages are computed from:
 //   query [x, y], keys and values [[x, y], ...], names, key_tips, score ("dot", "scaled_dot",
-//   "general", "additive"), W, W_q, W_k, v, temperature, step, limit, and traces {query, keys,
-//   context: [arrows trace index, tips trace index]}.
+//   "general", "additive"), W, W_q, W_k, v, temperature, step, limit, traces {query, keys,
+//   context: [arrows trace index, tips trace index]}, and colours {query, keys}: the colours of the
+//   handles, their arrows' (from viz/palette.py; none is written here).
 //
 // While a handle is dragged, the browser computes the three stages as models/attention.py does:
 // scores e_s = score(q, k_s) (scaled dot: q.k_s / sqrt(d_k)), weights a = softmax(e / T),
@@ -189,15 +190,14 @@ function warn(error) {
 
 // Handles: the query's and the keys' tips as rings (their markers are invisible otherwise).
 async function showHandles(state, Plotly) {
-  const { traces } = state.options;
+  const { traces, colours } = state.options;
   const indices = [traces.query[1], traces.keys[1]];
-  const colours = indices.map((i) => (state.gd.data[i].textfont || {}).color || "#555555");
   await Plotly.restyle(
     state.gd,
     {
       "marker.opacity": 1,
       "marker.symbol": "circle-open",
-      "marker.color": colours,
+      "marker.color": [colours.query, colours.keys],
       "marker.line.width": 2,
     },
     indices,

@@ -2,11 +2,14 @@
 // head view links a token to its lines. All in the browser: no rerun, no message to Python.
 //
 // options (viz/hover_link.py, HoverLink.options()): {group, role, n_queries, n_keys, ...}
-//   role "heatmap": {trace}: its cell (row i, column j) is query i, key j.
+//   role "heatmap": {trace}: its cell (row i, column j) is query i, key j; {colour, width}: how the
+//     focused cell, row or column is outlined (as the overview's frame around the chosen head).
 //   role "lines": queries are drawn in the column x = query_x (0 or 1; default 0), keys in the
 //     other, query i at y = query_y[i] and key j at y = key_y[j] (default: at y = i and y = j);
 //     {linked: the traces of the lines of the map the heatmap shows (x [0, 1, null, ...], y the
 //     two ends' heights), colour, width: how a hovered line is drawn}.
+// The outline's and the lines' colours come with the options (from viz/palette.py); the veil is
+// the plot's own background.
 // A focus is {kind: "cell", i, j}, {kind: "query", i} or {kind: "key", j}. Hovering a heatmap's
 // cell focuses it; over a lines chart, the pointer on one of the linked head's lines focuses that
 // cell, on a token (left: queries, right: keys) that query or key. Every chart of the group shows
@@ -26,7 +29,6 @@
 
 const REGISTRY = "__atlasLinkGroups";
 const SHAPE_NAME = "atlas-link";
-const OUTLINE = { color: "#D55E00", width: 3 }; // as the overview's frame around the chosen head
 const VEIL = 0.8; // the opacity of the veil over the lines while something is focused
 const HIT_PX = 6; // the pointer is on a line within this many pixels of it
 
@@ -86,7 +88,7 @@ export function outline(options, focus) {
     x1: x1 + 0.5,
     y0: y0 - 0.5,
     y1: y1 + 0.5,
-    line: OUTLINE,
+    line: { color: options.colour, width: options.width },
     layer: "above",
   });
   const last = { i: options.n_queries - 1, j: options.n_keys - 1 };

@@ -1,6 +1,6 @@
 """Process-wide settings for serving: how many CPU threads torch may use per operation, and how
 long a thread keeps Python's interpreter lock before it hands it over (how many script runs work
-at once: :mod:`ui.slots`).
+at once: :mod:`serve.slots`).
 
 This module must be imported before anything imports torch (``app.py`` imports it first): the
 OpenMP runtime reads ``OMP_NUM_THREADS`` once, when torch loads it.
@@ -23,8 +23,8 @@ def _threads_wanted() -> int:
 
 # Streamlit runs every rerun, and every fragment rerun, in a new thread. ``torch.set_num_threads``
 # sets only the calling thread's OpenMP thread count; a new thread starts from OMP_NUM_THREADS,
-# or from the number of cores. Measured here: the first matrix products in a new thread took
-# 13 ms each (46 ms for the permutation demo) with 2 OpenMP threads, 0.1 ms with 1.
+# or from the number of cores, and its first matrix products wait for a pool of threads
+# (docs/performance.md, "Two settings every page relies on").
 for _name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ.setdefault(_name, str(_threads_wanted()))
 
@@ -33,10 +33,9 @@ import torch  # noqa: E402 - after the OpenMP settings above
 # Every session's rerun is a thread, and every torch operation lets go of the interpreter lock.
 # With Python's default switch interval (5 ms) thirty reruns at once hand the lock round after
 # nearly every operation, and the server's event loop, which sends the results, queues behind
-# them (a lock convoy). Measured with `make load SCENARIO=burst` (30 Alignment Enters within one
-# second, one process, 2 cores): the last answer 0.65-1.93 s at 5 ms (0.5 ms: 1.12-1.86 s), and
-# 0.44-1.13 s at 50 ms, with a quarter less CPU. Reruns of one student are not slowed: a thread
-# that waits for a torch result or for the network gives the lock away at once.
+# them (a lock convoy): a longer interval answers a burst of Enters sooner, with less CPU
+# (`make load SCENARIO=burst`; docs/performance.md, "Serving settings"). Reruns of one student are
+# not slowed: a thread that waits for a torch result or for the network gives the lock away at once.
 SWITCH_INTERVAL_S = 0.05
 sys.setswitchinterval(SWITCH_INTERVAL_S)
 
@@ -46,7 +45,7 @@ def configure_torch_threads() -> int:
 
     The app's models are small and Streamlit already serves each session in its own thread. With
     several threads per op, tiny matmuls on a busy CPU spend most of their time waiting for the
-    thread pool: measured here, 170 ms with 2 threads vs 0.4 ms with 1 for the permutation demo.
+    thread pool (docs/performance.md, "Two settings every page relies on").
     """
     threads = _threads_wanted()
     if torch.get_num_threads() != threads:
@@ -61,11 +60,12 @@ def freeze_long_lived(*, again: bool = False) -> None:
     """Collect garbage once, then move every object alive into the collector's permanent
     generation (``gc.freeze``), so that later collections skip them.
 
-    The server holds the modules of streamlit, plotly, torch and transformers: about 250,000
-    tracked objects, and a full collection took 80-180 ms here. Reruns allocate enough to start
-    one every few interactions, a pause in the middle of someone's click; after the freeze a
-    collection takes well under a millisecond. Called on the first run (imports done) and, with
-    ``again``, after each model load (its lazy imports and modules live as long as the process).
+    The server holds the modules of streamlit, plotly, torch and transformers: hundreds of
+    thousands of tracked objects, which a full collection walks (docs/performance.md, "Two
+    settings every page relies on"). Reruns allocate enough to start one every few interactions,
+    in the middle of someone's click; after the freeze a collection skips them. Called on the
+    first run (imports done) and, with ``again``, after each model load (its lazy imports and
+    modules live as long as the process).
     """
     global _frozen
     if _frozen and not again:

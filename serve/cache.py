@@ -1,16 +1,15 @@
-"""One caching strategy for model results, keyed on the weights' identity, bounded in entries and
-bytes.
+"""One caching strategy for model results, bounded in entries and bytes, shared read-only.
 
-A result cache is keyed on :data:`ui.loaders.ModelKey` (checkpoint folder, device, weights-file
-stamp: the key the model itself is loaded and cached with), never on ``id(model)``: an id can be
-reused by a later object, and it says nothing about which weights ran. The models themselves are
-``st.cache_resource`` (:mod:`ui.loaders`). Small results are ``st.cache_data`` (a copy per
+A result cache is keyed on the identity of the weights that computed it
+(:func:`ui.loaders.weights_id`: checkpoint folder, device, weights-file stamp, the key the model
+itself is loaded and cached with), never on ``id(model)``: an id can be reused by a later object,
+and it says nothing about which weights ran. Small results are ``st.cache_data`` (a copy per
 session, so no session can change another's), each with its ``max_entries`` and, next to it, what
-that bound means in bytes. Results of tens of megabytes (MiniLM's 6 x 12 heads at 512 pieces: 75
-MB) go through :func:`bounded_cache` instead: bounded in bytes as well as entries, computed once
-while several sessions ask for the same input, and shared read-only (numpy arrays made
-unwritable, lists copied per call) rather than unpickled per rerun, which cost each rerun a
-75 MB copy and let a class's memory grow by hundreds of megabytes (issue 17's soak).
+that bound means in bytes. Results of tens of megabytes (MiniLM's 6 x 12 heads at 512 pieces) go
+through :func:`bounded_cache` instead: bounded in bytes as well as entries, computed once while
+several sessions ask for the same input, and shared read-only (numpy arrays made unwritable, lists
+copied per call) rather than unpickled per rerun, which would copy the whole result into every
+rerun and let a class's memory grow by hundreds of megabytes (``make load SCENARIO=soak``).
 """
 
 from __future__ import annotations
@@ -20,33 +19,13 @@ import functools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import torch
 
-from models.tokenizer import SubwordTokenizer
-from ui.loaders import ModelKey, weights_stamp
-
 F = TypeVar("F", bound=Callable[..., Any])
 MB = 1024 * 1024
-
-
-class Checkpointed(Protocol):
-    """A loaded translator: its tokenizers were read from its checkpoint folder."""
-
-    src_tok: SubwordTokenizer
-
-    @property
-    def device(self) -> torch.device: ...
-
-
-def weights_id(model: Checkpointed) -> ModelKey:
-    """The identity of a loaded ``model``'s weights, as :func:`ui.loaders.model_key` gives it for
-    a checkpoint name: the folder its source tokenizer was read from (the checkpoint folder), the
-    device it runs on, and the stamp of that folder's weights file."""
-    folder = model.src_tok.model_file.parent
-    return str(folder), str(model.device), weights_stamp(folder)
 
 
 def nbytes(value: object) -> int:

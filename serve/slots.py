@@ -2,11 +2,10 @@
 
 Streamlit runs every session's rerun in its own thread, and the app's work is mostly Python, which
 one process runs on one core at a time: thirty reruns at once take turns on the interpreter lock
-after nearly every torch operation, and each finishes late. Measured with `make load
-SCENARIO=burst` (30 Alignment Enters within one second, one process, 2 cores;
-docs/performance.md): the last answer 0.97-1.93 s with every run working at once, 0.42-1.30 s
-with 2 slots, 0.38-0.74 s with 1. Two by default, not one: a long run (Multi-head at 512 pieces,
-2-3 s) leaves the other slot to the rest of the class. ``$ATLAS_SCRIPT_SLOTS`` sets the number.
+after nearly every torch operation, and each finishes late; in turn, the first answers come at
+once (``make load SCENARIO=burst`` measures it; docs/deployment.md, "The burst"). Two by default,
+not one: a long run (Multi-head at 512 pieces) leaves the other slot to the rest of the class.
+``$ATLAS_SCRIPT_SLOTS`` sets the number.
 """
 
 from __future__ import annotations

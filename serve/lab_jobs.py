@@ -4,13 +4,12 @@ server per process).
 
 - A job trains one configuration and seed, and optionally its twin with attention swapped
   (:meth:`models.lab.train.LabConfig.twin`), in one worker process of its own, forked from a
-  ``forkserver`` that has torch imported: a worker starts in ~0.3 s (re-importing only the
-  server's main module, streamlit's command line) instead of ~2 s with ``spawn``. A
-  process, not a thread: ``torch.set_num_threads(1)`` in the worker is process-wide there and
-  cannot touch the server's threads, and the worker runs at a higher niceness so the server's own
-  threads come first. Measured here with two jobs training and a page's Python work (a 40 x 40
-  figure to JSON, 20 times) in the server: 10.0 ms median idle; 26.6 ms with the jobs as threads
-  (the GIL); 10.0 ms with them as processes at niceness 10 (26.3 ms at niceness 0).
+  ``forkserver`` that has torch imported: a worker starts without importing torch again
+  (re-importing only the server's main module, streamlit's command line), much sooner than with
+  ``spawn``. A process, not a thread: ``torch.set_num_threads(1)`` in the worker is process-wide
+  there and cannot touch the server's threads, and the worker runs at a higher niceness so the
+  server's own threads come first: another page's work in the server is then as fast as with no
+  job training (docs/performance.md, "The training lab's speed").
 - At most ``max_jobs`` processes at once (``ATLAS_LAB_JOBS``, 2 by default on 2 cores); the
   others wait in a queue and see their place.
 - Each page tab is a *watcher* of its job and renews a heartbeat when it polls. A job that no

@@ -1,19 +1,16 @@
-"""A run that sent large figures collects its garbage before it ends, instead of leaving it to
-Python's collector.
+"""A run that sent large figures collects its garbage before it ends, and hands the freed pages
+back to the operating system, instead of leaving both to Python's collector and to glibc.
 
 Plotly's figure objects are reference cycles (every trace and layout part points back to its
 figure), so a figure and the arrays it holds are freed only by the cyclic collector, never when the
 page lets go of it. With Streamlit's collection after every run turned off (``runner.postScriptGC``
-in ``.streamlit/config.toml``: ~10 ms per rerun) and the long-lived heap frozen
-(:func:`ui.runtime.freeze_long_lived`), the collector's oldest generation ran seldom, and each
-Multi-head rerun at 512 pieces left its dead figures behind: measured in-process with AppTest
-over 10 reruns at 256-512 pieces, the process grew from 764 to 1,252 MB without a collection, and
-stayed between 736 and 954 MB (two runs) with one after each run; in the server, the 200-rerun
-Multi-head soak (``make load SCENARIO=soak``) then peaked +314 MB over its start instead of +376,
-and +259 once the freed pages are handed back too (:mod:`models.native_memory`). A full
-collection costs about 3 ms there (the frozen heap is skipped), so it is paid only by a run whose
-charts came to :data:`LARGE_BYTES` or more (the Multi-head page's maps), not by an Alignment Enter
-(tens of KB).
+in ``.streamlit/config.toml``) and the long-lived heap frozen
+(:func:`serve.runtime.freeze_long_lived`), the collector's oldest generation runs seldom, and each
+Multi-head rerun at 512 pieces would leave its dead figures behind: a class's memory grows by
+hundreds of megabytes (``make load SCENARIO=soak``; docs/performance.md, "Serving settings"). A
+full collection skips the frozen heap and costs a few milliseconds, so it is paid only by a run
+whose charts came to :data:`LARGE_BYTES` or more (the Multi-head page's maps), not by an
+Alignment Enter (tens of KB). The pages it frees go back with :func:`models.native_memory.give_back`.
 """
 
 from __future__ import annotations
