@@ -8,8 +8,9 @@ Chinese), after the page's default input and, in English, for a page that takes 
 clipped or overlapping another, no text under the minimum size, heatmap cells large enough, every
 token labelled (``tests/legibility.py`` states the rules), and no error shown. At 1280x720 in
 classroom mode the page's main chart also starts on the first screen; on the pages laid out chart
-first (``WHOLE_ON_FIRST_SCREEN``) it lies wholly on it, at 1280x720 and 1920x1080; and on the
-pages of ``NOTHING_SIDEWAYS`` no chart is hidden in part sideways but on a phone.
+first (``WHOLE_ON_FIRST_SCREEN``) it lies wholly on it, at 1280x720 and 1920x1080; and no chart
+is hidden in part sideways but on a phone (and, for now, with the long input of the pages of
+``LONG_INPUT_SIDEWAYS``).
 
 One server for the module (the shipped checkpoints, committed with the repository). The set-ups of
 one language and mode share a page load (``Setup.load``): the page is judged at the first one's
@@ -86,14 +87,19 @@ WITHOUT_CHARTS = {
 # Pages laid out chart first in classroom mode (issue 30): in classroom mode (1280x720 and
 # 1920x1080) their main chart is wholly on the first screen with the default input.
 WHOLE_ON_FIRST_SCREEN = {entry.url_path for entry in PAGES}
-# Pages whose charts are never hidden in part sideways (in a part that scrolls, or past the
-# page's width) but on a phone (issue 30). Not yet the others, where some views still have
-# such a chart: the 46-word input's maps, the step inspectors' figures, Positional encoding's
-# permutation maps.
-NOTHING_SIDEWAYS = {"", "lessons", "join", "anatomy", "lab", "scaling", "captions"}
-# Pages whose own view (no view parameters) with the default input hides nothing sideways but on a
-# phone, though their long input or another view still does.
-NOTHING_SIDEWAYS_BY_DEFAULT = {"alignment", "local_attention", "multi_head", "positional_encoding"}
+# No chart is hidden in part sideways (in a part that scrolls, or past the page's width) but on a
+# phone, on any page and in any of its views (issue 30), with the default input; with the 46-word
+# input, but on the pages of ``LONG_INPUT_SIDEWAYS``, where some charts of 46 words and more are
+# still wider than the page at the least legible cells (their maps of units by tokens, the lines
+# over tokens, the step inspectors' figures, Positional encoding's permutation maps).
+LONG_INPUT_SIDEWAYS = {
+    "alignment",
+    "local_attention",
+    "multi_head",
+    "positional_encoding",
+    "recurrent",
+    "why_attention",
+}
 VIEWS = {
     "alignment": [{"aln_mode": "reference"}, {"aln_mode": "compare"}],
     "multi_head": [{"mh_model": "pretrained"}],
@@ -365,12 +371,9 @@ def _first_screen(page, setup: Setup, case: Case) -> list[str]:
 
 
 def _sideways_ok(setup: Setup, case: Case) -> bool:
-    """Whether a chart may be hidden in part sideways: on a phone, or on a page not yet laid out
-    for it (``NOTHING_SIDEWAYS``; ``NOTHING_SIDEWAYS_BY_DEFAULT`` for its own default view)."""
-    if setup.phone or case.page in NOTHING_SIDEWAYS:
-        return setup.phone
-    default_view = not case.long and not case.view
-    return not (default_view and case.page in NOTHING_SIDEWAYS_BY_DEFAULT)
+    """Whether a chart may be hidden in part sideways: on a phone, or with the long input of a
+    page of ``LONG_INPUT_SIDEWAYS``."""
+    return setup.phone or (case.long and case.page in LONG_INPUT_SIDEWAYS)
 
 
 def _problems(page, setup: Setup, case: Case, log: Path | None) -> list[str]:

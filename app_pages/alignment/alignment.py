@@ -10,11 +10,11 @@ import streamlit as st
 from app_pages.alignment.controls import AlignmentSettings, controls_ui
 from app_pages.alignment.explain import explain_ui
 from app_pages.alignment.formulas import formula_ui, step_inspector_ui
-from app_pages.alignment.four_scores import difference_section, four_scores_ui
+from app_pages.alignment.four_scores import WIDE_SOURCE, difference_section, four_scores_ui
 from i18n import N_, _, ngettext
 from models.rnn.translator import Translation, Translator
 from ui import plotly_component
-from ui.charts import plotly_chart
+from ui.charts import column_px, fits_classroom, plotly_chart
 from ui.downloads import csv_and_json
 from ui.errors import fragment
 from ui.layout import first_screen_fit, regions
@@ -55,8 +55,8 @@ SEEDED_NOTE = N_(
     "force the model through your French."
 )
 REF_KEY = "aln_ref"  # the reference box (ui.translation.reference_ui with prefix "aln_")
-WIDE_SOURCE = 24  # more source tokens than this: the heatmap gets the page's whole width
 LOW_PROB = 0.1
+BESIDE = [3, 2]  # classroom mode: the heatmap's and the lines' shares of the row
 ABOUT = N_(
     "Type an English sentence and press **Enter**. A recurrent encoder reads it; at every step "
     "the decoder scores each source token against its own state, turns the scores into weights "
@@ -72,13 +72,19 @@ def alignment_ui(view: AlignmentView, title: str, key: str, kind: str) -> None:
     (under it when the sentence is long: the heatmap then takes the whole width). The heatmap
     and the lines are linked on hover, in the browser (viz.hover_link)."""
     heatmap = alignment_heatmap(view.weights, view.source, view.target, title=title)
+    beside = classroom_mode() and len(view.source) <= WIDE_SOURCE  # the lines beside the map
+    fit = first_screen_fit(len(view.target)) | {"fit_width": column_px(BESIDE, 0, "medium")}
+    if beside and not fits_classroom(heatmap.layout.width, fit["fit_width"]):
+        # the cells' numbers would make it wider than its column: hover and the step inspector
+        # give them
+        heatmap = alignment_heatmap(
+            view.weights, view.source, view.target, title=title, numbers=False
+        )
     link = {"link": heatmap_link(heatmap, f"{key}-link").options()}
-    if classroom_mode() and len(view.source) <= WIDE_SOURCE:
-        left, right = st.columns([3, 2], gap="medium")
+    if beside:
+        left, right = st.columns(BESIDE, gap="medium")
         with left:
-            plotly_chart(
-                heatmap, key=f"{key}_heatmap", behaviours=link, **first_screen_fit(len(view.target))
-            )
+            plotly_chart(heatmap, key=f"{key}_heatmap", behaviours=link, **fit)
         with right:
             lines_ui(view, key)
         formula_ui(kind)
@@ -124,7 +130,8 @@ def lines_ui(view: AlignmentView, key: str) -> None:
     link = {"link": alignment_lines_link(lines, f"{key}-link").options()}
     rows = max(view.source, view.target, key=len)
     with lines_at:
-        plotly_chart(lines, key=f"{key}_lines", behaviours=link, **first_screen_fit(len(rows)))
+        fit = first_screen_fit(len(rows)) | {"fit_width": column_px(BESIDE, 1, "medium")}
+        plotly_chart(lines, key=f"{key}_lines", behaviours=link, **fit)
     if plotly_component.wanted():  # the hover link is the component's (st.plotly_chart: none)
         st.caption(_(LINK_HINT))
 
@@ -287,14 +294,18 @@ def compare_ui(translator: Translator, settings: AlignmentSettings) -> None:
         unfamiliar_input_ui(result.sentence.text, translator)
     view_b = result.second_view
     kinds = (settings.kind, kind_b)
-    columns = charts.columns(2)
+    wide = len(result.view.source) > WIDE_SOURCE  # the two maps one under the other
+    columns = [charts.container()] * 2 if wide else charts.columns(2)
+    fit = first_screen_fit(len(result.view.target)) | {
+        "fit_width": column_px([1] if wide else [1, 1], 0)
+    }
     for col, view, kind, key in zip(columns, (result.view, view_b), kinds, "ab", strict=True):
         with col:
             title = model_label(kind)
             fig = alignment_heatmap(
                 view.weights, view.source, view.target, title=title, zmax=1.0, colorbar=False
             )
-            plotly_chart(fig, key=f"aln_cmp_{key}", **first_screen_fit(len(view.target)))
+            plotly_chart(fig, key=f"aln_cmp_{key}", **fit)
             formula_ui(kind, score_only=True)
     difference_ui(result, view_b, (settings.kind, kind_b))
 

@@ -13,7 +13,7 @@ import streamlit as st
 from app_pages.alignment.formulas import formula_ui
 from i18n import N_, _
 from models.rnn.translator import Translator
-from ui.charts import plotly_chart
+from ui.charts import column_px, plotly_chart
 from ui.downloads import csv_and_json
 from ui.loaders import load_translator
 from ui.text import user_text
@@ -22,6 +22,9 @@ from ui.translation_compute import AlignmentView, ScoresResult, compute_scores
 from viz.alignment import alignment_difference, alignment_heatmap, entropy_heatmap, row_entropy
 
 PAIR_KEY = "aln_pair"
+# more source tokens than this: a heatmap gets the page's whole width (two maps go one under the
+# other), as it would not fit half of it at the least legible cells
+WIDE_SOURCE = 24
 SCALE_NOTE = N_(
     "One colour scale for the four maps, from weight 0 to 1; hover over a cell for its number."
 )
@@ -113,15 +116,17 @@ def difference_section(
     a, b = pair
     first, kinds = views[a], list(views)
     diff = views[b].weights - first.weights
-    left, right = st.columns([3, 2], gap="medium")
-    with left:
+    widths = [3, 2] if len(first.source) <= WIDE_SOURCE else [1]
+    places = st.columns(widths, gap="medium") if len(widths) > 1 else [st.container()] * 2
+    fits = [column_px(widths, min(i, len(widths) - 1), "medium") for i in (0, 1)]
+    with places[0]:
         title = _("{b} minus {a}").format(a=a, b=b)
         fig = alignment_difference(diff, first.source, first.target, title=title)
-        plotly_chart(fig, key=f"{key}_diff")
+        plotly_chart(fig, key=f"{key}_diff", fit_width=fits[0])
     weights = {kind: views[kind].weights for kind in kinds}
-    with right:
+    with places[1]:
         fig = entropy_heatmap(weights, first.target, title=_("Entropy of each row (bits)"))
-        plotly_chart(fig, key=f"{key}_entropy")
+        plotly_chart(fig, key=f"{key}_entropy", fit_width=fits[1])
     means = ", ".join(f"{kind} {row_entropy(w).mean():.2f}" for kind, w in weights.items())
     st.caption(_(ENTROPY_NOTE).format(means=means))
     data = {
