@@ -1,6 +1,7 @@
 """``make bench``: cold start, first render of every page, warm interaction latency vs. an empty page;
 then the first renders and the interactions again with the browser's CPU throttled ``BENCH_SLOWER``
-times (4 by default: a school laptop; the empty pages and the bare ``Plotly.react`` throttled too).
+times (4 by default: a school laptop), each page throttled while it is timed (the app's change, the
+empty pages' and the bare ``Plotly.react`` of the floor alike; ``bench.work.set_cpu_rate``).
 
 Prints one table. Scenarios and extra timings come from ``bench/scenarios_*.py`` (see registry).
 """
@@ -17,10 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from bench.browser import CHROMIUM, launch_chromium
 from bench.registry import RENDERED, SCENARIOS, TIMINGS, Row, Scenario
 from bench.scenarios_floor import bare_react, floor_rows
-from bench.work import BrowserWork, SlowerCPU, server_cpu_ms
-from tests.server import CHROMIUM, SERVER_PIDS, launch_chromium, streamlit_server
+from bench.work import BrowserWork, server_cpu_ms, set_cpu_rate
+from serve.launch import SERVER_PIDS, streamlit_server
 
 TRIES = int(os.environ.get("BENCH_TRIES", "20"))  # warm tries per scenario (after one warm-up)
 # The same measures again on a CPU this many times slower (a school laptop's; 1 = skip), with
@@ -40,10 +42,12 @@ def load_scenarios() -> None:
             importlib.import_module(f"bench.{module.name}")
 
 
-def first_render(browser, url: str) -> float:
-    """Seconds from navigation to a finished script with every chart drawn (fresh context)."""
+def first_render(browser, url: str, rate: float = 1) -> float:
+    """Seconds from navigation to a finished script with every chart drawn (fresh context, so
+    plotly.js is parsed again), on a CPU ``rate`` times slower."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
+    set_cpu_rate(context.new_cdp_session(page), rate)
     start = time.perf_counter()
     page.goto(url)
     page.wait_for_function(RENDERED, timeout=120_000)
@@ -82,14 +86,18 @@ def _open(browser, url: str) -> Tab:
     return Tab(page, BrowserWork(page), SERVER_PIDS.get(f"{parts.scheme}://{parts.netloc}", 0))
 
 
-def _interact(tab: Tab, scenario: Scenario, i: int) -> float:
-    """Seconds from change number i to its redraw, starting from a settled page (the previous
-    run finished and every chart drawn, as when a person reads the result before typing again)."""
+def _interact(tab: Tab, scenario: Scenario, i: int, rate: float) -> float:
+    """Seconds from change number i to its redraw, on a CPU ``rate`` times slower, starting from
+    a settled page (the previous run finished and every chart drawn, as when a person reads the
+    result before typing again)."""
     tab.mark()
+    tab.work.throttle(rate)
     start = time.perf_counter()
     scenario.interact(tab.page, i)
-    tab.page.wait_for_function(scenario.redrawn(i), timeout=60_000, polling="raf")
-    return time.perf_counter() - start
+    tab.page.wait_for_function(scenario.redrawn(i), timeout=120_000, polling="raf")
+    elapsed = time.perf_counter() - start
+    tab.work.throttle(1)
+    return elapsed
 
 
 @dataclass
@@ -112,9 +120,10 @@ class Measured:
         self.browser_ms[name], self.server_ms[name] = tab.work_per_change()
 
 
-def interaction_latencies(browser, urls: dict[tuple, str], tries: int) -> Measured:
+def interaction_latencies(browser, urls: dict[tuple, str], tries: int, rate: float) -> Measured:
     """``tries`` warm interactions per scenario (after one warm-up), each followed by one on every
-    empty reference page, so that all see the same background load.
+    empty reference page, so that all see the same background load; on a CPU ``rate`` times
+    slower, one page at a time (the one timed).
 
     Only the scenario's page and the references are open at a time, as for a person with one tab:
     other heavy pages open in the same browser share its renderer and skew every figure. One
@@ -136,12 +145,12 @@ def interaction_latencies(browser, urls: dict[tuple, str], tries: int) -> Measur
         bare = bare_react(browser, urls[scenario.server], scenario)
         for i in range(tries + 1):
             try:
-                elapsed = _interact(tab, scenario, i)
+                elapsed = _interact(tab, scenario, i, rate)
             except Exception as err:  # reported in the table
                 out.errors[scenario.name] = f"try {i} failed: {type(err).__name__}"
                 break
-            references = {b.name: _interact(empties[b.name], b, count) for b in bases}
-            react = bare.round() if bare else None
+            references = {b.name: _interact(empties[b.name], b, count, rate) for b in bases}
+            react = bare.round(rate) if bare else None
             count += 1
             if i and react is not None:
                 out.react.setdefault(scenario.name, []).append(react)
@@ -166,14 +175,14 @@ def _percentile(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]
 
 
-def page_rows(browser, url: str) -> list[Row]:
+def page_rows(browser, url: str, rate: float = 1) -> list[Row]:
     """First render of home and every registered page whose file exists."""
     from ui.registry import PAGES
 
-    rows = [Row("first render: Home", f"{first_render(browser, url):.2f} s")]
+    rows = [Row("first render: Home", f"{first_render(browser, url, rate):.2f} s")]
     for entry in PAGES:
         if entry.exists():
-            seconds = first_render(browser, f"{url}/{entry.url_path}")
+            seconds = first_render(browser, f"{url}/{entry.url_path}", rate)
             rows.append(Row(f"first render: {entry.title}", f"{seconds:.2f} s"))
     return rows
 
@@ -191,13 +200,15 @@ def _work(out: Measured, name: str) -> str:
     )
 
 
-def scenario_rows(browser, urls: dict[tuple, str], tries: int = TRIES) -> list[Row]:
+def scenario_rows(
+    browser, urls: dict[tuple, str], tries: int = TRIES, rate: float = 1
+) -> list[Row]:
     """Warm interaction p50/p95 per scenario, next to each empty page's measured alongside it,
     and the CPU work each change cost.
 
     The ratio to the first reference (an empty page with Streamlit's default settings) is the
     floor's; the ratio to the others follows it."""
-    out = interaction_latencies(browser, urls, tries)
+    out = interaction_latencies(browser, urls, tries, rate)
     bases = [s for s in SCENARIOS if s.baseline]
     rows = []
     for base in bases:
@@ -267,10 +278,9 @@ def main() -> None:
         if not ONLY:
             rows += page_rows(browser, urls[app])
         rows += scenario_rows(browser, urls)
-        if SLOWER > 1:  # the same on a school laptop's CPU: every page of the bench throttled
-            slow = SlowerCPU(browser, SLOWER)
-            slow_rows = [] if ONLY else page_rows(slow, urls[app])
-            slow_rows += scenario_rows(slow, urls, SLOWER_TRIES)
+        if SLOWER > 1:  # the same on a school laptop's CPU
+            slow_rows = [] if ONLY else page_rows(browser, urls[app], SLOWER)
+            slow_rows += scenario_rows(browser, urls, SLOWER_TRIES, SLOWER)
             rows += [_slower(row) for row in slow_rows]
         browser.close()
     for func in [] if ONLY else TIMINGS:

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import json
 import statistics
-from pathlib import Path
 
 from bench.registry import RENDERED, SCENARIOS, Row, Scenario, register
 from bench.scenarios_core import _tick_is, _typed
 from bench.scenarios_translation import _enter_sentence, _heatmap_shows
+from bench.work import set_cpu_rate
 
 REACTS = 15  # timed redraws per scenario, after two warm-ups
 # Every chart drawn, nothing stale, no component chart still drawing (ui/plotly_component.py).
@@ -103,11 +103,11 @@ def _figures_after(page, scenario: Scenario, i: int) -> list[dict]:
 class BareReact:
     """A blank page in the bench's browser holding the figures that a change of ``scenario``
     redraws (read from its page after two changes; only the charts that differ), with the
-    ``plotly`` package's plotly.js. ``round()`` redraws them all with ``Plotly.react``: timed
+    chart component's plotly.js. ``round()`` redraws them all with ``Plotly.react``: timed
     right after each try of the scenario, it sees the same background load."""
 
     def __init__(self, browser, url: str, scenario: Scenario) -> None:
-        import plotly
+        from atlas_plotly import ensure_plotly_js
 
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         try:
@@ -122,13 +122,19 @@ class BareReact:
             a, b = [x for x, _ in pairs], [y for _, y in pairs]
         self.charts = len(a)
         self.page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-        bundle = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-        self.page.add_script_tag(path=str(bundle))
+        self.page.add_script_tag(path=str(ensure_plotly_js()))  # the component's bundle
         self.page.evaluate(SETUP, [a, b])
 
-    def round(self) -> float:
-        """ms to redraw every chart with the other change's figure."""
-        return self.page.evaluate(ROUND)
+    def round(self, rate: float = 1) -> float:
+        """ms to redraw every chart with the other change's figure, on a CPU ``rate`` times
+        slower."""
+        cdp = self.page.context.new_cdp_session(self.page)
+        set_cpu_rate(cdp, rate)
+        try:
+            return self.page.evaluate(ROUND)
+        finally:
+            set_cpu_rate(cdp, 1)
+            cdp.detach()
 
     def close(self) -> None:
         self.page.context.close()

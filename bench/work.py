@@ -25,36 +25,21 @@ class BrowserWork:
         self.cdp = page.context.new_cdp_session(page)
         self.cdp.send("Performance.enable")
 
+    def throttle(self, rate: float) -> None:
+        """Run the page ``rate`` times slower from now on (:func:`set_cpu_rate`)."""
+        set_cpu_rate(self.cdp, rate)
+
     def busy_ms(self) -> float:
         metrics = self.cdp.send("Performance.getMetrics")["metrics"]
         return 1000 * next(m["value"] for m in metrics if m["name"] == "TaskDuration")
 
 
-class SlowerCPU:
-    """Stands in for a Playwright ``Browser`` whose pages run on a CPU ``rate`` times slower, as
-    a school laptop's or a Chromebook's (Chrome's ``Emulation.setCPUThrottlingRate``, set on each
-    new page before it loads anything). ``new_context`` is the only method the bench uses."""
+def set_cpu_rate(cdp, rate: float) -> None:
+    """Run the page of a CDP session on a CPU ``rate`` times slower (1: full speed), as a school
+    laptop's or a Chromebook's (Chrome's ``Emulation.setCPUThrottlingRate``).
 
-    def __init__(self, browser, rate: float) -> None:
-        self.browser = browser
-        self.rate = rate
-
-    def new_context(self, **options):
-        return _SlowerContext(self.browser.new_context(**options), self.rate)
-
-
-class _SlowerContext:
-    """A context whose ``new_page()`` is throttled; anything else is the real context's."""
-
-    def __init__(self, context, rate: float) -> None:
-        self._context = context
-        self._rate = rate
-
-    def new_page(self):
-        page = self._context.new_page()
-        cdp = self._context.new_cdp_session(page)
-        cdp.send("Emulation.setCPUThrottlingRate", {"rate": self._rate})
-        return page
-
-    def __getattr__(self, name: str):
-        return getattr(self._context, name)
+    The bench throttles a page only while it is timed (its change, its first visit, the bare
+    redraw): several pages throttled at once on two cores slow each other down far more than
+    ``rate`` (the bare ``Plotly.react`` of Alignment's charts took 15 times as long, not 4, with
+    the scenario's tab and the empty pages throttled beside it)."""
+    cdp.send("Emulation.setCPUThrottlingRate", {"rate": rate})
