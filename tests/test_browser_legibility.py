@@ -90,15 +90,15 @@ WHOLE_ON_FIRST_SCREEN = {entry.url_path for entry in PAGES}
 # No chart is hidden in part sideways (in a part that scrolls, or past the page's width) but on a
 # phone, on any page and in any of its views (issue 30), with the default input; with the 46-word
 # input, but on the pages of ``LONG_INPUT_SIDEWAYS``, where some charts of 46 words and more are
-# still wider than the page at the least legible cells (their maps of units by tokens, the lines
-# over tokens, the step inspectors' figures, Positional encoding's permutation maps).
+# still wider than the page at the least legible cells: maps of tokens by tokens (a 46-word
+# sentence has 50-60 pieces: at 20 px a cell, wider than a projector's 1,080 px column), the step
+# inspectors' figures, Positional encoding's permutation maps. Lines over tokens and maps of units
+# by tokens are turned on their side instead (viz.token_rows, ui.charts.across_or_turned).
 LONG_INPUT_SIDEWAYS = {
     "alignment",
     "local_attention",
     "multi_head",
     "positional_encoding",
-    "recurrent",
-    "why_attention",
 }
 VIEWS = {
     "alignment": [{"aln_mode": "reference"}, {"aln_mode": "compare"}],

@@ -51,22 +51,36 @@ def _figure(at: AppTest, part: str) -> dict:
     return found[0]
 
 
+def _axes(fig: dict, tokens: list[str]) -> tuple[str, str]:
+    """(the tokens' axis, the other): tokens across ("xaxis") or, for a sentence whose tokens do
+    not fit across the page's column, down ("yaxis": the chart turned on its side, issue 30)."""
+    across = fig["layout"]["xaxis"].get("ticktext") == tokens
+    return ("xaxis", "yaxis") if across else ("yaxis", "xaxis")
+
+
 def _check_live(at: AppTest, root: Path, text: str) -> None:
-    """The charts show ``text`` through the tiny bahdanau encoder and the three encoders."""
+    """The charts show ``text`` through the tiny bahdanau encoder and the three encoders, every
+    token labelled (across, or down where the charts are turned)."""
     trace = encoder_trace(Translator.load(root / "seq2seq-bahdanau"), text)
     tokens = [html.escape(t) for t in trace.tokens]
     forward = _figure(at, "hidden state h_t, forward")
-    assert forward["layout"]["xaxis"]["ticktext"] == tokens
-    units = [int(u) for u in forward["layout"]["yaxis"]["ticktext"]]
-    z = _arr(forward["data"][0]["z"])  # (units, tokens)
+    token_axis, unit_axis = _axes(forward, tokens)
+    assert forward["layout"][token_axis]["ticktext"] == tokens
+    units = [int(u) for u in forward["layout"][unit_axis]["ticktext"]]
+    z = _arr(forward["data"][0]["z"])  # (units, tokens), or (tokens, units) turned
+    z = z if token_axis == "xaxis" else z.T
     np.testing.assert_allclose(z, trace.layers[0][0].hidden[:, units].T, atol=1e-6)
-    assert _figure(at, "hidden state h_t, backward")["layout"]["xaxis"]["ticktext"] == tokens
+    backward = _figure(at, "hidden state h_t, backward")
+    assert backward["layout"][_axes(backward, tokens)[0]]["ticktext"] == tokens
     means = _figure(at, "per word")
-    assert len(means["data"]) == 4 and means["layout"]["xaxis"]["ticktext"] == tokens
+    assert (
+        len(means["data"]) == 4 and means["layout"][_axes(means, tokens)[0]]["ticktext"] == tokens
+    )
     gradients = _figure(at, "log scale")
+    token_axis, value_axis = _axes(gradients, tokens)
     assert [t["name"] for t in gradients["data"]] == ["RNN", "LSTM", "GRU"]
-    assert gradients["layout"]["yaxis"]["type"] == "log"
-    assert gradients["layout"]["xaxis"]["ticktext"] == tokens
+    assert gradients["layout"][value_axis]["type"] == "log"
+    assert gradients["layout"][token_axis]["ticktext"] == tokens
 
 
 def test_default_sentence(tiny: Path) -> None:

@@ -21,7 +21,7 @@ dict (``Figure.to_dict()``) the same way, without plotly's validation on the way
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 import plotly.graph_objects as go
@@ -47,6 +47,9 @@ MIN_PX = 11  # no text under this otherwise
 CLASSROOM_COLUMN_PX = 1080
 # the gaps between st.columns in classroom mode (1 and 2 rem of its 20 px root font)
 COLUMN_GAP_PX = {"small": 20, "medium": 40}
+# the page's column on a laptop's 1280x800 screen outside classroom mode, and the small gap
+# between columns there (measured in Chromium: two columns of 402 px)
+LAPTOP_COLUMN_PX, LAPTOP_GAP_PX = 820, 16
 # the least height of a row of labels (a heatmap's token row, a column of tokens) when classroom
 # mode presses a chart's rows together to fit ``fit_height``: a 16 px label (the legibility
 # judge's least cell)
@@ -144,6 +147,26 @@ def fits_classroom(width: float | None, fit_width: int) -> bool:
     """Whether a figure that asks for ``width`` px (at the builders' font) fits ``fit_width`` px
     in classroom mode, drawn at the least scale if need be (:func:`fitted_width_scale`)."""
     return not width or width * CLASSROOM_MIN_PX / BASE_FONT_PX <= fit_width
+
+
+def fits_column(width: float | None, weights: Sequence[int] = (1,), which: int = 0) -> bool:
+    """Whether a figure that asks for ``width`` px fits column ``which`` of
+    ``st.columns(weights)`` (the small gap): in classroom mode on a projector's 1280x720 screen
+    (:func:`fits_classroom`), else on a laptop's 1280x800 (``LAPTOP_COLUMN_PX``, where the figure
+    is drawn at its own size). A page turns a chart that does not fit on its side, or stacks it."""
+    if classroom_mode():
+        return fits_classroom(width, column_px(weights, which))
+    share = LAPTOP_COLUMN_PX * weights[which] / sum(weights)
+    return not width or width <= share - (LAPTOP_GAP_PX if len(weights) > 1 else 0)
+
+
+def across_or_turned(
+    build: Callable[[bool], go.Figure], weights: Sequence[int] = (1,), which: int = 0
+) -> go.Figure:
+    """``build(True)``, the figure with its tokens across, where it fits its column
+    (:func:`fits_column`); else ``build(False)``, the same turned on its side, its tokens down."""
+    fig = build(True)
+    return fig if fits_column(fig.layout.width, weights, which) else build(False)
 
 
 def column_px(weights: Sequence[int], which: int, gap: str = "small") -> int:

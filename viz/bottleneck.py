@@ -31,6 +31,7 @@ from viz.palette import (
     VERMILLION,
 )
 from viz.titles import left_title
+from viz.token_rows import token_rows_figure
 
 BUCKET_ORDER = ("1-10", "11-15", "16-20", "21-30", "31-45", "46+")
 MIN_SENTENCES = 20  # buckets with fewer sentences are left out (their BLEU is noise)
@@ -183,11 +184,16 @@ def log_axis(tickvals: list[float], ticktext: list[str]) -> dict:
 
 
 def gradient_norm_plot(
-    norms_by_name: Mapping[str, object], source_tokens: Sequence[str], *, title: str = ""
+    norms_by_name: Mapping[str, object],
+    source_tokens: Sequence[str],
+    *,
+    title: str = "",
+    across: bool = True,
 ) -> go.Figure:
     """||d h_T / d x_j|| over source positions j (log scale), one line per named encoder. Every
     piece keeps its label on the x axis (the figure asks for the width they need); the log axis
-    is labelled with plain numbers."""
+    is labelled with plain numbers. ``across`` False: turned on its side, the pieces down the y
+    axis (``viz.token_rows``: a long sentence)."""
     n = len(source_tokens)
     ticks = escape(check_labels(source_tokens, n, "source tokens"))
     fig = go.Figure()
@@ -213,13 +219,24 @@ def gradient_norm_plot(
     yvals = log_ticks(float(every.min()), float(every.max()))
     ytext = [log_tick_label(v) for v in yvals]
     names = escape(list(norms_by_name))
+    position_title = _("source position j (h_T is read after the last one)")
+    if not across:
+        value_axis = log_axis(yvals, ytext) | {"title": {"text": "||∂h_T / ∂x_j||"}}
+        return token_rows_figure(
+            [trace.to_plotly_json() for trace in fig.data],
+            ticks,
+            title=title,
+            token_title=position_title,
+            value_axis=value_axis,
+            value_labels=ytext,
+        )
     margin, angle = fitted_margin(ticks, ytext, right=LEGEND_PX + widest_px(names))
     fig.update_xaxes(
         token_axis(
             ticks,
             angle=angle,
             range=[-0.6, n - 0.4],
-            title={"text": _("source position j (h_T is read after the last one)")},
+            title={"text": position_title},
         )
     )
     fig.update_yaxes(log_axis(yvals, ytext), title={"text": "||∂h_T / ∂x_j||"})

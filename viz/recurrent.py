@@ -16,6 +16,7 @@ from viz._margins import cells_extent, fitted_margin, legend_below, number_label
 from viz.axes import token_axis
 from viz.figure import figure
 from viz.heatmaps import (
+    ROW_PX,
     fit_cells,
     label_separator,
     matrix_heatmap,
@@ -24,6 +25,7 @@ from viz.heatmaps import (
 )
 from viz.palette import BLACK, BLUE, BLUISH_GREEN, ORANGE, REDDISH_PURPLE, SKY_BLUE, VERMILLION
 from viz.titles import left_title
+from viz.token_rows import token_rows_figure
 
 # Okabe-Ito's but yellow, too faint as a thin line on white
 PALETTE = (BLUE, VERMILLION, BLUISH_GREEN, REDDISH_PURPLE, ORANGE, SKY_BLUE, BLACK)
@@ -42,21 +44,29 @@ def units_heatmap(
     axis_names: tuple[str, str],
     value_name: str,
     signed: bool,
+    across: bool = True,
 ) -> go.Figure:
     """``values`` (T, U): one column per token, one row per unit (labelled with its index in
     ``units``). ``signed``: a diverging scale from -1 to 1 (hidden states, tanh), else a
-    sequential one from 0 to 1 (gates, σ). ``axis_names``: (units, tokens)."""
+    sequential one from 0 to 1 (gates, σ). ``axis_names``: (units, tokens). ``across`` False:
+    the tokens down the rows, the units across (a long sentence, whose tokens would not fit
+    across the page)."""
     z = as_matrix(values).T  # (U, T): rows are units
     check_labels(tokens, z.shape[1], "tokens")
-    rows = [str(u) for u in units]
+    units_labels = [str(u) for u in units]
+    x_labels, y_labels = list(tokens), units_labels
+    if not across:
+        z = z.T  # (T, U): rows are tokens
+        x_labels, y_labels, axis_names = units_labels, list(tokens), axis_names[::-1]
     options = {"title": title, "axis_names": axis_names, "value_name": value_name}
     if signed:
-        fig = signed_heatmap(z, list(tokens), rows, bound=1.0, show_values=False, **options)
+        fig = signed_heatmap(z, x_labels, y_labels, bound=1.0, show_values=False, **options)
     else:
         fig = matrix_heatmap(
-            z, list(tokens), rows, zmin=0.0, zmax=1.0, show_values=False, **options
+            z, x_labels, y_labels, zmin=0.0, zmax=1.0, show_values=False, **options
         )
-    return fit_cells(fig, z.shape[0], z.shape[1], row_px=UNIT_ROW_PX, min_height=300)
+    row_px = UNIT_ROW_PX if across else ROW_PX
+    return fit_cells(fig, z.shape[0], z.shape[1], row_px=row_px, min_height=300)
 
 
 def _log_axis(series: Mapping[str, object]) -> dict:
@@ -105,23 +115,35 @@ def token_lines(
     y_range: tuple[float, float] | None = None,
     digits: str = ".3f",
     dash_every: int = 0,
+    across: bool = True,
 ) -> go.Figure:
     """One line per named series over the positions of ``tokens`` (every token labelled on the x
     axis); ``log``: a logarithmic y axis (values below 1e-12 drawn at 1e-12); ``dash_every``: the
-    series come in groups of this many, each group with its own dash (0: all solid)."""
+    series come in groups of this many, each group with its own dash (0: all solid); ``across``
+    False: turned on its side, the tokens down the y axis (``viz.token_rows``: a long sentence)."""
     n = len(tokens)
     ticks = escape(check_labels(tokens, n, "tokens"))
     traces = [
         _line(i, name, values, ticks, log=log, digits=digits, dash_every=dash_every)
         for i, (name, values) in enumerate(series.items())
     ]
-    margin, angle = fitted_margin(ticks, number_labels([np.zeros(1)] if log else series.values()))
-    legend = legend_below(margin)
+    value_labels = number_labels([np.zeros(1)] if log else series.values())
     yaxis: dict = {"title": {"text": y_title}}
     if log:
         yaxis |= _log_axis(series)
     if y_range is not None:
         yaxis["range"] = list(y_range)
+    if not across:
+        return token_rows_figure(
+            traces,
+            ticks,
+            title=title,
+            token_title=x_title,
+            value_axis=yaxis,
+            value_labels=value_labels,
+        )
+    margin, angle = fitted_margin(ticks, value_labels)
+    legend = legend_below(margin)
     layout = {
         "template": "plotly_white",
         "title": left_title(title),

@@ -9,6 +9,9 @@ checkpoint shows the project's missing-model box and the rest of the page goes o
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import plotly.graph_objects as go
 import streamlit as st
 
 from i18n import N_, _
@@ -16,7 +19,7 @@ from models.checkpoints import Card
 from models.rnn.cells import CellTrace, EncoderTrace, encoder_trace, most_varying_units
 from models.rnn.gradients import GradientProfile, encoder_profile
 from models.rnn.translator import Translator
-from ui.charts import column_px, plotly_chart
+from ui.charts import across_or_turned, column_px, fits_column, plotly_chart
 from ui.choices import segmented_ui
 from ui.guard import guarded_ui
 from ui.loaders import ModelKey, card_of, load_model, load_translator, spinner, weights_id
@@ -60,25 +63,44 @@ def _direction_names() -> tuple[str, str]:
     return _(DIRECTIONS["forward"]), _(DIRECTIONS["backward"])
 
 
+def side_by_side_ui(builds: list[Callable[[bool], go.Figure]], keys: list[str]) -> None:
+    """Maps of units by tokens side by side, their tokens across; where a sentence's tokens do not
+    fit half the page, turned (tokens down) and one under the other. ``builds``: each map's
+    builder, given whether its tokens go across."""
+    weights = [1] * len(builds)
+    figs = [build(True) for build in builds]
+    if all(fits_column(fig.layout.width, weights, 0) for fig in figs):
+        places, fit = st.columns(len(builds)), column_px(weights, 0)
+    else:
+        figs = [build(False) for build in builds]
+        places, fit = [st.container() for _ in builds], column_px([1], 0)
+    for place, fig, key in zip(places, figs, keys, strict=True):
+        with place:
+            plotly_chart(fig, key=key, fit_width=fit)
+
+
 def hidden_states_ui(trace: EncoderTrace) -> None:
     """The hidden state h_t of both directions, side by side (units x tokens)."""
     layer = trace.layers[0]
     names = _direction_names()
     axis_names = (_("unit"), _("token"))
-    for column, direction, name in zip(st.columns(len(layer)), layer, names, strict=False):
+    builds, keys = [], []
+    for direction, name in zip(layer, names, strict=False):
         units = most_varying_units(direction.hidden, N_UNITS)
-        fig = units_heatmap(
-            direction.hidden[:, units],
-            trace.tokens,
-            units,
-            title=_("hidden state h_t, {direction}").format(direction=name),
-            axis_names=axis_names,
-            value_name="h_t",
-            signed=True,
+        builds.append(
+            lambda across, d=direction, u=units, n=name: units_heatmap(
+                d.hidden[:, u],
+                trace.tokens,
+                u,
+                title=_("hidden state h_t, {direction}").format(direction=n),
+                axis_names=axis_names,
+                value_name="h_t",
+                signed=True,
+                across=across,
+            )
         )
-        with column:
-            fit = column_px([1] * len(layer), 0)
-            plotly_chart(fig, key=f"rc_hidden_{int(direction.reverse)}", fit_width=fit)
+        keys.append(f"rc_hidden_{int(direction.reverse)}")
+    side_by_side_ui(builds, keys)
     total = layer[0].hidden.shape[1]
     st.caption(_(UNITS_NOTE).format(n=min(N_UNITS, total), total=total))
 
@@ -89,14 +111,17 @@ def gate_means_ui(trace: EncoderTrace) -> None:
     for direction, name in zip(trace.layers[0], _direction_names(), strict=False):
         series[f"z̄_t · {name}"] = direction.gates["z"].mean(axis=1)
         series[f"r̄_t · {name}"] = direction.gates["r"].mean(axis=1)
-    fig = token_lines(
-        trace.tokens,
-        series,
-        title=_("update gate z_t and reset gate r_t per word (mean over the units)"),
-        x_title=_("token"),
-        y_title=_("gate value"),
-        y_range=(0.0, 1.0),
-        dash_every=2,
+    fig = across_or_turned(
+        lambda across: token_lines(
+            trace.tokens,
+            series,
+            title=_("update gate z_t and reset gate r_t per word (mean over the units)"),
+            x_title=_("token"),
+            y_title=_("gate value"),
+            y_range=(0.0, 1.0),
+            dash_every=2,
+            across=across,
+        )
     )
     plotly_chart(fig, key="rc_gate_means")
 
@@ -112,18 +137,20 @@ def gate_heatmaps_ui(trace: EncoderTrace) -> None:
         ("z", _("update gate z_t, {direction}"), "rc_gate_z"),
         ("r", _("reset gate r_t, {direction}"), "rc_gate_r"),
     )
-    for column, (gate, title, key) in zip(st.columns(2), gates, strict=True):
-        fig = units_heatmap(
-            direction.gates[gate][:, units],
+    builds = [
+        lambda across, g=gate, t=title: units_heatmap(
+            direction.gates[g][:, units],
             trace.tokens,
             units,
-            title=title.format(direction=name),
+            title=t.format(direction=name),
             axis_names=(_("unit"), _("token")),
-            value_name=f"{gate}_t",
+            value_name=f"{g}_t",
             signed=False,
+            across=across,
         )
-        with column:
-            plotly_chart(fig, key=key, fit_width=column_px([1, 1], 0))
+        for gate, title, _key in gates
+    ]
+    side_by_side_ui(builds, [key for _gate, _title, key in gates])
 
 
 def live_gru_ui(text: str) -> None:
@@ -172,14 +199,17 @@ def gradients_ui(text: str) -> None:
         return
     tokens = next(iter(profiles.values())).tokens
     same = {k: p for k, p in profiles.items() if p.tokens == tokens}
-    fig = token_lines(
-        tokens,
-        {KIND_NAMES[k]: p.norms for k, p in same.items()},
-        title=_("‖∂h_T/∂x_t‖ for each input position t (log scale)"),
-        x_title=_("input position t (h_T is read after the last one)"),
-        y_title="‖∂h_T/∂x_t‖",
-        log=True,
-        digits=".2e",
+    fig = across_or_turned(
+        lambda across: token_lines(
+            tokens,
+            {KIND_NAMES[k]: p.norms for k, p in same.items()},
+            title=_("‖∂h_T/∂x_t‖ for each input position t (log scale)"),
+            x_title=_("input position t (h_T is read after the last one)"),
+            y_title="‖∂h_T/∂x_t‖",
+            log=True,
+            digits=".2e",
+            across=across,
+        )
     )
     plotly_chart(fig, key="rc_gradients")
     table_ui([_model_row(k, p, cards.get(k)) for k, p in same.items()])

@@ -16,7 +16,7 @@ from app_pages.why_attention.example import (
 )
 from i18n import N_, _
 from models.checkpoints import Card, rebuild_command
-from ui.charts import plotly_chart
+from ui.charts import across_or_turned, plotly_chart
 from ui.downloads import download_json
 from ui.errors import fragment
 from ui.layout import first_screen_fit
@@ -200,7 +200,11 @@ def gradients_ui(raw: str) -> None:
         grads = result.gradients
         curves.setdefault(tuple(grads.source_tokens), {})[kind] = grads.norms
     for i, (tokens, norms) in enumerate(curves.items()):
-        fig = gradient_norm_plot(norms, list(tokens), title=_("||∂h_T / ∂x_j|| by position"))
+        fig = across_or_turned(
+            lambda across, n=norms, t=tokens: gradient_norm_plot(
+                n, list(t), title=_("||∂h_T / ∂x_j|| by position"), across=across
+            )
+        )
         plotly_chart(fig, key=f"why_gradients_{i}")
         kind, first = next(iter(norms.items()))
         st.caption(

@@ -1,0 +1,66 @@
+"""Charts of a long sentence turned on their side (issue 30): the same values, the tokens down the
+y axis in reading order, no fixed width; and the pages' choice between across and turned."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+import ui.charts as charts
+from viz.bottleneck import gradient_norm_plot
+from viz.recurrent import token_lines, units_heatmap
+from viz.token_rows import turned
+
+TOKENS = [f"w{i}" for i in range(50)]
+
+
+def test_turned_swaps_the_axes_and_the_hover_text():
+    trace = {"type": "scatter", "x": [0, 1], "y": [0.5, 0.7], "hovertemplate": "%{y:.2e}"}
+    assert turned(trace) == trace | {"x": [0.5, 0.7], "y": [0, 1], "hovertemplate": "%{x:.2e}"}
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_token_lines_turned_keep_every_value_and_token(log):
+    series = {"a": np.linspace(0.1, 0.9, 50), "b": np.linspace(0.9, 0.1, 50)}
+    across = token_lines(TOKENS, series, title="t", x_title="token", y_title="v", log=log)
+    down = token_lines(
+        TOKENS, series, title="t", x_title="token", y_title="v", log=log, across=False
+    )
+    for a, d in zip(across.data, down.data, strict=True):
+        np.testing.assert_array_equal(a.x, d.y)
+        np.testing.assert_array_equal(a.y, d.x)
+    assert list(down.layout.yaxis.ticktext) == TOKENS and down.layout.yaxis.autorange == "reversed"
+    assert down.layout.xaxis.type == ("log" if log else None)
+    assert down.layout.width < 400 < 800 < across.layout.width  # too wide for a laptop's column
+    assert down.layout.height >= 50 * 20  # a row per token
+
+
+def test_the_gradient_plot_turned():
+    down = gradient_norm_plot({"none": np.geomspace(0.1, 4, 50)}, TOKENS, across=False)
+    assert list(down.layout.yaxis.ticktext) == TOKENS and down.layout.xaxis.type == "log"
+    assert "%{x:.2e}" in down.data[0].hovertemplate and down.layout.width < 400
+
+
+def test_units_heatmap_turned_puts_the_tokens_down():
+    values = np.random.default_rng(0).uniform(-1, 1, (50, 8))  # (T, U)
+    options = {"title": "h", "axis_names": ("unit", "token"), "value_name": "h", "signed": True}
+    across = units_heatmap(values, TOKENS, list(range(8)), **options)
+    down = units_heatmap(values, TOKENS, list(range(8)), across=False, **options)
+    np.testing.assert_allclose(np.asarray(down.data[0].z), np.asarray(across.data[0].z).T)
+    assert list(down.layout.yaxis.ticktext) == TOKENS
+    assert down.layout.width < across.layout.width
+
+
+def test_a_page_turns_what_does_not_fit(monkeypatch):
+    def build(across: bool) -> go.Figure:
+        return go.Figure(layout={"width": 2000 if across else 300})
+
+    monkeypatch.setattr(charts, "classroom_mode", lambda: False)
+    assert charts.across_or_turned(build).layout.width == 300
+    assert (
+        charts.across_or_turned(lambda across: go.Figure(layout={"width": 700})).layout.width == 700
+    )
+    assert not charts.fits_column(420, [1, 1]) and charts.fits_column(380, [1, 1])
+    monkeypatch.setattr(charts, "classroom_mode", lambda: True)  # fitted down to 16 px type first
+    assert charts.fits_column(800) and not charts.fits_column(820)
