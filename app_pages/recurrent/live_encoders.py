@@ -73,7 +73,7 @@ def side_by_side_ui(builds: list[Callable[[bool], go.Figure]], keys: list[str]) 
         places, fit = st.columns(len(builds)), column_px(weights, 0)
     else:
         figs = [build(False) for build in builds]
-        places, fit = [st.container() for _ in builds], column_px([1], 0)
+        places, fit = [st.container() for _build in builds], column_px([1], 0)
     for place, fig, key in zip(places, figs, keys, strict=True):
         with place:
             plotly_chart(fig, key=key, fit_width=fit)
