@@ -132,6 +132,36 @@ def test_every_chart_legible_at_46_words(tab, url, mode):
         _legible(tab, classroom)
 
 
+# Where each row label and the visible part of its chart lie, after the chart is scrolled.
+ROW_LABELS = """h => { const box = h.getBoundingClientRect();
+  const labels = [...h.querySelectorAll('.yaxislayer-above .ytick text')].map(t => {
+    const r = t.getBoundingClientRect(); return [r.left, r.right]; });
+  return {left: box.left, right: box.right, labels, scrolled: h.scrollLeft,
+    wide: h.scrollWidth > h.clientWidth + 1}; }"""
+
+
+@pytest.mark.parametrize("viewport", [PROJECTOR, PHONE])
+def test_a_map_that_scrolls_keeps_its_row_labels_in_view(tab, url, viewport):
+    """Issue 30: a map of more tokens than fit scrolls sideways inside its chart; its row labels
+    (the French tokens) stay at its left edge, in view, wherever it is scrolled to."""
+    tab.set_viewport_size(viewport)
+    _open(tab, url, {"aln_text": LONG, "classroom": str(viewport == PROJECTOR).lower()}, 3)
+    host = tab.locator(CHART).first
+    before = host.evaluate(ROW_LABELS)
+    assert before["wide"], "the 46-word map fits its column: nothing to scroll"
+    host.evaluate("h => { h.scrollLeft = h.scrollWidth; }")
+    tab.wait_for_function(
+        "h => { const t = h.querySelector('.yaxislayer-above'); "
+        "return h.scrollLeft > 0 && t.style.transform.includes(String(h.scrollLeft)); }",
+        arg=host.element_handle(),
+    )
+    after = host.evaluate(ROW_LABELS)
+    assert after["scrolled"] > 100 and len(after["labels"]) == len(before["labels"]) > 10
+    for (left, right), (was_left, __) in zip(after["labels"], before["labels"], strict=True):
+        assert after["left"] - 1 <= left and right <= after["right"] + 1  # in view
+        assert left == pytest.approx(was_left, abs=1)  # where they were before the scroll
+
+
 def test_main_chart_on_the_projectors_first_screen(tab, url, screenshots):
     """Issue 30: the heatmap began at 606 px of 720 and its lines were under it; now both are
     whole on the first screen, side by side, so that their hover link can be shown to a class

@@ -154,9 +154,43 @@ function toolbarNearTop(host, gd) {
   gd.addEventListener("mouseleave", () => host.classList.remove("atlas-toolbar"));
 }
 
+// A chart wider than its column scrolls sideways inside the host (payload.minWidth). Its row
+// labels, the y axis's tick labels and title at the chart's left, then move with the scroll so
+// that they stay in view, over a backdrop of the chart's own background (on a figure of one plot:
+// with several, which labels belong to the left edge is not one layer).
+const SVG = "http://www.w3.org/2000/svg";
+
+function keepRowLabels(host, state) {
+  const gd = state.gd;
+  const place = () => {
+    const full = gd._fullLayout;
+    const plots = gd.querySelectorAll(".cartesianlayer > .subplot");
+    const labels = plots.length === 1 && plots[0].querySelector(":scope > .yaxislayer-above");
+    const x = labels && host.style.overflowX === "auto" ? host.scrollLeft : 0;
+    let backdrop = labels && plots[0].querySelector(":scope > rect.atlas-row-backdrop");
+    if (labels && !backdrop) {
+      backdrop = document.createElementNS(SVG, "rect");
+      backdrop.setAttribute("class", "atlas-row-backdrop");
+      plots[0].insertBefore(backdrop, labels);
+    }
+    for (const layer of [labels, gd.querySelector(".infolayer .g-ytitle")]) {
+      if (layer) layer.style.transform = x ? `translateX(${x}px)` : "";
+    }
+    if (!backdrop || !full) return;
+    backdrop.setAttribute("x", String(x));
+    backdrop.setAttribute("width", String(x ? (full.margin && full.margin.l) || 0 : 0));
+    backdrop.setAttribute("height", String(full.height || 0));
+    backdrop.setAttribute("fill", full.paper_bgcolor || "#ffffff");
+  };
+  if (!state.rowLabels) host.addEventListener("scroll", () => state.rowLabels(), { passive: true });
+  state.rowLabels = place;
+  place();
+}
+
 function follow(host, state, Plotly) {
   const gd = state.gd;
   gd.on("plotly_click", (event) => clicked(state, event));
+  gd.on("plotly_afterplot", () => state.rowLabels && state.rowLabels()); // axes drawn anew
   toolbarNearTop(host, gd);
   // The column's width changes without a window resize (sidebar, classroom mode): follow it.
   state.observer = new ResizeObserver(() => {
@@ -184,6 +218,7 @@ async function draw(host, state, payload, seq) {
   const frames = figure.frames || undefined; // an animation's frames (plotly's play buttons)
   await Plotly.react(state.gd, { data: figure.data || [], layout, frames, config: payload.config || {} });
   if (fresh) follow(host, state, Plotly);
+  keepRowLabels(host, state);
   await attachBehaviours(host, state, payload, Plotly);
   state.draws += 1;
   host.setAttribute("data-draws", String(state.draws));
