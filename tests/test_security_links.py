@@ -102,6 +102,24 @@ NUMBER_LINKS = [  # (page, parameter, bad value, widget kind, the widget's defau
 ]
 
 
+CHOICE_LINKS = [  # (page, parameter, a value it does not offer, its default)
+    ("app_pages/captions/captions.py", "cap_src", "elsewhere", "example"),
+    ("app_pages/alignment/alignment.py", "aln_mode", "<b>x</b>", "translate"),
+]
+
+
+@pytest.mark.parametrize(("page", "name", "value", "default"), CHOICE_LINKS)
+def test_a_choice_the_page_does_not_offer_falls_back_with_a_notice(
+    tiny, page, name, value, default
+):
+    """Issue 30: ``?cap_src=elsewhere`` showed the example scene without a word."""
+    at = open_link(page, {name: value})
+    assert_clean(at)
+    assert name in toasts(at) and value not in toasts(at)  # the link's own text is not repeated
+    assert at.session_state[name] == default
+    assert not toasts(open_link(page, {name: default}))  # a choice it offers: no notice
+
+
 @pytest.mark.parametrize(("page", "name", "value", "kind", "default"), NUMBER_LINKS)
 def test_bad_numbers_fall_back_with_a_notice(tiny, page, name, value, kind, default):
     at = open_link(page, {name: value})

@@ -23,6 +23,7 @@ from typing import Any
 import streamlit as st
 
 from i18n import _, current_language
+from ui.url_state import url_notice
 
 SHOWN_IN = "_choice_shown_in:"  # + key: the language the widget was last drawn in
 
@@ -48,6 +49,8 @@ def choice_ui(
         raise ValueError(f"{key}: default {default!r} is not one of {ids}")
     if key not in st.session_state:
         asked = st.query_params.get(key)
+        if asked is not None and asked not in options:
+            url_notice(key)  # a choice the page does not offer: the default, and a notice
         st.session_state[key] = asked if asked in options else default
     elif st.session_state.get(SHOWN_IN + key) != current_language():
         # The browser still holds the label of the old language: setting the value again sends
