@@ -124,17 +124,16 @@ class BareReact:
         self.page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
         self.page.add_script_tag(path=str(ensure_plotly_js()))  # the component's bundle
         self.page.evaluate(SETUP, [a, b])
+        self.cdp = self.page.context.new_cdp_session(self.page)  # its CPU's speed
 
     def round(self, rate: float = 1) -> float:
         """ms to redraw every chart with the other change's figure, on a CPU ``rate`` times
         slower."""
-        cdp = self.page.context.new_cdp_session(self.page)
-        set_cpu_rate(cdp, rate)
+        set_cpu_rate(self.cdp, rate)
         try:
             return self.page.evaluate(ROUND)
         finally:
-            set_cpu_rate(cdp, 1)
-            cdp.detach()
+            set_cpu_rate(self.cdp, 1)
 
     def close(self) -> None:
         self.page.context.close()

@@ -40,6 +40,7 @@ BASE_FONT_PX = 12  # plotly's default, which the builders' margins are fitted to
 CLASSROOM_FONT = 20
 CLASSROOM_SCALE = CLASSROOM_FONT / BASE_FONT_PX
 CLASSROOM_MIN_PX = 16  # no text under this in classroom mode (tick labels included)
+LEAST_CLASSROOM_SCALE = CLASSROOM_MIN_PX / BASE_FONT_PX  # a fitted chart is never drawn smaller
 MIN_PX = 11  # no text under this otherwise
 # the page's column on a projector's 1280x720 screen in classroom mode (Streamlit's wide layout,
 # 100 px each side): a chart that asks for more width is drawn at a smaller scale, never under
@@ -129,8 +130,7 @@ def fitted_scale(height: float | None, fit_height: int | None) -> float:
     at which the 12 px font reaches CLASSROOM_MIN_PX and never below (the page then scrolls)."""
     if not height or not fit_height:
         return CLASSROOM_SCALE
-    least = CLASSROOM_MIN_PX / BASE_FONT_PX
-    return max(least, min(CLASSROOM_SCALE, fit_height / float(height)))
+    return max(LEAST_CLASSROOM_SCALE, min(CLASSROOM_SCALE, fit_height / float(height)))
 
 
 def fitted_width_scale(width: float | None, fit_width: int | None, scale: float) -> float:
@@ -140,13 +140,13 @@ def fitted_width_scale(width: float | None, fit_width: int | None, scale: float)
     then scrolls sideways)."""
     if not width or not fit_width or width * scale <= fit_width:
         return scale
-    return max(CLASSROOM_MIN_PX / BASE_FONT_PX, fit_width / float(width))
+    return max(LEAST_CLASSROOM_SCALE, fit_width / float(width))
 
 
 def fits_classroom(width: float | None, fit_width: int) -> bool:
     """Whether a figure that asks for ``width`` px (at the builders' font) fits ``fit_width`` px
     in classroom mode, drawn at the least scale if need be (:func:`fitted_width_scale`)."""
-    return not width or width * CLASSROOM_MIN_PX / BASE_FONT_PX <= fit_width
+    return not width or width * LEAST_CLASSROOM_SCALE <= fit_width
 
 
 def fits_column(width: float | None, weights: Sequence[int] = (1,), which: int = 0) -> bool:
@@ -156,8 +156,7 @@ def fits_column(width: float | None, weights: Sequence[int] = (1,), which: int =
     is drawn at its own size). A page turns a chart that does not fit on its side, or stacks it."""
     if classroom_mode():
         return fits_classroom(width, column_px(weights, which))
-    share = LAPTOP_COLUMN_PX * weights[which] / sum(weights)
-    return not width or width <= share - (LAPTOP_GAP_PX if len(weights) > 1 else 0)
+    return not width or width <= _share(LAPTOP_COLUMN_PX, LAPTOP_GAP_PX, weights, which)
 
 
 def across_or_turned(
@@ -174,8 +173,13 @@ def column_px(weights: Sequence[int], which: int, gap: str = "small") -> int:
     1280x720 screen in classroom mode, at most: ``plotly_chart``'s ``fit_width`` for a chart in
     it. (Streamlit takes the gaps from the columns' shares unevenly: [3, 2] with the medium gap
     is 628 and 412 px, so each share gives up a whole gap here.)"""
-    share = CLASSROOM_COLUMN_PX * weights[which] / sum(weights)
-    return int(share - (COLUMN_GAP_PX[gap] if len(weights) > 1 else 0))
+    return int(_share(CLASSROOM_COLUMN_PX, COLUMN_GAP_PX[gap], weights, which))
+
+
+def _share(total: int, gap: int, weights: Sequence[int], which: int) -> float:
+    """Column ``which``'s share of ``total`` px split by ``weights``, less a whole ``gap`` where
+    there are several columns (an upper bound on what Streamlit gives it)."""
+    return total * weights[which] / sum(weights) - (gap if len(weights) > 1 else 0)
 
 
 def fitted_rows(fig: go.Figure, rows: int, fit_height: int, scale: float) -> None:

@@ -25,6 +25,7 @@ PAIR_KEY = "aln_pair"
 # more source tokens than this: a heatmap gets the page's whole width (two maps go one under the
 # other), as it would not fit half of it at the least legible cells
 WIDE_SOURCE = 24
+DIFFERENCE_BESIDE = [3, 2]  # the difference's and the entropy's shares of their row
 SCALE_NOTE = N_(
     "One colour scale for the four maps, from weight 0 to 1; hover over a cell for its number."
 )
@@ -116,9 +117,11 @@ def difference_section(
     a, b = pair
     first, kinds = views[a], list(views)
     diff = views[b].weights - first.weights
-    widths = [3, 2] if len(first.source) <= WIDE_SOURCE else [1]
-    places = st.columns(widths, gap="medium") if len(widths) > 1 else [st.container()] * 2
-    fits = [column_px(widths, min(i, len(widths) - 1), "medium") for i in (0, 1)]
+    if len(first.source) <= WIDE_SOURCE:  # side by side
+        places = st.columns(DIFFERENCE_BESIDE, gap="medium")
+        fits = [column_px(DIFFERENCE_BESIDE, i, "medium") for i in (0, 1)]
+    else:  # one under the other, the page's whole width
+        places, fits = [st.container()] * 2, [column_px([1], 0)] * 2
     with places[0]:
         title = _("{b} minus {a}").format(a=a, b=b)
         fig = alignment_difference(diff, first.source, first.target, title=title)

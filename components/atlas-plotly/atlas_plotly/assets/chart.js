@@ -182,16 +182,16 @@ function keepRowLabels(host, state) {
     backdrop.setAttribute("height", String(full.height || 0));
     backdrop.setAttribute("fill", full.paper_bgcolor || "#ffffff");
   };
-  if (!state.rowLabels) host.addEventListener("scroll", () => state.rowLabels(), { passive: true });
-  state.rowLabels = place;
+  host.addEventListener("scroll", place, { passive: true });
+  gd.on("plotly_afterplot", place); // every draw lays the axes out anew
   place();
 }
 
 function follow(host, state, Plotly) {
   const gd = state.gd;
   gd.on("plotly_click", (event) => clicked(state, event));
-  gd.on("plotly_afterplot", () => state.rowLabels && state.rowLabels()); // axes drawn anew
   toolbarNearTop(host, gd);
+  keepRowLabels(host, state);
   // The column's width changes without a window resize (sidebar, classroom mode): follow it.
   state.observer = new ResizeObserver(() => {
     const width = gd._fullLayout && gd._fullLayout.width;
@@ -218,7 +218,6 @@ async function draw(host, state, payload, seq) {
   const frames = figure.frames || undefined; // an animation's frames (plotly's play buttons)
   await Plotly.react(state.gd, { data: figure.data || [], layout, frames, config: payload.config || {} });
   if (fresh) follow(host, state, Plotly);
-  keepRowLabels(host, state);
   await attachBehaviours(host, state, payload, Plotly);
   state.draws += 1;
   host.setAttribute("data-draws", String(state.draws));
