@@ -16,6 +16,7 @@ Alignment Enter (tens of KB). The pages it frees go back with :func:`models.nati
 from __future__ import annotations
 
 import gc
+import math
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,13 +32,16 @@ def note_figure(nbytes: int) -> None:
     _run.bytes = getattr(_run, "bytes", 0) + nbytes
 
 
-def figure_bytes(fig) -> int:  # a go.Figure
-    """An estimate of the bytes ``fig``'s heatmaps send (8 a cell): for a chart drawn without
-    the component, whose payload Streamlit builds."""
+def figure_bytes(spec: dict) -> int:
+    """An estimate of the bytes the heatmaps of a figure's plain dict (``Figure.to_dict()``) send
+    (8 a cell): for a chart drawn without the component, whose payload Streamlit builds."""
     cells = 0
-    for trace in fig.data:
-        z = getattr(trace, "z", None)
-        if z is not None and len(z):
+    for trace in spec.get("data") or ():
+        z = trace.get("z")
+        if isinstance(z, dict):  # plotly's typed array: {"dtype", "bdata"[, "shape": "rows, cols"]}
+            shape = z.get("shape")
+            cells += math.prod(int(n) for n in str(shape).split(",")) if shape else 1
+        elif z is not None and len(z):
             cells += len(z) * (len(z[0]) if hasattr(z[0], "__len__") else 1)
     return 8 * cells
 

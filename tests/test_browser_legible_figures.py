@@ -270,10 +270,10 @@ def blank(browser) -> Iterator[object]:
         context.close()
 
 
-def _draw(page, fig: go.Figure, column: int) -> None:
-    """Draw ``fig`` as ``ui.charts.plotly_chart`` would in a column ``column`` px wide: a figure
-    that asks for more width (``layout.width``) keeps it (the page lets it scroll)."""
-    spec = fig.to_plotly_json()
+def _draw(page, spec: dict, column: int) -> None:
+    """Draw a figure's legible dict as ``ui.charts.plotly_chart`` would in a column ``column`` px
+    wide: a figure that asks for more width (``layout.width``) keeps it (the page lets it scroll)."""
+    spec = go.Figure(spec).to_plotly_json()  # numpy arrays as lists, for the page
     width = max(column, spec["layout"].pop("width", 0) or 0)
     page.evaluate(
         """async ([spec, width]) => {
@@ -290,6 +290,6 @@ def test_every_chart_is_legible_on_every_screen(blank, name):
     span, build = FIGURES[name]
     problems = []
     for screen, classroom, columns in SCREENS:
-        _draw(blank, legible(build(), classroom=classroom), columns[span])
+        _draw(blank, legible(build().to_dict(), classroom=classroom), columns[span])
         problems += [f"{screen}: {p}" for p in check_page(blank, classroom=classroom)]
     assert not problems, "\n".join(problems)

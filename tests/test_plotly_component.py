@@ -1,5 +1,5 @@
-"""The chart component's Python side (ui/plotly_component.py, ui/charts.py): the legible figure it
-sends equals the one st.plotly_chart draws, its payload is strict JSON with the template's colours
+"""The chart component's Python side (ui/plotly_component.py, ui/charts.py): the one legibility
+pass on a figure's plain dict (for the component and for st.plotly_chart alike), its payload is strict JSON with the template's colours
 filled in, and which of the two a chart goes through (AppTest, ``ATLAS_PLOTLY_COMPONENT``, a
 missing package, a browser that could not draw one). The browser side: test_browser_plotly_component.py.
 """
@@ -11,18 +11,19 @@ import json
 import re
 
 import numpy as np
+import plotly.colors
 import plotly.graph_objects as go
 import pytest
 import streamlit  # noqa: F401  (registers the "streamlit" plotly template the app's figures carry)
-from plotly.io.json import to_json_plotly
 from streamlit.testing.v1 import AppTest
 
 from tests.requirements_env import need
 from tests.server import ROOT
 from ui import plotly_component
-from ui.charts import PLOTLY_CONFIG, legible, legible_spec
+from ui.charts import CLASSROOM_MIN_PX, CLASSROOM_SCALE, MIN_PX, PLOTLY_CONFIG, legible
 from viz.alignment import alignment_heatmap, alignment_lines
 from viz.multi_head import head_heatmap
+from viz.palette import OKABE_ITO
 
 APP = str(ROOT / "tests" / "plotly_component_app.py")
 WORDS = ["the", "cat", "sat", "down"]
@@ -49,14 +50,48 @@ def _figures() -> list[go.Figure]:
     ]
 
 
+def _font_sizes(node: object) -> list[float]:
+    """Every ``size`` of a ``*font`` mapping in a figure's plain dict."""
+    if isinstance(node, list):
+        return [size for item in node for size in _font_sizes(item)]
+    if not isinstance(node, dict):
+        return []
+    sizes = []
+    for name, value in node.items():
+        if name.endswith("font") and isinstance(value, dict) and "size" in value:
+            sizes.append(value["size"])
+        sizes += _font_sizes(value)
+    return sizes
+
+
 @pytest.mark.parametrize("classroom", [False, True])
 @pytest.mark.parametrize("index", range(4))
-def test_legible_spec_makes_the_figure_legible_as_legible_does(index: int, classroom: bool):
-    """Fonts, margins, sizes and classroom colours: the plain-dict path equals the Figure path."""
+def test_legible_makes_every_text_legible_and_keeps_the_figure_valid(index: int, classroom: bool):
+    """Fonts raised to the screen's least size (classroom mode: scaled by CLASSROOM_SCALE), the
+    margins grown with them, classroom colours; plotly's validation takes what comes out."""
     fig = _figures()[index]
-    want = json.loads(to_json_plotly(legible(go.Figure(fig), classroom=classroom).to_dict()))
-    got = json.loads(to_json_plotly(legible_spec(fig.to_dict(), classroom=classroom)))
-    assert got == want
+    before = fig.to_dict()
+    spec = legible(fig.to_dict(), classroom=classroom)
+    again = go.Figure(spec)  # raises on a property plotly does not know
+    scale, floor = (CLASSROOM_SCALE, CLASSROOM_MIN_PX) if classroom else (1, MIN_PX)
+    sizes = _font_sizes(spec)
+    assert sizes and min(sizes) >= floor, sizes
+    assert spec["layout"]["font"]["size"] == max(floor, round(12 * scale))
+    margin = before["layout"].get("margin") or {}
+    for side, px in margin.items():
+        assert spec["layout"]["margin"][side] == round(px * scale)
+    heatmaps = [trace for trace in again.data if trace.type == "heatmap"]
+    if classroom:
+        assert list(again.layout.colorway) == list(OKABE_ITO)
+        for trace in heatmaps:
+            name = "PuOr" if trace.zmid is not None else "Cividis"
+            assert [c for _, c in trace.colorscale] == [
+                c for _, c in plotly.colors.get_colorscale(name)
+            ]
+    else:
+        assert [t.colorscale for t in heatmaps] == [
+            t.colorscale for t in fig.data if t.type == "heatmap"
+        ]
 
 
 def test_payload_is_strict_json_with_the_template_filled_in():
@@ -65,7 +100,7 @@ def test_payload_is_strict_json_with_the_template_filled_in():
     has no box or lasso select, and ``select`` says whether clicks are sent back."""
     fig = _figures()[3]
     fig.update_layout(width=900)
-    spec = legible_spec(fig.to_dict(), classroom=False)
+    spec = legible(fig.to_dict(), classroom=False)
     data = plotly_component.payload(spec, PLOTLY_CONFIG, select=True)
     text = data.decode()
     message = json.loads(text, parse_constant=lambda name: pytest.fail(f"{name} in the payload"))

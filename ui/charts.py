@@ -14,8 +14,8 @@ Figure builders (viz/) write for plotly's default 12 px font, with margins fitte
 
 The chart is drawn by the chart component (``ui.plotly_component``: mounted under the chart's key,
 updated in place with ``Plotly.react``), or by ``st.plotly_chart`` where the component is off.
-Both draw the same legible figure: ``legible`` changes a ``go.Figure``, ``legible_spec`` its plain
-dict (``Figure.to_dict()``) the same way, without plotly's validation on the way back.
+Both draw the same legible figure: ``legible`` makes the figure's plain dict (``Figure.to_dict()``)
+legible once, without plotly's validation on the way back, for either path.
 """
 
 from __future__ import annotations
@@ -111,19 +111,6 @@ def _scaled_layout(layout: dict, scale: float, floor: int) -> dict:
     return layout
 
 
-def _classroom_colours(fig: go.Figure) -> None:
-    """A colour-blind-safe palette and colour scales (changes ``fig`` in place)."""
-    fig.update_layout(colorway=OKABE_ITO)
-    for trace in fig.data:
-        if trace.type != "heatmap":
-            continue
-        diverging = trace.zmid is not None
-        # as lists: a figure built unvalidated (viz.figure) keeps what it is given
-        trace.colorscale = colour_scale(CLASSROOM_DIVERGING if diverging else CLASSROOM_SEQUENTIAL)
-    if fig.layout.coloraxis and fig.layout.coloraxis.colorscale is not None:
-        fig.layout.coloraxis.colorscale = colour_scale(CLASSROOM_SEQUENTIAL)
-
-
 def fitted_scale(height: float | None, fit_height: int | None) -> float:
     """Classroom mode's scale for a figure ``height`` px tall (at the builders' font) that should
     fit within ``fit_height`` px: CLASSROOM_SCALE when it fits, else smaller, down to the scale
@@ -215,27 +202,11 @@ def _scale_floor(classroom: bool, scale: float | None) -> tuple[float, int]:
     return (CLASSROOM_SCALE if scale is None else scale), CLASSROOM_MIN_PX
 
 
-def legible(fig: go.Figure, *, classroom: bool, scale: float | None = None) -> go.Figure:
-    """Make ``fig`` legible for the screen (in place; see the module docstring) and return it;
-    ``scale``: classroom mode's scale when not CLASSROOM_SCALE (:func:`fitted_scale`)."""
-    scale, floor = _scale_floor(classroom, scale)
-    if classroom:
-        _classroom_colours(fig)
-    fig.layout = _scaled_layout(fig.layout.to_plotly_json(), scale, floor)
-    for trace in fig.data:
-        fonts = {k: v for k, v in trace.to_plotly_json().items() if k.endswith("font")}
-        colorbar = trace.to_plotly_json().get("colorbar")
-        update = _scaled_fonts(fonts, scale, floor)
-        if colorbar:
-            update["colorbar"] = _scaled_fonts(colorbar, scale, floor)
-        if update:
-            trace.update(update)
-    return fig
-
-
-def legible_spec(spec: dict, *, classroom: bool, scale: float | None = None) -> dict:
-    """``legible`` for a figure's plain dict (``Figure.to_dict()``): the same changes, made in
-    place on ``spec``, which is returned."""
+def legible(spec: dict, *, classroom: bool, scale: float | None = None) -> dict:
+    """Make a figure's plain dict (``Figure.to_dict()``) legible for the screen (see the module
+    docstring): fonts, margins and sizes, and in classroom mode a colour-blind-safe palette and
+    colour scales. Changes ``spec`` in place and returns it; ``scale``: classroom mode's scale when
+    not CLASSROOM_SCALE (:func:`fitted_scale`)."""
     scale, floor = _scale_floor(classroom, scale)
     layout = spec.get("layout") or {}
     traces = spec.get("data") or []
@@ -258,11 +229,6 @@ def legible_spec(spec: dict, *, classroom: bool, scale: float | None = None) -> 
             elif name == "colorbar":
                 trace[name] = _scaled_fonts(value, scale, floor)
     return spec
-
-
-def apply_classroom(fig: go.Figure) -> go.Figure:
-    """Classroom mode's fonts, sizes and colours (changes ``fig`` in place)."""
-    return legible(fig, classroom=True)
 
 
 def _container_key(key: str | None, width: int) -> str:
@@ -302,7 +268,7 @@ def _component_chart(
     if not plotly_component.wanted():
         return False
     behaviours = {"fullscreen": {"label": _(FULLSCREEN_LABEL)}} | (behaviours or {})
-    spec = legible_spec(fig.to_dict(), classroom=classroom, scale=scale)
+    spec = legible(fig.to_dict(), classroom=classroom, scale=scale)
     # A figure with a width scrolls sideways inside the component (its own container, whose key
     # does not change with the width: a new container would mount the chart anew).
     data = plotly_component.payload(
@@ -352,12 +318,11 @@ def plotly_chart(
         scale = fitted_width_scale(fig.layout.width, fit_width, scale or CLASSROOM_SCALE)
     if _component_chart(fig, key, on_select, classroom, behaviours, on_trigger, scale):
         return
-    legible(fig, classroom=classroom, scale=scale)
-    note_figure(figure_bytes(fig))
+    spec = legible(fig.to_dict(), classroom=classroom, scale=scale)
+    note_figure(figure_bytes(spec))
     kwargs: dict = {"key": key, "config": PLOTLY_CONFIG, "theme": None}
     if on_select is not None:
         kwargs |= {"on_select": on_select, "selection_mode": "points"}
-    width = fig.layout.width
-    fig.layout.width = None
+    width = spec["layout"].pop("width", None)
     with _wide(key, width):
-        st.plotly_chart(fig, **kwargs)
+        st.plotly_chart(spec, **kwargs)

@@ -7,7 +7,7 @@ stable ``key``, keeps its plotly div, and draws each new figure with ``Plotly.re
 
 - **Payload.** Only ``data=`` carries the figure: the bytes of one JSON object ``{figure, config,
   select, minWidth}`` (the figure's frames included: plotly's own play buttons work), built from the figure's plain dict (``Figure.to_dict``, made legible by
-  ``ui.charts.legible_spec``) with ``json.dumps``, without plotly's validating encoder.
+  ``ui.charts.legible``) with ``json.dumps``, without plotly's validating encoder.
 - **Template.** Figures built in the app carry Streamlit's "streamlit" plotly template, whose
   colours are placeholders that only ``st.plotly_chart`` fills in (they would draw black). The
   component sends that template with the placeholders filled as ``st.plotly_chart(theme=None)``
