@@ -4,14 +4,14 @@ glibc keeps freed blocks below its mmap threshold in its heaps, for the next all
 returns only the top of a heap by itself; the free pages between live blocks stay resident. In a
 process started without ``MALLOC_MMAP_THRESHOLD_`` (``make run``) the threshold rises to the largest
 block freed so far (up to 32 MB), so MiniLM's 12.6 MB attention tensors at 512 pieces come from the
-heap after the first run: measured here in one such process, a 512-piece
-:meth:`~models.transformer.pretrained.PretrainedEncoder.attend` peaked 157-202 MB over its start and
-left 48-116 MB of freed memory resident; with a trim after each layer is copied, 146-158 MB and
-none. The class layout (``deploy/serve_class.py``) fixes the threshold at 1 MB, where those tensors
-are mapped and given back anyway; there the trim after a run's collection (:mod:`serve.memory`)
-returns the pages of the dead figures, which are smaller blocks: the 200-rerun Multi-head soak's
-peak over start went from +314-333 MB (the collection alone) to +259 MB. A trim takes 0.2-0.6 ms
-here. (A 4 MB threshold instead of 1 MB made that soak worse: +413-427 MB.)
+heap after the first run, and a 512-piece
+:meth:`~models.transformer.pretrained.PretrainedEncoder.attend` leaves freed memory resident; a
+trim after each layer is copied lowers its peak and gives that memory back. The class layout
+(``deploy/serve_class.py``) fixes the threshold at 1 MB, where those tensors are mapped and given
+back anyway; there the trim after a run's collection (:mod:`serve.memory`) returns the pages of the
+dead figures, which are smaller blocks, and lowers the Multi-head soak's peak. A trim is cheap
+beside a run. (A 4 MB threshold instead of 1 MB made that soak worse.) The figures, and the command
+that remeasures the soak: docs/performance.md, "Serving settings".
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ import importlib.util
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 # Under pytest-xdist (`make test` runs the suite on several workers) each worker is a process of its
@@ -40,6 +41,23 @@ SLOW_FILES = (
     "test_lab_page.py",
     "test_pretrained.py",
 )
+
+
+# With this variable naming a file, each test's worker, start and end (seconds since the epoch,
+# set-up and tear-down included) are appended to it, a line each: where a run's time goes, worker
+# by worker (docs/development.md, "How long make test takes").
+TIMELINE_ENV = "ATLAS_TEST_TIMELINE"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    start = time.time()
+    yield
+    timeline = os.environ.get(TIMELINE_ENV)
+    if timeline:
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        with open(timeline, "a", encoding="utf-8") as file:  # one short append: whole lines
+            file.write(f"{worker}\t{start:.2f}\t{time.time():.2f}\t{item.nodeid}\n")
 
 
 def _is_slow(item: pytest.Item) -> bool:

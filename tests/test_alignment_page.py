@@ -167,7 +167,7 @@ def test_four_scores_with_another_reference_model_and_the_word_view(tiny: Path):
 
 def test_four_scores_empty_sentence_is_a_hint(tiny: Path):
     at = open_app(ALIGNMENT, {"aln_text": "  ", "aln_mode": "four"})
-    assert any("Type an English sentence" in i.value for i in at.info)
+    assert any("sentence is empty: type an English" in w.value for w in at.warning)
     assert not at.get("plotly_chart")
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from models.analysis.explain import explain
 from models.rnn.translator import Translator
-from models.wordview import group_pieces, word_text
+from models.subword_merge import group_pieces, word_text
 from tests.browser_helpers import (
     CHART,
     is_shipped,

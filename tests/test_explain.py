@@ -17,8 +17,8 @@ import torch
 from models.analysis.explain import explain, ranks, spearman
 from models.checkpoints import CHECKPOINTS_ENV
 from models.rnn.translator import Translator
+from models.subword_merge import group_pieces
 from models.tokenizer import BOS_ID
-from models.wordview import group_pieces
 from tests.app_helpers import open_app
 from tests.tiny_explain import several_word_checkpoints
 from tests.tiny_seq2seq import build_tiny_checkpoints

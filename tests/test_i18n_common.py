@@ -20,8 +20,8 @@ from models.transformer.pretrained import PretrainedEncoder, unknown_encoder_mes
 from tests.tiny_seq2seq import build_tiny_checkpoints
 from ui.errors import error_message
 from ui.guard import guarded
-from ui.text import sanitize_text, tokenize
-from ui.translation_compute import clean_sentence
+from ui.text import TextBox, read_text, tokenize
+from ui.translation_compute import SENTENCE_BOX
 from viz import matrix_heatmap, vector_diagram, weights_bar
 from viz._margins import fitted_margin, text_px, widest_px
 
@@ -83,12 +83,13 @@ def test_checkpoint_errors_and_headline_in_chinese(tmp_path: Path):
 
 def test_notices_and_error_sentence_in_chinese():
     with use_language("zh"):
-        assert sanitize_text("x" * 12, 10)[1] == "你的文本有 12 个字符；只使用前 10 个。"
+        cut = read_text(TextBox(10, "-"), "x" * 12)
+        assert cut.notice == "你的文本有 12 个字符；只使用前 10 个。"
         assert tokenize("a b c", 2)[1] == "共 3 个词元；只使用前 2 个。"
-        assert clean_sentence("  ").hint.startswith("在上方的输入框中输入一个英文句子")
+        assert read_text(SENTENCE_BOX, "  ").hint.startswith("句子是空的：请在上方的输入框中")
         sentence = error_message("0a1b2c3d")
         assert "**0a1b2c3d**" in sentence and "错误编号" in sentence
-    assert clean_sentence("  ").hint.startswith("Type an English sentence")
+    assert read_text(SENTENCE_BOX, "  ").hint.startswith("The sentence is empty: type an")
 
 
 def test_shared_charts_follow_the_language():

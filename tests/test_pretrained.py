@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from models.attention import scaled_dot_product_attention
-from models.transformer.pretrained import MAX_PIECES, PretrainedEncoder, PretrainedModelError
+from models.limits import ENCODER_PIECES
+from models.transformer.pretrained import PretrainedEncoder, PretrainedModelError
 
 SENTENCE = "The cat sat on the mat, and the dog didn't."
 
@@ -58,8 +59,8 @@ def test_layer_one_recomputed_with_our_attention(encoder: PretrainedEncoder) -> 
 def test_truncation_at_512(encoder: PretrainedEncoder) -> None:
     result = encoder.attend("word " * 700)
     assert result.truncated and result.n_pieces == 702
-    assert len(result.tokens) == MAX_PIECES and result.tokens[-1] == "[SEP]"
-    assert result.attentions.shape == (6, 12, MAX_PIECES, MAX_PIECES)
+    assert len(result.tokens) == ENCODER_PIECES and result.tokens[-1] == "[SEP]"
+    assert result.attentions.shape == (6, 12, ENCODER_PIECES, ENCODER_PIECES)
 
 
 @pytest.mark.parametrize("text", ["", "   "])

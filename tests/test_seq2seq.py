@@ -15,7 +15,7 @@ from models.checkpoints import CheckpointError
 from models.rnn.checkpoint import load_seq2seq
 from models.rnn.decoding import beam_decode, greedy_decode
 from models.rnn.seq2seq import ATTENTION_NAMES, Seq2Seq
-from models.wordview import group_pieces, merge_subwords, word_text
+from models.subword_merge import group_pieces, merge_subwords, word_text
 from tests.helpers_seq2seq import tiny_checkpoint, tiny_config, tiny_tokenizers
 
 ATTENTIVE = [a for a in ATTENTION_NAMES if a != "none"]

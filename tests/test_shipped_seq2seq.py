@@ -11,7 +11,7 @@ import pytest
 from models.checkpoints import SHIPPED_ROOT, Card, read_card
 from models.rnn.seq2seq import ATTENTION_NAMES
 from models.rnn.translator import Translator
-from models.wordview import merge_subwords
+from models.subword_merge import merge_subwords
 from tests.requirements_env import need, need_data
 from training.data import load_pairs
 from training.evaluate import bleu, translate_corpus

@@ -117,7 +117,7 @@ def test_alignment_heatmap_axes_are_the_tokens(tiny: Path):
 
 def test_alignment_empty_text_shows_a_hint(tiny: Path):
     at = _run(ALIGNMENT, {"aln_text": "   "})
-    assert any("Type an English sentence" in i.value for i in at.info)
+    assert any("sentence is empty: type an English" in w.value for w in at.warning)
     assert not at.get("plotly_chart")
 
 
@@ -126,7 +126,7 @@ def test_alignment_invisible_sentence_or_reference_is_a_message(tiny: Path, invi
     """Soft hyphens, byte-order marks and zero-width spaces alone: the page and the model clean
     text with one rule, so the page says the sentence is empty (no exception, no chart)."""
     at = _run(ALIGNMENT, {"aln_text": invisible})
-    assert any("Type an English sentence" in i.value for i in at.info)
+    assert any("sentence is empty: type an English" in w.value for w in at.warning)
     assert not at.get("plotly_chart")
     at = _run(ALIGNMENT, {"aln_text": SENTENCE, "aln_mode": "reference", "aln_ref": invisible})
     assert "Type a French reference" in _texts(at)
@@ -134,8 +134,8 @@ def test_alignment_invisible_sentence_or_reference_is_a_message(tiny: Path, invi
 
 def test_alignment_long_text_is_truncated_with_a_notice(tiny: Path):
     at = _run(ALIGNMENT, {"aln_text": "the dog runs . " * 200})
+    assert any("2,999 characters; only the first 2,000 are used" in i.value for i in at.info)
     warnings = " ".join(w.value for w in at.warning)
-    assert "2,999 characters; only the first 2,000 are used" in warnings
     assert "the model reads the first 100" in warnings  # the model's own piece limit
     assert _figure(at, "Bahdanau")
 
@@ -258,7 +258,7 @@ def test_local_page_d_changes_the_window(tiny: Path):
 
 def test_local_page_empty_text(tiny: Path):
     at = _run(LOCAL, {"loc_text": ""})
-    assert any("Type an English sentence" in i.value for i in at.info)
+    assert any("sentence is empty: type an English" in w.value for w in at.warning)
 
 
 # ---------------------------------------------------------------- why attention page
@@ -295,6 +295,14 @@ def tiny_translators(tiny_root: Path) -> dict[str, Translator]:
         k: Translator.load(tiny_root / f"seq2seq-{k}")
         for k in ("none", "bahdanau", "luong-general", "local-p")
     }
+
+
+def test_a_beam_out_of_range_is_the_models_message(tiny_translators: dict[str, Translator]):
+    """The slider and the link check hold the beam to 1-10; past them, the model's own check
+    (check_beam) answers through the guard: a message, no clamp and no exception."""
+    result = compute_alignment(tiny_translators["bahdanau"], SENTENCE, beam=11)
+    assert not result.ok and result.error == "Beam must be between 1 and 10, got 11"
+    assert compute_alignment(tiny_translators["bahdanau"], SENTENCE, beam=10).ok
 
 
 def _draw_everything(t: dict[str, Translator], text: str) -> None:

@@ -23,14 +23,14 @@ from ui.charts import (
     CLASSROOM_SCALE,
     FIT_PLOT_PX,
     FIT_ROW_PX,
-    apply_classroom,
     column_px,
     fitted_rows,
     fitted_width_scale,
+    legible,
 )
 from ui.downloads import matrix_csv
 from ui.guard import guarded
-from ui.text import escape_markdown, sanitize_text, tokenize
+from ui.text import SentenceInput, TextBox, escape_markdown, read_text, tokenize
 from ui.url_state import format_matrix, parse_choice, parse_int, parse_matrix
 from viz import diff_heatmap, matrix_heatmap
 
@@ -48,12 +48,16 @@ def test_matrix_round_trip_and_validation():
     assert parse_matrix(None, [[9.0]], None, 2) == [[9.0]]
 
 
-def test_sanitize_strips_controls_and_truncates():
-    clean, notice = sanitize_text("a\x00b\tc\u202e", 100)
-    assert clean == "ab c" and notice is None
-    clean, notice = sanitize_text("x" * 5000, 300)
-    assert len(clean) == 300 and "5,000" in notice
-    assert sanitize_text(None, 10) == ("", None)
+def box(limit: int) -> TextBox:
+    return TextBox(limit, "Nothing typed.")
+
+
+def test_read_text_strips_controls_and_truncates():
+    assert read_text(box(100), "a\x00b\tc\u202e") == SentenceInput("ab c")
+    cut = read_text(box(300), "x" * 5000)
+    assert len(cut.text) == 300 and "5,000" in cut.notice and cut.hint is None
+    assert read_text(box(10), None) == SentenceInput("", None, "Nothing typed.")
+    assert read_text(box(3), "ab   cd").text == "ab"  # cut, then the trailing space dropped
     assert clean_text("日本語 ok") == "日本語 ok"
 
 
@@ -62,7 +66,8 @@ def test_sanitize_strips_controls_and_truncates():
 )
 def test_a_text_of_invisible_characters_is_empty_for_pages_and_models(invisible):
     """One rule: the page's sentence and the tokenizer's input are both empty."""
-    assert clean_text(invisible) == "" and sanitize_text(invisible, 100) == ("", None)
+    assert clean_text(invisible) == "" and read_text(box(100), invisible).text == ""
+    assert read_text(box(100), invisible).hint == "Nothing typed."
     assert clean_text("soft\u00adhyphen zero\u200bwidth\ufeff") == "softhyphen zerowidth"
 
 
@@ -130,12 +135,17 @@ def test_columns_give_up_their_gaps():
     )  # 628, 412
 
 
-def test_apply_classroom_changes_fonts_and_scales():
-    fig = apply_classroom(matrix_heatmap(np.eye(2)))
+def _classroom(fig: go.Figure) -> go.Figure:
+    """``fig`` made legible for classroom mode, back as a (validated) figure."""
+    return go.Figure(legible(fig.to_dict(), classroom=True))
+
+
+def test_classroom_changes_fonts_and_scales():
+    fig = _classroom(matrix_heatmap(np.eye(2)))
     assert fig.layout.font.size == CLASSROOM_FONT
     cividis = plotly.colors.get_colorscale("Cividis")
     assert [c for _, c in fig.data[0].colorscale] == [c for _, c in cividis]
-    div = apply_classroom(diff_heatmap(np.eye(2) - 0.5, None, None))
+    div = _classroom(diff_heatmap(np.eye(2) - 0.5, None, None))
     assert div.data[0].zmid == 0 and not math.isnan(div.data[0].zmax)
 
 
@@ -162,7 +172,7 @@ def test_fitted_rows_press_rows_down_to_their_least_height_and_no_further():
     assert short.layout.height == 300
 
 
-def test_apply_classroom_recolours_shared_colour_axes():
+def test_classroom_recolours_shared_colour_axes():
     from viz import attention_panels
     from viz.multi_head import head_grid
 
@@ -171,7 +181,7 @@ def test_apply_classroom_recolours_shared_colour_axes():
         attention_panels([(np.eye(2), ["a", "b"], ["a", "b"], "p")]),
         head_grid(np.full((1, 2, 3, 3), 1 / 3)),
     ):
-        apply_classroom(fig)
+        fig = _classroom(fig)
         assert [c for _, c in fig.layout.coloraxis.colorscale] == cividis
 
 

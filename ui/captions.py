@@ -26,6 +26,7 @@ from media.scenes import (
     random_scene,
 )
 from models.captioning.inference import CaptionResult
+from models.limits import CAPTIONER_BEAM
 from ui.choices import choice_ui
 from ui.guard import guarded_ui
 from ui.loaders import ModelKey, cached_model, card_of, model_key
@@ -164,8 +165,8 @@ def example_ui() -> int:
 
 @dataclass(frozen=True)
 class CaptionSettings:
-    """The page's decoding settings: beam size (1 = greedy, up to 5) and the number of locations
-    the hard model samples per word (1 to 50)."""
+    """The page's decoding settings: beam size (1 = greedy, up to CAPTIONER_BEAM) and the number
+    of locations the hard model samples per word (1 to 50)."""
 
     beam: int
     samples: int
@@ -175,12 +176,17 @@ def settings_ui() -> CaptionSettings:
     """Beam size and the number of hard-attention samples (both in the URL). Their values are kept
     while the sliders are not drawn (``persist_state``): the browser shows a slider that comes
     back with the value it had, not its minimum."""
-    for key, default, lo, hi in (("cap_beam", 1, 1, 5), ("cap_n", 20, 1, 50)):
+    for key, default, lo, hi in (("cap_beam", 1, 1, CAPTIONER_BEAM), ("cap_n", 20, 1, 50)):
         if key not in st.session_state:
             st.session_state[key] = read_param(key, parse_int, default, lo, hi)
     left, right = st.columns(2)
     beam = left.slider(
-        _("Beam size"), 1, 5, key="cap_beam", help=_("1 = greedy decoding"), persist_state="page"
+        _("Beam size"),
+        1,
+        CAPTIONER_BEAM,
+        key="cap_beam",
+        help=_("1 = greedy decoding"),
+        persist_state="page",
     )
     samples = right.slider(
         _("Hard-attention samples N"),

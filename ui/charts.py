@@ -325,4 +325,5 @@ def plotly_chart(
         kwargs |= {"on_select": on_select, "selection_mode": "points"}
     width = spec["layout"].pop("width", None)
     with _wide(key, width):
-        st.plotly_chart(spec, **kwargs)
+        # as a Figure: st.plotly_chart refuses a plain dict without traces (a formula diagram's)
+        st.plotly_chart(go.Figure(spec), **kwargs)

@@ -21,7 +21,7 @@ import torch
 from streamlit.runtime.scriptrunner_utils.script_run_context import in_cached_function
 
 from i18n import N_, _
-from models.captioning.checkpoint import load_captioner as load_caption_decoder
+from models.captioning.checkpoint import load_captioner
 from models.captioning.image_encoder import load_encoder
 from models.captioning.inference import Captioner
 from models.checkpoints import WEIGHTS, Card, CheckpointError, checkpoint_folder, read_card
@@ -42,7 +42,7 @@ PRETRAINED_STILL_WORKS = N_("The pretrained encoder still works.")
 
 def _captioner(folder: str, device: str) -> Captioner:
     """Decoder and vocabulary from ``folder`` with the shared frozen image encoder."""
-    decoder, vocab = load_caption_decoder(folder, device)
+    decoder, vocab = load_captioner(folder, device)
     encoder = cached_model("encoder", "efficientnet-lite0", device, 0.0)
     return Captioner(encoder, decoder, vocab, device)
 
@@ -139,25 +139,25 @@ def load_model(family: str, name: str, *, quiet: bool = False, note: str = "") -
         return None
 
 
-def load_translator(kind: str, *, quiet: bool = False) -> Translator | None:
+def cached_translator(kind: str, *, quiet: bool = False) -> Translator | None:
     """The RNN translator ``seq2seq-<kind>``, or None after the missing-model box."""
     return load_model("seq2seq", f"seq2seq-{kind}", quiet=quiet)
 
 
-def load_transformer(positional: str, *, quiet: bool = False) -> TransformerTranslator | None:
+def cached_transformer(positional: str, *, quiet: bool = False) -> TransformerTranslator | None:
     """The Transformer ``transformer-<positional>``, or None after the missing-model box."""
     note = _(PRETRAINED_STILL_WORKS)
     return load_model("transformer", f"transformer-{positional}", quiet=quiet, note=note)
 
 
-def load_captioner(name: str, *, quiet: bool = False) -> Captioner | None:
+def cached_captioner(name: str, *, quiet: bool = False) -> Captioner | None:
     """The captioner ``name`` (caption-soft or caption-hard), or None after the missing-model box."""
     return load_model("caption", name, quiet=quiet)
 
 
-def load_captioners() -> dict[str, Captioner]:
+def cached_captioners() -> dict[str, Captioner]:
     """The captioners that load (name -> captioner); a missing-model box for each of the others."""
-    models = {name: load_captioner(name) for name in CAPTION_MODELS}
+    models = {name: cached_captioner(name) for name in CAPTION_MODELS}
     return {name: model for name, model in models.items() if model is not None}
 
 

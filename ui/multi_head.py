@@ -28,7 +28,7 @@ from models.transformer.translator import TransformerAttention
 from serve.cache import MB, bounded_cache
 from ui.downloads import download_text
 from ui.guard import guarded_ui
-from ui.loaders import cached_model, load_pretrained, load_transformer, model_key
+from ui.loaders import cached_model, cached_transformer, load_pretrained, model_key
 from ui.sidebar import current_device
 
 POSITIONAL_LABELS = {"sinusoidal": N_("sinusoidal"), "learned": N_("learned")}  # id -> label
@@ -53,7 +53,6 @@ GROUP_LABELS = dict(
         strict=True,
     )
 )
-MAX_CHARS = 5000
 UNKNOWN = "[UNK]"
 SPAN_CHARS = 6  # an unknown piece's label shows at most this many characters of its text
 SHOWN_IN = "_mh_shown_in:"  # + key: the language a multi-choice widget was last drawn in
@@ -84,7 +83,7 @@ def run_pretrained(name: str, device: str, text: str) -> EncoderAttention:
 def translate_ui(positional: str, text: str, beam: int) -> TransformerAttention | None:
     """Run the loaded Transformer on ``text`` with a spinner; None when the model is missing or
     refused the text (with a message)."""
-    if load_transformer(positional) is None:
+    if cached_transformer(positional) is None:
         return None
     key = model_key(f"transformer-{positional}")
     with st.spinner(_("Translating…")):

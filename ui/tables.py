@@ -4,10 +4,10 @@ A static table (``st.table``), not the interactive grid: its text is the page's 
 instead of hiding the end of a long cell (the Alignment page's beam hypotheses), shows every row
 without an inner scroll bar, and grows with classroom mode's larger type like the rest of the page.
 
-The rows go to Streamlit as an Arrow table built directly (0.04 ms for a dozen rows, against
-0.6 ms through the pandas DataFrame Streamlit would make of a list of dicts): the Alignment page
-shows one on every Enter. A column that Arrow cannot type (numbers and text mixed) takes the
-pandas way, which shows it as text.
+The rows go to Streamlit as an Arrow table built directly, far cheaper than the pandas DataFrame
+Streamlit would make of a list of dicts (the figures: docs/performance.md, "On the server"): the
+Alignment page shows one on every Enter. A column that Arrow cannot type (numbers and text mixed)
+takes the pandas way, which shows it as text.
 """
 
 from __future__ import annotations

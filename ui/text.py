@@ -1,8 +1,11 @@
-"""Input sanitizers and safe text output. User text is never rendered as HTML."""
+"""The one text-input pipeline of every page's text box (:class:`TextBox`, :func:`read_text`,
+:func:`show_text_notices`), the tokenizer of the toy demos, and safe text output. User text is
+never rendered as HTML."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import streamlit as st
 
@@ -13,33 +16,52 @@ from ui.sidebar import classroom_mode
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 
 
-def sanitize_text(text: str | None, max_chars: int) -> tuple[str, str | None]:
-    """Clean user text with the models' rule (:func:`models.text.clean_text`: control and format
-    characters out, whitespace collapsed), then truncate to ``max_chars``.
+@dataclass(frozen=True)
+class TextBox:
+    """What a page's text box accepts: ``limit`` characters (from :mod:`models.limits`; longer
+    text is cut with a notice) and ``empty``, the message id (``N_()``) shown when nothing usable
+    was typed."""
 
-    Returns (clean_text, notice); notice is a sentence for the page when something was cut. A text
-    of only invisible characters comes back empty, so the page's emptiness check catches it.
-    """
-    clean = clean_text(text or "")
-    if len(clean) <= max_chars:
-        return clean, None
-    notice = _("Your text has {n:,} characters; only the first {limit:,} are used.").format(
-        n=len(clean), limit=max_chars
-    )
-    return clean[:max_chars].rstrip(), notice
+    limit: int
+    empty: str
+
+    def help(self) -> str:
+        """The box's tooltip: any text, and where it is cut (in the session's language)."""
+        return _("Any text works; it is cut at {n:,} characters.").format(n=self.limit)
 
 
-def typed_text(raw: str | None, max_chars: int) -> str:
-    """A sentence box's text, cleaned and cut (:func:`sanitize_text`), the cut shown as a notice;
-    an empty text gets the pages' one warning and comes back as ''."""
-    text, notice = sanitize_text(raw, max_chars)
-    if notice:
-        st.info(notice, icon=":material/content_cut:")
-    if not text:
-        st.warning(
-            _("The sentence is empty: type something and press Enter."), icon=":material/edit:"
+@dataclass(frozen=True)
+class SentenceInput:
+    """A box's text after :func:`read_text`. notice: why it was cut; hint: why nothing can run
+    (the box's ``empty`` message, translated), None when there is text."""
+
+    text: str
+    notice: str | None = None
+    hint: str | None = None
+
+
+def read_text(box: TextBox, raw: str | None) -> SentenceInput:
+    """The one reader of every text box: clean ``raw`` with the models' rule
+    (:func:`models.text.clean_text`: control and format characters out, whitespace collapsed),
+    cut it to ``box.limit`` characters with a notice, and flag an empty text with ``box.empty``.
+    A text of only invisible characters comes back empty, with the hint."""
+    text, notice = clean_text(raw or ""), None
+    if len(text) > box.limit:
+        notice = _("Your text has {n:,} characters; only the first {limit:,} are used.").format(
+            n=len(text), limit=box.limit
         )
-    return text
+        text = text[: box.limit].rstrip()
+    return SentenceInput(text, notice, None if text else _(box.empty))
+
+
+def show_text_notices(sentence: SentenceInput) -> bool:
+    """The one way a page shows what :func:`read_text` found: the cut as an info box, the empty
+    hint as a warning. True when there is text to run."""
+    if sentence.notice:
+        st.info(sentence.notice, icon=":material/content_cut:")
+    if sentence.hint:
+        st.warning(sentence.hint, icon=":material/keyboard:")
+    return sentence.hint is None
 
 
 def escape_markdown(text: str) -> str:

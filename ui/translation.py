@@ -20,7 +20,8 @@ from models.rnn.translator import Translation, Translator
 from ui.guard import show_refusal
 from ui.registry import PAGES
 from ui.sidebar import classroom_mode
-from ui.translation_compute import MAX_CHARS, Result, length_notice, truncation_notice
+from ui.text import show_text_notices
+from ui.translation_compute import SENTENCE_BOX, Result, length_notice, truncation_notice
 from ui.url_state import parse_int, read_param
 from viz.local_steps import local_steps_figure
 
@@ -114,7 +115,7 @@ def sentence_ui(
         key=text_key,
         bind="query-params",
         placeholder=_("Type an English sentence and press Enter"),
-        help=_("Any text works; it is cut at {n:,} characters.").format(n=MAX_CHARS),
+        help=SENTENCE_BOX.help(),
     )
     warns = english_note and bool(_CJK.search(raw or ""))
     if warns:
@@ -223,12 +224,10 @@ def english_warning(text: str, translator: Translator) -> str | None:
 
 
 def show_notices(result: Result, translator: Translator | None = None) -> bool:
-    """Hint, truncation notices and errors for ``result``; True when the model ran (nothing was
-    refused), so there is something to draw."""
-    if result.sentence.notice:
-        st.warning(result.sentence.notice, icon=":material/content_cut:")
-    if result.sentence.hint:
-        st.info(result.sentence.hint, icon=":material/keyboard:")
+    """The sentence box's notices (:func:`ui.text.show_text_notices`), then the model's refusal
+    or its own cut for ``result``; True when the model ran (nothing was refused), so there is
+    something to draw."""
+    if not show_text_notices(result.sentence):
         return False
     if result.error:
         show_refusal(result.error)

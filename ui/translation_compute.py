@@ -18,14 +18,23 @@ import streamlit as st
 import torch
 
 from i18n import N_, _
+from models.limits import TRANSLATION_CHARS
 from models.rnn.translator import EncoderGradients, Translation, Translator
-from models.wordview import merge_subwords
+from models.subword_merge import merge_subwords
 from ui.guard import guarded
 from ui.loaders import ModelKey, card_of, spinner, weights_id
-from ui.text import sanitize_text
+from ui.text import SentenceInput, TextBox, read_text
 
-MAX_CHARS = 2000
-EMPTY_HINT = N_("Type an English sentence in the box above and press Enter (or pick an example).")
+# The English sentence box of the translation pages (and of Recurrent, Why √d_k, the lessons).
+SENTENCE_BOX = TextBox(
+    TRANSLATION_CHARS,
+    N_(
+        "The sentence is empty: type an English sentence in the box above and press Enter (or "
+        "pick an example)."
+    ),
+)
+# The French reference box: an empty reference cannot be forced.
+REFERENCE_BOX = TextBox(TRANSLATION_CHARS, N_("Type a French reference translation to force it."))
 
 
 # ---------------------------------------------------------------- decoding (cached)
@@ -57,8 +66,9 @@ def decode(
     window: int | None = None,
     reference: str | None = None,
 ) -> Translation:
-    """Cached ``translate`` (beam 1-10) or, with ``reference``, ``force``."""
-    beam = int(np.clip(beam, 1, 10))
+    """Cached ``translate`` or, with ``reference``, ``force``. A beam out of the model's range
+    (1 to :data:`models.limits.TRANSLATOR_BEAM`) is the model's ValueError, a message under
+    :func:`ui.guard.guarded`."""
     with spinner(_("Translating…")):
         return _decode(translator, weights_id(translator), text, beam, window, reference)
 
@@ -70,24 +80,6 @@ def _gradients(_translator: Translator, weights: ModelKey, text: str) -> Encoder
 
 
 # ---------------------------------------------------------------- typed inputs and views
-
-
-@dataclass(frozen=True)
-class SentenceInput:
-    """User text after cleaning. notice: why it was cut; hint: why nothing can run (empty)."""
-
-    text: str
-    notice: str | None = None
-    hint: str | None = None
-
-
-def clean_sentence(raw: str | None, *, empty_hint: str | None = None) -> SentenceInput:
-    """Clean with the models' rule, truncate to MAX_CHARS with a notice, flag empty text with
-    ``empty_hint`` (translated text; default :data:`EMPTY_HINT` in the current language)."""
-    text, notice = sanitize_text(raw, MAX_CHARS)
-    if not text:
-        return SentenceInput("", notice, _(EMPTY_HINT) if empty_hint is None else empty_hint)
-    return SentenceInput(text, notice)
 
 
 @dataclass(frozen=True)
@@ -253,10 +245,11 @@ def compute_alignment(
     reference: str | None = None,
 ) -> Result:
     """Translate (or, with a non-empty ``reference``, force) the user's sentence; the page's view."""
-    sentence = clean_sentence(raw)
-    ref = clean_sentence(reference, empty_hint="").text if reference is not None else None
-    if reference is not None and not ref:
-        return Result(sentence, error=_("Type a French reference translation to force it."))
+    sentence = read_text(SENTENCE_BOX, raw)
+    forced = read_text(REFERENCE_BOX, reference) if reference is not None else None
+    if forced is not None and forced.hint:
+        return Result(sentence, error=forced.hint)
+    ref = forced.text if forced is not None else None
 
     def run() -> Result:
         tr = decode(translator, sentence.text, beam=beam, reference=ref)
@@ -275,8 +268,8 @@ def compute_compare(
 ) -> CompareResult:
     """Both models forced through the same translation (the first model's greedy output, or the
     user's reference), so their alignments share rows and columns and can be subtracted."""
-    sentence = clean_sentence(raw)
-    ref = clean_sentence(reference, empty_hint="").text if reference else ""
+    sentence = read_text(SENTENCE_BOX, raw)
+    ref = read_text(REFERENCE_BOX, reference).text
 
     def run() -> CompareResult:
         target = ref or decode(first, sentence.text).text
@@ -307,7 +300,7 @@ def compute_scores(
 ) -> ScoresResult:
     """Every model in ``translators`` (id -> translator) forced through the greedy translation of
     the ``reference`` model (one of the ids), so that their weights share rows and columns."""
-    sentence = clean_sentence(raw)
+    sentence = read_text(SENTENCE_BOX, raw)
 
     def run() -> ScoresResult:
         target = decode(translators[reference], sentence.text).text
@@ -329,7 +322,7 @@ def compute_scores(
 
 def compute_local(local: Translator, raw: str | None, *, window: int | None = None) -> Result:
     """The local model's translation with window half-width ``window`` (None: the trained D)."""
-    sentence = clean_sentence(raw)
+    sentence = read_text(SENTENCE_BOX, raw)
 
     def run() -> Result:
         tr = decode(local, sentence.text, window=window)
@@ -347,8 +340,8 @@ def compute_why(
     translators: Mapping[str, Translator | None], raw: str | None, *, reference: str | None = None
 ) -> WhyResult:
     """Each available model's translation and, with a reference, its sentence BLEU."""
-    sentence = clean_sentence(raw)
-    ref = clean_sentence(reference, empty_hint="").text if reference else ""
+    sentence = read_text(SENTENCE_BOX, raw)
+    ref = read_text(REFERENCE_BOX, reference).text
 
     def run() -> WhyResult:
         outputs = {k: decode(t, sentence.text) for k, t in translators.items() if t is not None}
@@ -361,7 +354,7 @@ def compute_why(
 
 def compute_gradients(translator: Translator, raw: str | None) -> GradientResult:
     """The encoder's gradient norms for the sentence."""
-    sentence = clean_sentence(raw)
+    sentence = read_text(SENTENCE_BOX, raw)
 
     def run() -> GradientResult:
         with spinner(_("Computing the gradients…")):

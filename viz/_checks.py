@@ -6,13 +6,14 @@ import html
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 # Plotly renders a small HTML subset in tick labels and hover text, so labels are escaped.
 MARGIN = {"l": 50, "r": 20, "t": 60, "b": 50}  # room for tick labels and titles
 HOVER_CELL_LIMIT = 65_536  # above this many cells, hover shows positions instead of per-cell text
 
 
-def as_matrix(weights: object, name: str = "weights") -> np.ndarray:
+def as_matrix(weights: ArrayLike, name: str = "weights") -> np.ndarray:
     """Return ``weights`` as a finite 2-D float array or raise ValueError."""
     arr = np.asarray(weights, dtype=float)
     if arr.ndim != 2:

@@ -1,22 +1,23 @@
 """Margins sized from the labels, so that plotly draws a figure once.
 
 Plotly's ``automargin`` (on in plotly.py's default template) grows a margin that is too small for
-the tick labels, the axis titles or the colour bar by drawing the whole figure a second time:
-measured in Chromium here, a 4x4 heatmap took 34 ms with the default margins and 16 ms with
-margins that already fit. Automargin stays on as the safety net for labels wider than estimated.
+the tick labels, the axis titles or the colour bar by drawing the whole figure a second time,
+which about doubles its drawing time (the figures: docs/performance.md, "Plotly drew figures
+twice"). Automargin stays on as the safety net for labels wider than estimated.
 
 The estimates are for plotly's default 12 px font and take each printable ASCII character's own
 width into account: a flat 0.55 em per character alone put "▁homme" at 40 px where Chromium
-draws 49 px, and the Alignment page's heatmap was drawn twice (45 ms instead of 22 ms).
+draws 49 px, and the Alignment page's heatmap was drawn twice.
 """
 
 from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 TICK_FONT_PX = 12
 AXIS_TITLE_PX = 26  # an axis title and its gap to the tick labels
@@ -179,7 +180,7 @@ def colorbar_px(title: str) -> int:
     return COLORBAR_PX + max(0, math.ceil(text_px(title)) - 45)
 
 
-def number_labels(arrays: object) -> list[str]:
+def number_labels(arrays: Iterable[ArrayLike]) -> list[str]:
     """A label as wide as the widest tick plotly is likely to write on an axis showing these
     values (for the margin beside a numeric axis)."""
     values = np.concatenate([np.ravel(a) for a in arrays] + [np.zeros(1)])

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+from numpy.typing import ArrayLike
 
 from i18n import _
 from viz._checks import as_matrix, check_labels, escape
@@ -52,7 +53,7 @@ COLORBAR_SIDE_TITLE_PX = 114  # right margin: a colour bar, its ticks (−0.85) 
 
 
 def alignment_heatmap(
-    weights: object,
+    weights: ArrayLike,
     source_tokens: Sequence[str],
     target_tokens: Sequence[str],
     *,
@@ -97,7 +98,7 @@ def _alignment_axes() -> tuple[str, str]:
 
 
 def alignment_cells(
-    weights: object, source_tokens: Sequence[str], target_tokens: Sequence[str]
+    weights: ArrayLike, source_tokens: Sequence[str], target_tokens: Sequence[str]
 ) -> dict:
     """What changes in :func:`alignment_heatmap`'s trace when only the weights (T_out, T_src)
     change: ``z`` and the cells' hover text (a frame of an animated map)."""
@@ -120,7 +121,7 @@ def _title_beside_colorbar(fig: go.Figure) -> None:
 
 
 def alignment_difference(
-    difference: object,
+    difference: ArrayLike,
     source_tokens: Sequence[str],
     target_tokens: Sequence[str],
     *,
@@ -143,7 +144,7 @@ def alignment_difference(
     return fit_cells(fig, *z.shape, column_px=_column_px(z))
 
 
-def _checked(weights: object, src: Sequence[str], tgt: Sequence[str]) -> tuple:
+def _checked(weights: ArrayLike, src: Sequence[str], tgt: Sequence[str]) -> tuple:
     """(matrix, escaped source labels, escaped target labels) with the shapes checked."""
     z = as_matrix(weights)
     xs = escape(check_labels(src, z.shape[1], f"source labels vs {z.shape[1]} columns"))
@@ -161,7 +162,7 @@ def _line_bins(z: np.ndarray, threshold: float) -> list[list[tuple[int, int, flo
 
 
 def alignment_lines(
-    weights: object,
+    weights: ArrayLike,
     source_tokens: Sequence[str],
     target_tokens: Sequence[str],
     *,
@@ -293,7 +294,7 @@ def _token_column(x: float, ys: list[float], labels: list[str], side: str, name:
     }
 
 
-def row_entropy(weights: object) -> np.ndarray:
+def row_entropy(weights: ArrayLike) -> np.ndarray:
     """Entropy in bits of each row of (T_out, T_src) weights: 0 = all on one token, log2 T_src = flat."""
     z = np.clip(as_matrix(weights), 0.0, None)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -317,7 +318,7 @@ def _row_layout(tokens: list[str], x_title: str, title: str) -> dict:
 
 
 def entropy_heatmap(
-    weights_by_name: Mapping[str, object], target_tokens: Sequence[str], *, title: str = ""
+    weights_by_name: Mapping[str, ArrayLike], target_tokens: Sequence[str], *, title: str = ""
 ) -> go.Figure:
     """Per-row entropy (bits) of each named weight matrix (T_out, T_src): one row per target token
     (as in the heatmaps beside it), one column per name, the number in each cell; the colour runs
@@ -347,7 +348,7 @@ def entropy_heatmap(
 
 
 def token_prob_bars(
-    probs: object, target_tokens: Sequence[str], *, low: float = 0.1, title: str = ""
+    probs: ArrayLike, target_tokens: Sequence[str], *, low: float = 0.1, title: str = ""
 ) -> go.Figure:
     """The probability the model gave each target token, one labelled row per token (top to
     bottom, as in the heatmap) with its number; those below ``low`` in orange, left of the dashed

@@ -8,7 +8,12 @@ instead: :func:`viz.heatmaps.fit_cells`). Every figure builder writes its token 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+# the value of an entry of a plotly layout or axis (plotly's JSON: text, a number, a flag, a list,
+# a nested dict; None leaves it to plotly)
+LayoutValue = str | float | bool | Sequence[Any] | Mapping[str, Any] | None
 
 
 def token_axis(
@@ -18,7 +23,7 @@ def token_axis(
     category: bool = False,
     angle: int | None = None,
     top_down: bool = False,
-    **entries: object,
+    **entries: LayoutValue,
 ) -> dict:
     """The entries of an axis that writes ``labels`` as given (escape tokens first,
     :func:`viz._checks.escape`: a label may carry plotly's HTML on purpose, a bold piece), the

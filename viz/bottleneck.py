@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+from numpy.typing import ArrayLike
 
 from i18n import N_, _
 from viz._checks import check_labels, escape
@@ -184,7 +185,7 @@ def log_axis(tickvals: list[float], ticktext: list[str]) -> dict:
 
 
 def gradient_norm_plot(
-    norms_by_name: Mapping[str, object],
+    norms_by_name: Mapping[str, ArrayLike],
     source_tokens: Sequence[str],
     *,
     title: str = "",

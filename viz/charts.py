@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+from numpy.typing import ArrayLike
 
 from i18n import N_, _
 from viz._checks import MARGIN, check_labels, escape
@@ -27,7 +28,7 @@ GROUPS = {
 
 
 def weights_bar(
-    series: Mapping[str, object] | object,
+    series: Mapping[str, ArrayLike] | ArrayLike,
     labels: Sequence[str] | None = None,
     *,
     title: str = "",
@@ -152,7 +153,7 @@ def _merged(points: np.ndarray, names: Sequence[str]) -> tuple[np.ndarray, list[
     return np.array(tips, dtype=float).reshape(-1, 2), joined
 
 
-def _as_points(arr: object, name: str) -> np.ndarray:
+def _as_points(arr: ArrayLike, name: str) -> np.ndarray:
     """(n, 2) finite float array or ValueError."""
     pts = np.asarray(arr, dtype=float).reshape(-1, 2) if np.size(arr) else np.zeros((0, 2))
     if not np.all(np.isfinite(pts)):
@@ -285,14 +286,14 @@ def _named_arrows(arrows: list[tuple]) -> tuple[list[dict], list, list]:
 
 
 def vector_diagram(
-    query: object,
-    keys: object,
-    values: object,
-    context: object,
+    query: ArrayLike,
+    keys: ArrayLike,
+    values: ArrayLike,
+    context: ArrayLike,
     labels: Sequence[str] | None = None,
     *,
     title: str = "",
-    extra: Mapping[str, object] | None = None,
+    extra: Mapping[str, ArrayLike] | None = None,
 ) -> go.Figure:
     """Query (2,), keys (n, 2), values (n, 2) and context (2,) as arrows from the origin, each
     tip named (k:A, v:A, query, context, and each ``extra``), the names placed apart.

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+from numpy.typing import ArrayLike
 
 from i18n import _
 from viz._checks import check_labels, escape
@@ -38,7 +39,7 @@ def rho_text(rho: float) -> str:
     return "—" if rho is None or math.isnan(rho) else f"{rho:+.2f}"
 
 
-def normalised(values: object) -> np.ndarray:
+def normalised(values: ArrayLike) -> np.ndarray:
     """``values`` divided by their largest magnitude (all zeros stay zeros): in [-1, 1]."""
     v = np.asarray(values, dtype=float).ravel()
     if not np.all(np.isfinite(v)):
@@ -82,9 +83,9 @@ def _domains(n: int = 3) -> tuple[list[list[float]], int]:
 
 def measures_figure(
     words: Sequence[str],
-    attention: object,
-    leave_one_out: object,
-    grad_input: object,
+    attention: ArrayLike,
+    leave_one_out: ArrayLike,
+    grad_input: ArrayLike,
     *,
     rho_loo: float,
     rho_grad: float,
@@ -153,7 +154,7 @@ def _measures_layout(shown: list[str], ticks: list[str], labels: list[str], titl
 
 def counterfactual_figure(
     candidates: Sequence[str],
-    probs: Mapping[str, object],
+    probs: Mapping[str, ArrayLike],
     *,
     token: str | None = None,
     title: str = "",

@@ -1,8 +1,9 @@
 """The one way a figure builder makes its ``go.Figure``: from plain plotly JSON (dicts, lists and
 numpy arrays), checked by plotly's validators where ``$ATLAS_VALIDATE_FIGURES`` is 1 (the test
 suite sets it: every builder runs there, so a misspelt property fails a test) and taken as built
-elsewhere. Validation costs 3-6 ms a figure (an Alignment rerun builds five), time that a class's
-thirty simultaneous Enters spend one after another (docs/performance.md).
+elsewhere. Validation costs milliseconds a figure (an Alignment rerun builds five), time that a
+class's thirty simultaneous Enters spend one after another (the figure: docs/performance.md, "On
+the server").
 
 The one thing validation does that plotly.js would do differently: a named colour scale
 ("Blues") becomes plotly.py's colours (plotly.js has other colours under some of the same

@@ -8,6 +8,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import plotly.graph_objects as go
+from numpy.typing import ArrayLike
 
 from i18n import N_, _, pgettext
 from viz._checks import HOVER_CELL_LIMIT, MARGIN, as_matrix, check_labels, escape
@@ -58,7 +59,7 @@ def _hover_text(
 
 
 def matrix_heatmap(
-    matrix: object,
+    matrix: ArrayLike,
     x_labels: Sequence[str] | None = None,
     y_labels: Sequence[str] | None = None,
     *,
@@ -185,7 +186,7 @@ def fit_cells(
 
 
 def diff_heatmap(
-    difference: object,
+    difference: ArrayLike,
     x_labels: Sequence[str] | None,
     y_labels: Sequence[str] | None,
     *,
@@ -206,7 +207,7 @@ def diff_heatmap(
 
 
 def signed_heatmap(
-    matrix: object,
+    matrix: ArrayLike,
     x_labels: Sequence[str] | None,
     y_labels: Sequence[str] | None,
     *,
@@ -250,7 +251,7 @@ class _Panel(NamedTuple):
 
 
 def _panel(
-    index: int, panel: tuple[object, Sequence[str], Sequence[str], str], grid: tuple[int, int]
+    index: int, panel: tuple[ArrayLike, Sequence[str], Sequence[str], str], grid: tuple[int, int]
 ) -> _Panel:
     """Panel ``index`` of a (rows, cols) ``grid``: its heatmap trace, axes, title and labels."""
     weights, x_labels, y_labels, panel_title = panel
@@ -288,7 +289,7 @@ def _panel(
 
 
 def attention_panels(
-    panels: Sequence[tuple[object, Sequence[str], Sequence[str], str]],
+    panels: Sequence[tuple[ArrayLike, Sequence[str], Sequence[str], str]],
     *,
     cols: int = 2,
     title: str = "",

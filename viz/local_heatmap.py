@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+from numpy.typing import ArrayLike
 
 from i18n import _
 from viz._checks import as_matrix
@@ -17,11 +18,11 @@ from viz.palette import GREY
 
 
 def local_heatmap(
-    weights: object,
+    weights: ArrayLike,
     source_tokens: Sequence[str],
     target_tokens: Sequence[str],
-    p_t: object,
-    window: object,
+    p_t: ArrayLike,
+    window: ArrayLike,
     *,
     title: str = "",
 ) -> go.Figure:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+from numpy.typing import ArrayLike
 
 from i18n import N_, _
 from viz._checks import as_matrix, check_labels, escape
@@ -203,7 +204,14 @@ def local_play(D: float) -> PlayOptions:
     return play_options(seconds_per_frame=FRAME_MS / 1000, gaussian=follow, step_trigger=True)
 
 
-def _check(raw: object, final: object, factor: object, p_t: object, window: object, n_tgt: int):
+def _check(
+    raw: ArrayLike,
+    final: ArrayLike,
+    factor: ArrayLike,
+    p_t: ArrayLike,
+    window: ArrayLike,
+    n_tgt: int,
+):
     """Validated (raw, final, factor, p_t, window) arrays of matching shapes."""
     raw_, final_, factor_ = (
         as_matrix(raw, "raw"),
@@ -221,11 +229,11 @@ def _check(raw: object, final: object, factor: object, p_t: object, window: obje
 
 
 def local_steps_figure(
-    raw_weights: object,
-    final_weights: object,
-    gaussian: object,
-    p_t: object,
-    window: object,
+    raw_weights: ArrayLike,
+    final_weights: ArrayLike,
+    gaussian: ArrayLike,
+    p_t: ArrayLike,
+    window: ArrayLike,
     D: float,
     source_tokens: Sequence[str],
     target_tokens: Sequence[str],

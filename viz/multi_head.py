@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
+from numpy.typing import ArrayLike
 
 from i18n import _
 from viz._checks import MARGIN, check_labels, escape
@@ -32,7 +33,7 @@ from viz._margins import (
     widest_px,
     x_ticks_height,
 )
-from viz.axes import token_axis
+from viz.axes import LayoutValue, token_axis
 from viz.figure import figure
 from viz.head_steps import (
     ZWSP,
@@ -59,7 +60,7 @@ GRID_TICKS_PX = 22  # the overview's head ticks ("h1") above its panels
 __all__ = ["ZWSP", "unique_labels"]  # re-exported for the tests and the page
 
 
-def checked_weights(weights: object, ndim: int, what: str) -> np.ndarray:
+def checked_weights(weights: ArrayLike, ndim: int, what: str) -> np.ndarray:
     """``weights`` as float32 with ``ndim`` dimensions, all finite, else ValueError."""
     w = np.asarray(weights, dtype=np.float32)
     if w.ndim != ndim:
@@ -102,7 +103,7 @@ def colorbar(title: str) -> dict:
 
 
 def head_heatmap(
-    weights: object, x_labels: Sequence[str], y_labels: Sequence[str], *, title: str = ""
+    weights: ArrayLike, x_labels: Sequence[str], y_labels: Sequence[str], *, title: str = ""
 ) -> go.Figure:
     """One (T_q, T_k) matrix, large: tokens on both axes and in the hover at any size; every
     token keeps its label, cells at least 14 px (``layout.width``/``height`` are what they need,
@@ -217,7 +218,7 @@ def grid_tiles(shape: tuple[int, ...]) -> GridTiles:
     return GridTiles(n_layers, n_heads, side_q, side_k, gap)
 
 
-def _grid_axis(centres: list[str], prefix: str, **extra: object) -> dict:
+def _grid_axis(centres: list[str], prefix: str, **extra: LayoutValue) -> dict:
     """A categorical axis of the overview with one tick (``<prefix><n>``) per panel centre."""
     return {
         "type": "category",
@@ -279,7 +280,7 @@ def _grid_layout(
 
 
 def head_grid(
-    weights: object,
+    weights: ArrayLike,
     *,
     title: str = "",
     colorscale: str = SEQUENTIAL,

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+from numpy.typing import ArrayLike
 
 from i18n import _
 from viz._checks import MARGIN, check_labels, escape
@@ -109,7 +110,7 @@ def _lines_layout(n_tokens: int, labels: list[str], title: str) -> dict:
 
 
 def head_lines(
-    weights: object,
+    weights: ArrayLike,
     x_labels: Sequence[str],
     y_labels: Sequence[str],
     *,

@@ -3,10 +3,11 @@ text in the session's language (:mod:`i18n`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+from numpy.typing import ArrayLike
 
 from i18n import _
 from viz._checks import as_matrix, escape
@@ -29,7 +30,7 @@ TITLE_LINE_PX = 17  # a line of a panel title (12 px font)
 
 
 def pe_heatmap(
-    pe: object, *, title: str = "", colorscale: str = DIVERGING, zmax: float = 1.0
+    pe: ArrayLike, *, title: str = "", colorscale: str = DIVERGING, zmax: float = 1.0
 ) -> go.Figure:
     """The PE matrix (n_positions, d_model): position down the y axis, dimension along x; the
     colour scale runs from -zmax to zmax (1 for sinusoids; learned embeddings have their own)."""
@@ -47,7 +48,7 @@ def pe_heatmap(
     return title_beside_colorbar(fig)
 
 
-def pe_curves(pe: object, dims: Sequence[int], *, title: str = "") -> go.Figure:
+def pe_curves(pe: ArrayLike, dims: Sequence[int], *, title: str = "") -> go.Figure:
     """Chosen columns of PE (n_positions, d_model) as curves over position."""
     z = as_matrix(pe, "pe")
     bad = [d for d in dims if not 0 <= int(d) < z.shape[1]]
@@ -74,7 +75,7 @@ def pe_curves(pe: object, dims: Sequence[int], *, title: str = "") -> go.Figure:
     return fig
 
 
-def position_norms_figure(norms: dict[str, object], *, title: str = "") -> go.Figure:
+def position_norms_figure(norms: Mapping[str, ArrayLike], *, title: str = "") -> go.Figure:
     """The length ||p_pos|| of each position's vector, one line per named table (name -> (P,))."""
     fig = go.Figure()
     for name, values in norms.items():
@@ -117,7 +118,7 @@ def _panel_sizes(panels: Sequence[tuple], numbers: bool) -> tuple[int, int, bool
 
 
 def permutation_maps(
-    panels: Sequence[tuple[object, Sequence[str], Sequence[str], str]],
+    panels: Sequence[tuple[ArrayLike, Sequence[str], Sequence[str], str]],
 ) -> go.Figure:
     """The permutation demo's attention maps, two per row (:func:`viz.heatmaps.attention_panels`:
     weights (T, T), key labels, query labels, a title where a newline starts a line), laid out in
@@ -164,7 +165,7 @@ def permutation_maps(
 
 
 def position_heatmap(
-    matrix: object, *, title: str, value_name: str, **scale: float | str
+    matrix: ArrayLike, *, title: str, value_name: str, **scale: float | str
 ) -> go.Figure:
     """A (positions, positions) matrix (PE · PEᵀ, cosine similarity) as a heatmap with plain
     position numbers on both axes; ``scale``: the colour scale and its bounds (colorscale, zmin,

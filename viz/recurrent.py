@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+from numpy.typing import ArrayLike
 
 from viz._checks import as_matrix, check_labels, escape
 from viz._margins import cells_extent, fitted_margin, legend_below, number_labels
@@ -36,7 +37,7 @@ TOKEN_PX = 22  # a token's place on a line chart's x axis (a vertical label and 
 
 
 def units_heatmap(
-    values: object,
+    values: ArrayLike,
     tokens: Sequence[str],
     units: Sequence[int],
     *,
@@ -69,7 +70,7 @@ def units_heatmap(
     return fit_cells(fig, z.shape[0], z.shape[1], row_px=row_px, min_height=300)
 
 
-def _log_axis(series: Mapping[str, object]) -> dict:
+def _log_axis(series: Mapping[str, ArrayLike]) -> dict:
     """A log y axis with one labelled tick per power of ten (or of 10^k when the values span
     many decades): plotly's 2 and 5 between the powers are drawn small and crowd the labels."""
     arrays = [np.ravel(np.asarray(v, dtype=float)) for v in series.values()]
@@ -84,7 +85,14 @@ def _dash(index: int, every: int) -> str:
 
 
 def _line(
-    i: int, name: str, values: object, ticks: list[str], *, log: bool, digits: str, dash_every: int
+    i: int,
+    name: str,
+    values: ArrayLike,
+    ticks: list[str],
+    *,
+    log: bool,
+    digits: str,
+    dash_every: int,
 ) -> dict:
     """The ``i``-th series as a line over the token positions (``ticks``: the escaped tokens)."""
     y = np.asarray(values, dtype=float).ravel()
@@ -106,7 +114,7 @@ def _line(
 
 def token_lines(
     tokens: Sequence[str],
-    series: Mapping[str, object],
+    series: Mapping[str, ArrayLike],
     *,
     title: str,
     x_title: str,

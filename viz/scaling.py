@@ -8,9 +8,11 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+from numpy.typing import ArrayLike
 
 from viz._checks import MARGIN, as_matrix, escape
 from viz._margins import AXIS_TITLE_PX, LEGEND_ROW_PX
+from viz.axes import LayoutValue
 from viz.charts import title_beside_colorbar
 from viz.figure import figure
 from viz.heatmaps import label_separator, matrix_heatmap
@@ -22,7 +24,7 @@ STANDOFF_PX = 10  # x tick labels this far under the axis: clear of the y axis's
 LEGEND_BOTTOM_PX = 28 + STANDOFF_PX + AXIS_TITLE_PX + 2 * LEGEND_ROW_PX  # ticks, title, legend
 
 
-def _traces(series: Mapping[str, object], trace: dict, hover: str) -> list[dict]:
+def _traces(series: Mapping[str, ArrayLike], trace: dict, hover: str) -> list[dict]:
     """One ``trace`` (a dict of shared settings) per named series, its name in the hover's
     secondary box; ``hover`` is the rest of the hovertemplate. The values go on y when ``trace``
     has its x already, else on x (a histogram)."""
@@ -37,7 +39,7 @@ def _traces(series: Mapping[str, object], trace: dict, hover: str) -> list[dict]
     ]
 
 
-def _layout(title: str, x_title: str, y_title: str, **extra: object) -> dict:
+def _layout(title: str, x_title: str, y_title: str, **extra: LayoutValue) -> dict:
     """The shared layout: explicit template, title, axis titles, the legend below the plot."""
     return {
         "template": TEMPLATE,
@@ -96,7 +98,7 @@ def grouped_bars(
 
 
 def entropy_heatmap(
-    entropy: object,
+    entropy: ArrayLike,
     *,
     title: str,
     zmax: float,

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+from numpy.typing import ArrayLike
 
 from i18n import _
 from viz._checks import check_labels, escape
@@ -52,7 +53,7 @@ def _bars(values: np.ndarray, ticks: list[str], colour: str, axes: str, name: st
 
 
 def soft_addressing_figure(
-    scores_row: object, weights_row: object, source_tokens: Sequence[str], *, title: str = ""
+    scores_row: ArrayLike, weights_row: ArrayLike, source_tokens: Sequence[str], *, title: str = ""
 ) -> go.Figure:
     """One step's scores e_j before the softmax (top) and weights alpha_j after it (bottom), the
     same source tokens at the same x positions, each panel with every token labelled. Raises

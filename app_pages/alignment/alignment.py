@@ -18,7 +18,7 @@ from ui.charts import column_px, fits_classroom, plotly_chart
 from ui.downloads import csv_and_json
 from ui.errors import fragment
 from ui.layout import first_screen_fit, regions
-from ui.loaders import load_translator
+from ui.loaders import cached_translator
 from ui.sidebar import classroom_mode
 from ui.tables import table_ui
 from ui.text import page_intro, user_text
@@ -276,7 +276,7 @@ def compare_ui(translator: Translator, settings: AlignmentSettings) -> None:
     with notes:
         check_model_param("aln_model_b", others)
     kind_b = notes.selectbox(_("Compare with"), others, key="aln_model_b", bind="query-params")
-    second = load_translator(kind_b)
+    second = cached_translator(kind_b)
     if second is None:
         return
     result = compute_compare(translator, second, settings.raw, level=settings.level)
@@ -325,7 +325,7 @@ def difference_ui(result: CompareResult, view_b: AlignmentView, kinds: tuple[str
 def body() -> None:
     """Inputs and results; a fragment, so pressing Enter reruns only this part of the page."""
     settings = controls_ui()
-    translator = load_translator(settings.kind)
+    translator = cached_translator(settings.kind)
     if translator is None:
         return
     if settings.mode == "reference":

@@ -10,6 +10,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from i18n import N_, _
+from models.limits import TRANSLATOR_BEAM
 from ui.choices import segmented_ui
 from ui.layout import control_row
 from ui.sidebar import classroom_mode
@@ -88,6 +89,6 @@ def model_ui(where: DeltaGenerator) -> str:
 
 def beam_ui(where: DeltaGenerator) -> int:
     """The beam width (1: greedy decoding; kept in the URL)."""
-    check_number_param("aln_beam", 1, 10)
+    check_number_param("aln_beam", 1, TRANSLATOR_BEAM)
     label = _("Beam width (1 = greedy)")
-    return int(where.slider(label, 1, 10, 1, key="aln_beam", bind="query-params"))
+    return int(where.slider(label, 1, TRANSLATOR_BEAM, 1, key="aln_beam", bind="query-params"))

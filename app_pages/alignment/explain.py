@@ -20,7 +20,7 @@ import streamlit as st
 from i18n import N_, _
 from models.analysis.explain import Explanation, explain
 from models.rnn.translator import Translation, Translator
-from models.wordview import group_pieces, word_text
+from models.subword_merge import group_pieces, word_text
 from ui.charts import plotly_chart
 from ui.guard import guarded, show_refusal
 from ui.loaders import ModelKey, spinner, weights_id

@@ -15,7 +15,7 @@ from i18n import N_, _
 from models.rnn.translator import Translator
 from ui.charts import column_px, plotly_chart
 from ui.downloads import csv_and_json
-from ui.loaders import load_translator
+from ui.loaders import cached_translator
 from ui.text import user_text
 from ui.translation import GLOBAL_MODELS, model_label, show_notices, unfamiliar_input_ui
 from ui.translation_compute import AlignmentView, ScoresResult, compute_scores
@@ -51,7 +51,7 @@ def four_scores_ui(raw: str, reference: str, level: str) -> None:
     translation is the one all four are forced through; ``level``: 'subword' or 'word'."""
     translators: dict[str, Translator] = {}
     for kind in GLOBAL_MODELS:
-        model = load_translator(kind)
+        model = cached_translator(kind)
         if model is not None:
             translators[kind] = model
     if reference not in translators or len(translators) < 2:

@@ -26,7 +26,7 @@ from ui.captions import (
 )
 from ui.charts import plotly_chart
 from ui.layout import control_row, first_screen_fit
-from ui.loaders import load_captioners
+from ui.loaders import cached_captioners
 from ui.sidebar import classroom_mode
 from ui.text import escape_markdown, page_intro
 from viz.captions import (
@@ -115,7 +115,7 @@ with where.settings:
     settings = settings_ui()  # drawn in every case, so that its values are never dropped
 if image is None:
     st.stop()
-models = load_captioners()
+models = cached_captioners()
 
 st.session_state.setdefault("cap_seed", 0)
 with st.spinner(_("Captioning…")):

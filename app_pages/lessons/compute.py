@@ -17,13 +17,13 @@ from models.rnn.translator import Translation
 from models.transformer.pretrained import DEFAULT_MODEL, EncoderAttention
 from ui.captions import describe_cached, example_scene, image_digest
 from ui.guard import guarded_ui, show_refusal
-from ui.loaders import load_captioner, load_translator, model_key
+from ui.loaders import cached_captioner, cached_translator, model_key
 from ui.multi_head import encode_ui
 from ui.sidebar import current_device
-from ui.text import tokenize
+from ui.text import read_text, show_text_notices, tokenize
 from ui.translation_compute import (
+    SENTENCE_BOX,
     AlignmentView,
-    clean_sentence,
     decode,
     sentence_bleu,
     tokens_view,
@@ -46,19 +46,14 @@ class TranslationData:
 
 
 def _clean(sentence: str) -> str | None:
-    """The text cleaned by the one rule every page uses, or None after the page's hint."""
-    cleaned = clean_sentence(sentence)
-    if cleaned.notice:
-        show_refusal(cleaned.notice)
-    if cleaned.hint:
-        show_refusal(cleaned.hint)
-        return None
-    return cleaned.text
+    """The text read as the pages' English sentence box reads it, or None after its hint."""
+    cleaned = read_text(SENTENCE_BOX, sentence)
+    return cleaned.text if show_text_notices(cleaned) else None
 
 
 def translation(model: str, sentence: str, target: str | None, *, level: str = "word"):
     """``sentence`` through ``seq2seq-<model>`` (greedy, cached) at ``level``; None after a message."""
-    translator = load_translator(model)
+    translator = cached_translator(model)
     text = _clean(sentence)
     if translator is None or text is None:
         return None
@@ -74,7 +69,7 @@ def bleu_pair(
 ) -> tuple[dict[str, list[Translation]], np.ndarray] | None:
     """Both sentences of ``pair`` through the translator without attention and Bahdanau's:
     (model -> [translation of each]), BLEU (2 models, 2 sentences) against the references."""
-    models = {"none": load_translator("none"), "bahdanau": load_translator("bahdanau")}
+    models = {"none": cached_translator("none"), "bahdanau": cached_translator("bahdanau")}
     if any(model is None for model in models.values()):
         return None
     outputs: dict[str, list[Translation]] = {}
@@ -94,7 +89,7 @@ def bleu_pair(
 
 def caption(scene: int) -> tuple[np.ndarray, CaptionResult] | None:
     """Example scene ``scene`` (its image) and the soft-attention captioner's result on it."""
-    if load_captioner("caption-soft") is None:
+    if cached_captioner("caption-soft") is None:
         return None
     image = example_scene(scene).image
     weights = model_key("caption-soft", current_device())

@@ -15,7 +15,7 @@ from ui.downloads import csv_and_json
 from ui.errors import fragment
 from ui.guard import guarded_ui
 from ui.layout import control_row, first_screen_fit, regions
-from ui.loaders import load_translator
+from ui.loaders import cached_translator
 from ui.sidebar import classroom_mode
 from ui.text import page_intro, user_text
 from ui.translation import (
@@ -93,7 +93,7 @@ def controls_ui() -> tuple[LocalSettings, Translator | None]:
         bind="query-params",
         help=" · ".join(map(model_label, LOCAL_MODELS)),
     )
-    translator = load_translator(kind)
+    translator = cached_translator(kind)
     trained = trained_window(translator) if translator is not None else 5
     check_number_param("loc_D", 1, MAX_D)
     D = c2.slider(
@@ -236,7 +236,7 @@ def body() -> None:
     charts, notes = regions()  # in classroom mode the notes follow the charts
     with notes:
         window_note(settings)
-    global_model = load_translator(GLOBAL_KIND, quiet=True)
+    global_model = cached_translator(GLOBAL_KIND, quiet=True)
     result = compute_local(translator, settings.raw, window=settings.D)
     if not show_notices(result, translator):
         return

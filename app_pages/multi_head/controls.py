@@ -8,12 +8,13 @@ import streamlit as st
 
 from app_pages.multi_head.settings import ModelSettings
 from i18n import N_, _
+from models.limits import ENCODER_CHARS, MULTI_HEAD_BEAM
 from models.transformer.pretrained import offered_encoders
 from ui.choices import choice_ui, segmented_ui
 from ui.layout import ControlRow, control_row
-from ui.multi_head import KIND_NAMES, MAX_CHARS, POSITIONAL_LABELS, POSITIONALS
+from ui.multi_head import KIND_NAMES, POSITIONAL_LABELS, POSITIONALS
 from ui.sidebar import classroom_mode
-from ui.text import typed_text
+from ui.text import TextBox, read_text, show_text_notices
 from ui.url_state import check_choice_param, check_model_param, check_number_param
 
 SOURCES = {
@@ -30,6 +31,7 @@ KIND_HELP = N_(
     "attention from each French piece to the English ones (decoder → encoder)"
 )
 DEFAULT_TEXT = "A black dog is running on the green grass."
+SENTENCE_BOX = TextBox(ENCODER_CHARS, N_("The sentence is empty: type something and press Enter."))
 
 
 def controls_ui() -> tuple[ModelSettings, str]:
@@ -65,8 +67,10 @@ def _model_details(source: str, columns: tuple) -> ModelSettings:
             or POSITIONALS[0]
         )
         kind = segmented_ui(c2, _("Attention"), KIND_NAMES, key="mh_kind", help=_(KIND_HELP))
-        check_number_param("mh_beam", 1, 5)
-        beam = c3.slider(_("Beam (1 = greedy)"), 1, 5, 1, key="mh_beam", bind="query-params")
+        check_number_param("mh_beam", 1, MULTI_HEAD_BEAM)
+        beam = c3.slider(
+            _("Beam (1 = greedy)"), 1, MULTI_HEAD_BEAM, 1, key="mh_beam", bind="query-params"
+        )
         return ModelSettings(source, positional, kind, int(beam))
     return ModelSettings(source, hf_name=encoder_ui())
 
@@ -103,6 +107,7 @@ def sentence_ui() -> str:
         key="mh_text",
         bind="query-params",
         placeholder=_("Type a sentence and press Enter"),
-        help=_("Any text; cut at {n:,} characters.").format(n=MAX_CHARS),
+        help=SENTENCE_BOX.help(),
     )
-    return typed_text(raw, MAX_CHARS)  # '' (with the empty-box warning) when nothing was typed
+    sentence = read_text(SENTENCE_BOX, raw)
+    return sentence.text if show_text_notices(sentence) else ""  # '' after the empty-box warning

@@ -27,7 +27,7 @@ from models.transformer.pretrained import DEFAULT_MODEL
 from serve.cache import MB, bounded_cache
 from ui.charts import plotly_chart
 from ui.guard import guarded_ui
-from ui.loaders import cached_model, load_pretrained, load_transformer, model_key
+from ui.loaders import cached_model, cached_transformer, load_pretrained, model_key
 from ui.multi_head import HeadsView, run_transformer
 from ui.sidebar import current_device
 from ui.url_state import check_number_param
@@ -142,7 +142,7 @@ def load_steps(
 ) -> tuple[ModelShape, HeadSteps] | None:
     """The model's numbers and the chosen head's steps; None after a message."""
     if settings.source == "transformer":
-        translator = load_transformer(settings.positional, quiet=True)
+        translator = cached_transformer(settings.positional, quiet=True)
         if translator is None:
             return None
         shape = transformer_shape(translator, settings.kind)

@@ -28,7 +28,7 @@ from ui.downloads import download_csv
 from ui.errors import fragment
 from ui.guard import guarded_ui
 from ui.layout import first_screen_fit
-from ui.loaders import load_translator
+from ui.loaders import cached_translator
 from ui.multi_head import (
     AGGREGATES,
     HeadsView,
@@ -228,7 +228,7 @@ def compare_ui(text: str, result: TransformerAttention) -> None:
     """The Transformer's cross attention (mean of the last layer's heads) next to the RNN's
     Bahdanau alignment, forced through the same French translation."""
     st.subheader(_("Cross attention next to the RNN's Bahdanau alignment"))
-    translator = load_translator("bahdanau", quiet=True)
+    translator = cached_translator("bahdanau", quiet=True)
     if translator is None or not result.text.strip():
         st.info(
             _(

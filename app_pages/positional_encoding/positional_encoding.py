@@ -3,26 +3,29 @@ self-attention needs positions at all (the permutation demo)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import streamlit as st
 
 from i18n import N_, _
 from models.analysis.toy import PermutationResult, permutation_demo, position_similarity
+from models.limits import PERMUTATION_TOKENS, POSITIONAL_CHARS
 from models.transformer.positional import position_cosine, position_table, sinusoidal_encoding
 from ui.charts import plotly_chart
 from ui.downloads import download_csv
 from ui.errors import fragment
 from ui.guard import guarded_ui
 from ui.layout import regions
-from ui.loaders import card_of, load_transformer
+from ui.loaders import cached_transformer, card_of
 from ui.multi_head import POSITIONAL_LABELS, POSITIONALS
-from ui.text import escape_markdown, page_intro, sanitize_text, tokenize
+from ui.text import TextBox, escape_markdown, page_intro, read_text, show_text_notices, tokenize
 from ui.url_state import check_number_param, seed_number, write_params
 from viz import pe_curves, pe_heatmap, position_norms_figure
 from viz.positional import permutation_maps, position_heatmap
 
-MAX_CHARS = 300
-MAX_TOKENS = 40
+# The shuffled sentence's box; one word is as good as none (nothing to shuffle): its message too
+SENTENCE_BOX = TextBox(POSITIONAL_CHARS, N_("Type a sentence of at least two words to shuffle."))
 ABOUT = N_(
     "Self-attention looks at a set of vectors, not a sequence: nothing in `softmax(QKᵀ/√d)V` "
     "knows which word came first. The Transformer fixes this by adding a **positional encoding** "
@@ -155,14 +158,14 @@ def permutation_section() -> None:
     seed_number("pe_shuffle", 1, 0, 10_000)  # not bound: Streamlit raises on ?pe_shuffle=inf
     seed = st.number_input(_("Shuffle seed"), 0, 10_000, key="pe_shuffle")
     write_params(pe_shuffle=seed)
-    text, notice = sanitize_text(raw, MAX_CHARS)
-    tokens, cut = tokenize(text, MAX_TOKENS)
-    for message in (notice, cut):
-        if message:
-            st.warning(message)
+    sentence = read_text(SENTENCE_BOX, raw)
+    tokens, cut = tokenize(sentence.text, PERMUTATION_TOKENS)
     if len(tokens) < 2:
-        st.info(_("Type a sentence of at least two words to shuffle."))
+        sentence = replace(sentence, hint=_(SENTENCE_BOX.empty))
+    if not show_text_notices(sentence):
         return
+    if cut:
+        st.info(cut, icon=":material/content_cut:")
     pair = guarded_ui(
         lambda: tuple(
             permutation_demo(tokens, with_pe=flag, shuffle_seed=int(seed)) for flag in (False, True)
@@ -233,7 +236,7 @@ def trained_section() -> None:
     """The trained models' position vectors: matrices, cosine similarity, lengths, and BLEU."""
     st.subheader(_("In our trained Transformers: sinusoidal or learned?"))
     st.markdown(_(TRAINED_ABOUT))
-    models = {p: load_transformer(p) for p in POSITIONALS}
+    models = {p: cached_transformer(p) for p in POSITIONALS}
     tables = {p: position_table(m.model.src_positions) for p, m in models.items() if m is not None}
     if not tables:
         return

@@ -22,7 +22,7 @@ from models.rnn.translator import Translator
 from ui.charts import across_or_turned, column_px, fits_column, plotly_chart
 from ui.choices import segmented_ui
 from ui.guard import guarded_ui
-from ui.loaders import ModelKey, card_of, load_model, load_translator, spinner, weights_id
+from ui.loaders import ModelKey, cached_translator, card_of, load_model, spinner, weights_id
 from ui.tables import table_ui
 from viz.recurrent import token_lines, units_heatmap
 
@@ -155,7 +155,7 @@ def gate_heatmaps_ui(trace: EncoderTrace) -> None:
 
 def live_gru_ui(text: str) -> None:
     """The shipped Bahdanau translator's BiGRU encoder on ``text``."""
-    translator = load_translator("bahdanau")
+    translator = cached_translator("bahdanau")
     if translator is None:
         return
     trace = trace_of(translator, text)

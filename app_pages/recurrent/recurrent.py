@@ -13,9 +13,9 @@ from i18n import N_, _
 from ui.charts import plotly_chart
 from ui.errors import fragment
 from ui.sidebar import classroom_mode
-from ui.text import page_intro, typed_text
+from ui.text import page_intro, read_text, show_text_notices
 from ui.translation import sentence_ui
-from ui.translation_compute import MAX_CHARS
+from ui.translation_compute import SENTENCE_BOX
 from viz.recurrent_diagrams import DIAGRAMS
 
 RNN = r"h_t = \tanh\left(W h_{t-1} + U x_t + b\right), \qquad h_0 = 0"
@@ -176,10 +176,10 @@ def formula_section(diagram: str, title: str, formula: str, text: str, caption: 
 def live() -> None:
     """Everything that depends on the typed sentence (a fragment: Enter reruns only this part)."""
     st.header(_("Live: the trained encoders on your sentence"))
-    raw = sentence_ui("rc_")
-    text = typed_text(raw, MAX_CHARS)
-    if not text:
+    sentence = read_text(SENTENCE_BOX, sentence_ui("rc_"))
+    if not show_text_notices(sentence):
         return
+    text = sentence.text
     st.subheader(_("The bidirectional GRU encoder, step by step"))
     st.markdown(_(LIVE_GRU))
     live_gru_ui(text)

@@ -25,12 +25,12 @@ from ui.charts import plotly_chart
 from ui.errors import fragment
 from ui.guard import guarded_ui
 from ui.layout import first_screen_fit, regions
-from ui.loaders import load_transformer
+from ui.loaders import cached_transformer
 from ui.multi_head import multi_choice_ui
 from ui.tables import table_ui
-from ui.text import page_intro, typed_text
+from ui.text import page_intro, read_text, show_text_notices
 from ui.translation import sentence_ui
-from ui.translation_compute import MAX_CHARS
+from ui.translation_compute import SENTENCE_BOX
 from viz.scaling import dot_histograms, entropy_heatmap, grouped_bars, lines_over_dims
 
 FORMULA = (
@@ -156,7 +156,7 @@ def layer_bars_ui(layers: list[str], with_scale: np.ndarray, without: np.ndarray
 
 def model_ui(text: str) -> None:
     """The trained Transformer's encoder self-attention entropy, with and without the scale."""
-    translator = load_transformer("sinusoidal")
+    translator = cached_transformer("sinusoidal")
     if translator is None:
         return
     found = guarded_ui(lambda: encoder_scores(translator.model, translator._source(text).src))
@@ -192,11 +192,10 @@ def body() -> None:
         variance_ui()
     saturation_ui()
     st.subheader(_("The same on our trained Transformer"))
-    raw = sentence_ui("sdk_")
-    text = typed_text(raw, MAX_CHARS)
-    if not text:
+    sentence = read_text(SENTENCE_BOX, sentence_ui("sdk_"))
+    if not show_text_notices(sentence):
         return
-    model_ui(text)
+    model_ui(sentence.text)
 
 
 page_intro(_("Why √d_k"), _(ABOUT))

@@ -20,7 +20,7 @@ from ui.charts import across_or_turned, plotly_chart
 from ui.downloads import download_json
 from ui.errors import fragment
 from ui.layout import first_screen_fit
-from ui.loaders import load_translator, model_cards
+from ui.loaders import cached_translator, model_cards
 from ui.tables import table_ui
 from ui.text import page_intro, user_text
 from ui.translation import (
@@ -100,7 +100,7 @@ def side_by_side_ui() -> str:
     translators = {}
     for col, kind in zip(st.columns(2), SIDE_BY_SIDE, strict=True):
         with col:
-            translators[kind] = load_translator(kind)
+            translators[kind] = cached_translator(kind)
     result = compute_why(translators, raw, reference=reference)
     ready = next((t for t in translators.values() if t), None)
     if show_notices(result, ready):
@@ -189,7 +189,7 @@ def gradients_ui(raw: str) -> None:
     )
     curves: dict[tuple[str, ...], dict] = {}  # one chart per tokenization
     for kind in kinds:
-        translator = load_translator(kind, quiet=True)
+        translator = cached_translator(kind, quiet=True)
         if translator is None:
             st.info(_("The `{model}` encoder is not trained yet.").format(model=kind))
             continue

@@ -11,7 +11,7 @@ it, and what the decoder outputs at t when its attention there is replaced.
 - Wiegreffe & Pinter 2019, "Attention is not not Explanation" (EMNLP): uniform attention as the
   baseline that says whether the learned weights matter at all for the model's output.
 
-The measures for source word w (its SentencePiece pieces grouped as in :mod:`models.wordview`):
+The measures for source word w (its SentencePiece pieces grouped as in :mod:`models.subword_merge`):
 
 - attention: ``sum_{j in w} alpha_tj`` (pieces summed, as the word view does);
 - leave-one-out: ``log p(y_t | y_<t, x) - log p(y_t | y_<t, x without w)`` with the same forced
@@ -40,8 +40,8 @@ import torch
 from i18n import _
 from models.rnn.seq2seq import DecoderState, Memory, Seq2Seq, StepOutput
 from models.rnn.translator import Translator
+from models.subword_merge import group_pieces, word_text
 from models.tokenizer import BOS_ID
-from models.wordview import group_pieces, word_text
 
 COUNTERFACTUALS = ("model", "uniform", "permuted")
 

@@ -13,8 +13,8 @@ import torch
 from models.attention import weighted_sum
 from models.beam import BeamSettings, beam_search, check_beam
 from models.captioning.model import END, SPECIALS, START, Memory, ShowAttendTell, StepOutput, Vocab
+from models.limits import CAPTIONER_BEAM
 
-MAX_BEAM = 5
 State = tuple[torch.Tensor, torch.Tensor]  # the LSTM's (h, c), (B, H) each
 
 
@@ -116,7 +116,7 @@ def beam_caption(
     Hypotheses are ranked by log-probability (no length normalisation) and the search stops once
     the best finished caption beats every live one; <pad>, <start> and <unk> are never emitted.
     """
-    check_beam(beam, MAX_BEAM)
+    check_beam(beam, CAPTIONER_BEAM)
     end = vocab.stoi[END]
     specials = torch.arange(len(SPECIALS), device=features.device)
 

@@ -13,10 +13,9 @@ from dataclasses import dataclass, field
 import torch
 
 from models.beam import BeamSettings, Hypothesis, beam_search, check_beam, greedy_search
+from models.limits import TRANSLATOR_BEAM
 from models.rnn.seq2seq import DecoderState, Memory, Seq2Seq, StepOutput
 from models.tokenizer import BOS_ID, EOS_ID
-
-MAX_BEAM = 10
 
 
 @dataclass
@@ -221,7 +220,7 @@ def beam_decode(
         raise ValueError(
             f"beam search decodes one sentence at a time, got a batch of {src.shape[0]}"
         )
-    check_beam(beam, MAX_BEAM)
+    check_beam(beam, TRANSLATOR_BEAM)
     step = RecordingStep(model, window)
     settings = BeamSettings(beam, max_len or model.cfg.max_tgt_len, n_best=beam)
     found = beam_search(

@@ -23,11 +23,11 @@ import numpy as np
 import torch
 
 from i18n import _, pgettext
+from models.limits import ENCODER_PIECES
 from models.native_memory import give_back
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_ALIASES = (DEFAULT_MODEL, "sentence-transformers/all-MiniLM-L6-v2", "minilm", "")
-MAX_PIECES = 512  # BERT's position table; longer input is truncated
 ENCODERS_DIR_ENV = "ATLAS_ENCODERS_DIR"  # the server's folder of extra encoders (one folder each)
 ENCODER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # a folder name, never a path
 
@@ -119,8 +119,8 @@ class PretrainedEncoder:
 
     def __init__(self, model, tokenizer, name: str):
         self.model, self.tokenizer, self.name = model.eval(), tokenizer, name
-        limit = getattr(model.config, "max_position_embeddings", MAX_PIECES) or MAX_PIECES
-        self.max_pieces = min(MAX_PIECES, int(limit))
+        limit = getattr(model.config, "max_position_embeddings", ENCODER_PIECES) or ENCODER_PIECES
+        self.max_pieces = min(ENCODER_PIECES, int(limit))
 
     @classmethod
     def load(cls, name: str | None = None, device: str | torch.device = "cpu") -> PretrainedEncoder:

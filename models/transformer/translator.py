@@ -19,11 +19,10 @@ import torch
 
 from models.attention import MultiHeadAttention, scaled_dot_product_attention
 from models.beam import BeamSettings, Hypothesis, beam_search, check_beam, greedy_search
+from models.limits import TRANSLATOR_BEAM
 from models.tokenizer import BOS_ID, EOS_ID, SubwordTokenizer
 from models.transformer.model import EncoderOutput, Transformer
 from models.translation import Source, TranslatorBase
-
-MAX_BEAM = 10
 
 
 @dataclass(frozen=True)
@@ -186,7 +185,7 @@ def beam_ids(
         raise ValueError(
             f"beam search decodes one sentence at a time, got a batch of {src.shape[0]}"
         )
-    check_beam(beam, MAX_BEAM)
+    check_beam(beam, TRANSLATOR_BEAM)
     settings = BeamSettings(beam, _length_limit(model, src, max_len), n_best=beam)
     first = torch.full((1,), BOS_ID, dtype=torch.long, device=src.device)
     return beam_search(
