@@ -2,12 +2,15 @@
 (cleaned, tokenized, cut to the model's limit, ``</s>`` appended) and the target forced on the
 decoder. :class:`models.rnn.translator.Translator` and
 :class:`models.transformer.translator.TransformerTranslator` build on :class:`TranslatorBase`.
+:func:`sentence_bleu` scores one translation against its reference (the pages, the lessons and
+``training.choose_why_example`` score alike).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import sacrebleu
 import torch
 from torch import nn
 
@@ -69,3 +72,8 @@ class TranslatorBase:
         if not clean_text(target):
             raise ValueError(_("the reference translation is empty: type a French sentence"))
         return self.tgt_tok.encode(target)[: self.model.cfg.max_tgt_len - 1] + [EOS_ID]
+
+
+def sentence_bleu(hypothesis: str, reference: str) -> float:
+    """sacreBLEU sentence-level BLEU (13a, cased) of one hypothesis against one reference."""
+    return float(sacrebleu.sentence_bleu(hypothesis, [reference]).score)

@@ -235,7 +235,7 @@ def test_shipped_checkpoints_on_fresh_scenes(name):
     from media.scenes import load_sprites, random_scene
     from models.captioning.image_encoder import encode, load_encoder
     from models.checkpoints import checkpoint_folder as resolve
-    from training.caption_metrics import evaluate
+    from training.caption_metrics import caption_scores
 
     need((resolve(name) / "model.safetensors").is_file(), f"checkpoint {name} not trained yet")
     model, vocab = load_captioner(name)
@@ -243,7 +243,7 @@ def test_shipped_checkpoints_on_fresh_scenes(name):
     encoder, sprites = load_encoder(), load_sprites()
     scenes = [random_scene(31, i, sprites) for i in range(40)]
     feats = np.stack([encode(encoder, s.image)[0].numpy() for s in scenes])
-    metrics = evaluate(
+    metrics = caption_scores(
         model,
         vocab,
         feats,

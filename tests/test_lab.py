@@ -23,8 +23,8 @@ from models.lab.tasks import (
 )
 from models.lab.train import (
     LabConfig,
-    build_model,
-    learning_rate,
+    build_lab_model,
+    lab_learning_rate,
     make_batch,
     snapshot_steps,
     train_run,
@@ -157,8 +157,8 @@ def test_config_is_bounded() -> None:
             LabConfig(**bad)
     assert LabConfig().twin().attention == "none"
     assert LabConfig(attention="none").twin().attention == "bahdanau"
-    assert learning_rate(TINY, 0) == pytest.approx(TINY.lr)
-    assert learning_rate(TINY, TINY.steps) == pytest.approx(TINY.lr / 10)
+    assert lab_learning_rate(TINY, 0) == pytest.approx(TINY.lr)
+    assert lab_learning_rate(TINY, TINY.steps) == pytest.approx(TINY.lr / 10)
 
 
 def test_training_loop_on_a_tiny_config() -> None:
@@ -195,7 +195,7 @@ def test_every_cell_and_attention_trains(cell: str, attention: str) -> None:
         steps=10,
         batch=4,
     )
-    model = build_model(config, 0)
+    model = build_lab_model(config, 0)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
     batch = make_batch("sort", [sample("sort", random.Random(i), 4) for i in range(4)])
     assert np.isfinite(train_step(model, optimizer, batch, config.lr))

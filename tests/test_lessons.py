@@ -14,7 +14,7 @@ from app_pages.lessons.answers import (
     region_answer,
     region_masses,
     scaling_answer,
-    score,
+    score_answer,
     shuffle_answer,
     target_row,
     token_answer,
@@ -118,17 +118,17 @@ def test_target_row_finds_the_word_else_the_most_peaked_word():
 def test_token_score_is_the_weight_and_its_rank():
     answer = token_answer(["a", "black", "dog"], np.array([0.1, 0.7, 0.2]))
     assert answer.best == 1
-    right, wrong = score("token", answer, 1), score("token", answer, 0)
+    right, wrong = score_answer("token", answer, 1), score_answer("token", answer, 0)
     assert right.correct and right.rank == 1 and right.value == pytest.approx(0.7)
     assert not wrong.correct and wrong.rank == 3 and wrong.value == pytest.approx(0.1)
     with pytest.raises(ValueError):
-        score("token", answer, 3)
+        score_answer("token", answer, 3)
 
 
 def test_window_score_is_the_distance_to_p_t():
     answer = window_answer(["a", "b", "c", "d"], np.array([0.1, 0.6, 0.3, 0.0]), 1.4)
     assert answer.best == 1 and answer.centre == pytest.approx(1.4)
-    near, far = score("window", answer, 2), score("window", answer, 3)
+    near, far = score_answer("window", answer, 2), score_answer("window", answer, 3)
     assert near.correct and near.distance == pytest.approx(0.6)
     assert not far.correct and far.distance == pytest.approx(1.6)
 
@@ -163,4 +163,4 @@ def test_choices_scaling_shuffle_bleu():
     assert shuffle_answer(1e-15).best == 0 and shuffle_answer(0.2).best == 1
     answer = bleu_answer((27.4, 100.0), (47.9, 100.0))
     assert answer.best == 0 and answer.values == pytest.approx([20.5, 0.0])
-    assert score("bleu", answer, 0).correct and not score("bleu", answer, 1).correct
+    assert score_answer("bleu", answer, 0).correct and not score_answer("bleu", answer, 1).correct

@@ -18,7 +18,7 @@ from streamlit.proto.Common_pb2 import FileURLs
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from bench.load import protocol
-from bench.load.__main__ import parse_args
+from bench.load.__main__ import parse_load_args
 from bench.load.metrics import ServerWatch, percentile
 from bench.load.pages import LESSON, class_profiles, scene_png, text_with_pieces
 from bench.load.protocol import Widget
@@ -148,14 +148,14 @@ def test_texts_have_the_pieces_asked_for():
 
 
 def test_quick_mode_shrinks_every_size_and_sizes_are_bounded():
-    args = parse_args(["--quick"])
+    args = parse_load_args(["--quick"])
     assert args.sessions < 30 and args.interactions < 20 and args.soak_alignment < 1000
     assert args.pause == (0.5, 1.5)
     with pytest.raises(SystemExit):
-        parse_args(["--sessions", "100000"])
+        parse_load_args(["--sessions", "100000"])
     with pytest.raises(SystemExit):
-        parse_args(["--url", "http://example.com:8501"])  # loopback only
-    assert parse_args(["--replicas", "1,2", "--sessions", "3"]).replicas == [1, 2]
+        parse_load_args(["--url", "http://example.com:8501"])  # loopback only
+    assert parse_load_args(["--replicas", "1,2", "--sessions", "3"]).replicas == [1, 2]
 
 
 # ---------------------------------------------------------------- figures

@@ -18,7 +18,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from bench.load import live_script, protocol
-from bench.load.__main__ import parse_args
+from bench.load.__main__ import parse_load_args
 from bench.load.client import Session
 from bench.load.live_outcome import LiveOutcome, Move, waits
 from bench.load.live_script import PLAN, plan_steps
@@ -222,14 +222,14 @@ def test_the_live_class_has_a_table_of_its_own():
 
 
 def test_live_class_sizes():
-    args = parse_args(["--scenario", "live-class"])
+    args = parse_load_args(["--scenario", "live-class"])
     assert (args.sessions, args.replicas, args.idle, args.think) == (60, [1, 2], 20.0, (0.5, 3.0))
-    quick = parse_args(["--scenario", "live-class", "--quick"])
+    quick = parse_load_args(["--scenario", "live-class", "--quick"])
     assert quick.sessions == 6 and quick.idle < 20 and quick.replicas == [1, 2]
-    other = parse_args(["--scenario", "burst"])
+    other = parse_load_args(["--scenario", "burst"])
     assert (other.sessions, other.replicas) == (30, [1])
     with pytest.raises(SystemExit):
-        parse_args(["--scenario", "live-class", "--idle", "100000"])
+        parse_load_args(["--scenario", "live-class", "--idle", "100000"])
 
 
 # ---------------------------------------------------------------- a small class, served

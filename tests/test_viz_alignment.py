@@ -13,8 +13,8 @@ from viz.alignment import (
     alignment_heatmap,
     alignment_lines,
     entropy_heatmap,
-    row_entropy,
     token_prob_bars,
+    weights_row_entropy,
 )
 from viz.bottleneck import BUCKET_ORDER, bleu_by_length_chart, bucket_points, gradient_norm_plot
 from viz.heatmaps import COLUMN_PX, ROW_PX, title_width
@@ -61,12 +61,14 @@ def test_labels_are_html_escaped():
     assert "&lt;b&gt;x&lt;/b&gt;" in fig.data[-2].text
 
 
-def test_row_entropy_and_entropy_heatmap():
+def test_weights_row_entropy_and_entropy_heatmap():
     flat, peaked = np.full((1, 4), 0.25), np.array([[1.0, 0, 0, 0]])
-    assert row_entropy(flat)[0] == pytest.approx(2.0) and row_entropy(peaked)[0] == 0.0
+    assert weights_row_entropy(flat)[0] == pytest.approx(2.0)
+    assert weights_row_entropy(peaked)[0] == 0.0
     fig = entropy_heatmap({"a": W, "b": np.full_like(W, 0.25)}, TGT, title="Entropy")
     z = np.asarray(fig.data[0].z)
-    assert z.shape == (4, 2) and np.allclose(z[:, 1], 2.0) and np.allclose(z[:, 0], row_entropy(W))
+    assert z.shape == (4, 2) and np.allclose(z[:, 1], 2.0)
+    assert np.allclose(z[:, 0], weights_row_entropy(W))
     assert list(fig.layout.xaxis.ticktext) == ["a", "b"]
     assert list(fig.layout.yaxis.ticktext) == ESC_TGT
     assert fig.data[0].zmax == pytest.approx(2.0)  # log2 T_src: a flat row

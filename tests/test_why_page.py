@@ -148,7 +148,7 @@ def test_committed_choice_is_what_the_rule_gives_on_the_shipped_models(monkeypat
     """Rerun the rule (12 sentences, two models, a few seconds) and compare with the file: it is
     stale when a model was retrained (run `python -m training.choose_why_example`)."""
     from models.rnn.translator import Translator
-    from training.choose_why_example import MODELS, choose
+    from training.choose_why_example import MODELS, choose_example
     from training.data import DEFAULT_DATA, load_pairs
     from training.evaluate import TEST_SPLIT
 
@@ -158,7 +158,7 @@ def test_committed_choice_is_what_the_rule_gives_on_the_shipped_models(monkeypat
         "the none and bahdanau checkpoints are not built",
     )
     translators = {k: Translator.load(SHIPPED_ROOT / f"seq2seq-{k}") for k in MODELS}
-    doc = choose(load_pairs(DEFAULT_DATA, TEST_SPLIT), translators, 25)
+    doc = choose_example(load_pairs(DEFAULT_DATA, TEST_SPLIT), translators, 25)
     committed = json.loads(EXAMPLE_FILE.read_text(encoding="utf-8"))
     assert doc == committed
 

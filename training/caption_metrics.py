@@ -46,7 +46,7 @@ def localization_hits(
 
 
 @torch.inference_mode()
-def evaluate(
+def caption_scores(
     model: ShowAttendTell,
     vocab: Vocab,
     features: np.ndarray,

@@ -23,11 +23,11 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import sacrebleu
 import torch
 
 from models.checkpoints import checkpoint_folder
 from models.rnn.translator import Translator
+from models.translation import sentence_bleu
 from training.data import DEFAULT_DATA, load_pairs
 from training.evaluate import TEST_SPLIT
 
@@ -45,11 +45,6 @@ class Candidate:
     bleu: dict[str, float]
 
 
-def sentence_bleu(hypothesis: str, reference: str) -> float:
-    """sacreBLEU sentence BLEU (13a, cased), as ``ui.translation_compute.sentence_bleu``."""
-    return float(sacrebleu.sentence_bleu(hypothesis, [reference]).score)
-
-
 def median_index(candidates: list[Candidate]) -> int:
     """Index in ``candidates`` of the median gap: ranked by (gap, line), the middle one (the
     lower middle one for an even count)."""
@@ -59,7 +54,7 @@ def median_index(candidates: list[Candidate]) -> int:
     return ranked[(len(ranked) - 1) // 2]
 
 
-def choose(
+def choose_example(
     pairs: list[tuple[str, str]], translators: dict[str, Translator], min_words: int
 ) -> dict:
     """The document for the page: the rule, the chosen pair, its translations and scores, and
@@ -100,7 +95,7 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     translators = {k: Translator.load(checkpoint_folder(f"seq2seq-{k}")) for k in MODELS}
-    doc = choose(load_pairs(args.data, TEST_SPLIT), translators, args.min_words)
+    doc = choose_example(load_pairs(args.data, TEST_SPLIT), translators, args.min_words)
     args.out.write_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     json.dump({k: doc[k] for k in ("line", "words", "bleu", "gap", "median_gap")}, sys.stdout)
     print()

@@ -22,7 +22,7 @@ from models.captioning.checkpoint import load_captioner
 from models.captioning.model import DEPARTURES
 from models.checkpoints import checkpoint_folder, read_card, write_card
 from training.caption_data import build_set, load_set
-from training.caption_metrics import evaluate
+from training.caption_metrics import caption_scores
 from training.cards import this_command, with_caption_test
 
 TRAINING_SEEDS = (1, 2)  # train and validation sets: refused for testing
@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> dict:
     build_set(args.seed, args.n, args.device)
     scenes = load_set(args.seed, args.n)
     model, vocab = load_captioner(args.model, args.device)
-    metrics = evaluate(
+    metrics = caption_scores(
         model,
         vocab,
         scenes.features,

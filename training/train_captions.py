@@ -30,7 +30,7 @@ from models.captioning.model import END, START, CaptionConfig, ShowAttendTell, V
 from models.checkpoints import Card, checkpoint_folder, write_card
 from training.caption_data import load_set
 from training.caption_losses import Baseline, hard_loss, soft_loss
-from training.caption_metrics import evaluate
+from training.caption_metrics import caption_scores
 from training.cards import caption_card, this_command
 from training.runs import RUNS, configure
 
@@ -177,7 +177,7 @@ def save_state(
     path.with_suffix(".tmp").replace(path)
 
 
-def load_state(path: Path, model, opt, baseline: Baseline) -> tuple[int, dict, list]:
+def resume_state(path: Path, model, opt, baseline: Baseline) -> tuple[int, dict, list]:
     """Restore what ``save_state`` wrote; -> (the next epoch, the best epoch's figures, history)."""
     state = torch.load(path, weights_only=True)
     model.load_state_dict(state["model"])
@@ -187,7 +187,7 @@ def load_state(path: Path, model, opt, baseline: Baseline) -> tuple[int, dict, l
     return state["epoch"] + 1, json.loads(state["best"]), json.loads(state["history"])
 
 
-def learning_rate(opt, cfg: TrainConfig, history: list, best: dict, epoch: int) -> float:
+def plateau_learning_rate(opt, cfg: TrainConfig, history: list, best: dict, epoch: int) -> float:
     """Reduce on plateau, after the curriculum: decay when val stalled for ``decay_after`` epochs
     (at most every other epoch); sets and returns the epoch's learning rate."""
     lr = opt.param_groups[0]["lr"]
@@ -271,19 +271,21 @@ def main(argv: list[str] | None = None) -> None:
     baseline, best, history, first = Baseline(), {"score": -1.0}, [], 1
     state_path = run_dir / "state.pt"
     if args.resume and state_path.is_file():
-        first, best, history = load_state(state_path, model, opt, baseline)
+        first, best, history = resume_state(state_path, model, opt, baseline)
     started = time.time() - sum(h["seconds"] for h in history)
     if args.warmup_steps and not history:
         warm_up_annotations(model, data, vocab, args.warmup_steps, 64, gen)
     for epoch in range(first, cfg.epochs + 1):
         t0 = time.time()
-        lr = learning_rate(opt, cfg, history, best, epoch)
+        lr = plateau_learning_rate(opt, cfg, history, best, epoch)
         if len(data[0]) < cfg.train_n:  # shards still being encoded: take the new ones
             train = load_set(cfg.train_seed, cfg.train_n)
             data = scene_tensors(train, vocab)
         max_objects = curriculum(model, cfg, epoch, bool(args.warmup_steps))
         loss = train_epoch(model, opt, data, cfg, baseline, device, gen, max_objects)
-        metrics = evaluate(model, vocab, val.features, val.captions, val.boxes, device=str(device))
+        metrics = caption_scores(
+            model, vocab, val.features, val.captions, val.boxes, device=str(device)
+        )
         score = metrics["exact_match"] + 0.01 * metrics["localization"] + 1e-4 * metrics["bleu4"]
         history.append(
             epoch_record(epoch, loss, lr, time.time() - t0, history, len(data[0]), metrics)

@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> None:
     cfg = model_config(args, src_tok.vocab_size, tgt_tok.vocab_size)
     lengths, limits = (cfg.max_src_len, cfg.max_tgt_len), (tc.train_limit, tc.val_limit)
     data = translation_data(args.data, src_tok, tgt_tok, lengths, limits)
-    model = build_model(args, cfg, run, device)
+    model = build_seq2seq(args, cfg, run, device)
     opt = torch.optim.Adam(model.parameters(), lr=tc.lr)
     loss_fn = nn.CrossEntropyLoss(ignore_index=PAD_ID, label_smoothing=tc.label_smoothing)
     progress = Run.begin(run, model, opt, seed=tc.seed, device=device, resume=args.resume)
@@ -212,7 +212,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"wrote {out} ({json.dumps(summary)})", flush=True)
 
 
-def build_model(
+def build_seq2seq(
     args: argparse.Namespace, cfg: Seq2SeqConfig, run: Path, device: torch.device
 ) -> Seq2Seq:
     """A new model; with --init-from (unless resuming) warm-started from that checkpoint."""

@@ -289,7 +289,7 @@ def compose_ui(area: DeltaGenerator) -> str:
     return spec
 
 
-def upload_ui() -> tuple[np.ndarray | None, str | None]:
+def image_upload_ui() -> tuple[np.ndarray | None, str | None]:
     """An uploaded image as (224, 224, 3) uint8, or a message saying why it cannot be used."""
     # Any file type, and up to server.maxUploadSize (25 MB): the page checks type and size itself
     # and says in words why a file is refused (the browser's filter showed only a red icon).

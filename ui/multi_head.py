@@ -80,7 +80,9 @@ def run_pretrained(name: str, device: str, text: str) -> EncoderAttention:
         return cached_model("pretrained", name, device, 0.0).attend(text)
 
 
-def translate_ui(positional: str, text: str, beam: int) -> TransformerAttention | None:
+def transformer_translation_ui(
+    positional: str, text: str, beam: int
+) -> TransformerAttention | None:
     """Run the loaded Transformer on ``text`` with a spinner; None when the model is missing or
     refused the text (with a message)."""
     if cached_transformer(positional) is None:

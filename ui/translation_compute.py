@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 import numpy as np
-import sacrebleu
 import streamlit as st
 import torch
 
@@ -21,6 +20,7 @@ from i18n import N_, _
 from models.limits import TRANSLATION_CHARS
 from models.rnn.translator import EncoderGradients, Translation, Translator
 from models.subword_merge import merge_subwords
+from models.translation import sentence_bleu
 from ui.guard import guarded
 from ui.loaders import ModelKey, card_of, spinner, weights_id
 from ui.text import SentenceInput, TextBox, read_text
@@ -329,11 +329,6 @@ def compute_local(local: Translator, raw: str | None, *, window: int | None = No
         return Result(sentence, tr, view_of(tr, "subword"))
 
     return _guard(sentence, run, Result)
-
-
-def sentence_bleu(hypothesis: str, reference: str) -> float:
-    """sacreBLEU sentence-level BLEU (13a, cased) of one hypothesis against one reference."""
-    return float(sacrebleu.sentence_bleu(hypothesis, [reference]).score)
 
 
 def compute_why(

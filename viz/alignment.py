@@ -294,7 +294,7 @@ def _token_column(x: float, ys: list[float], labels: list[str], side: str, name:
     }
 
 
-def row_entropy(weights: ArrayLike) -> np.ndarray:
+def weights_row_entropy(weights: ArrayLike) -> np.ndarray:
     """Entropy in bits of each row of (T_out, T_src) weights: 0 = all on one token, log2 T_src = flat."""
     z = np.clip(as_matrix(weights), 0.0, None)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -325,7 +325,7 @@ def entropy_heatmap(
     from 0 (all weight on one token) to log2 T_src (a flat row)."""
     columns = []
     for name, w in weights_by_name.items():
-        h = row_entropy(w)
+        h = weights_row_entropy(w)
         if h.size != len(target_tokens):
             raise ValueError(f"{name}: {h.size} rows but {len(target_tokens)} target tokens")
         columns.append(h)

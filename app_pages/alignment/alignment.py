@@ -194,7 +194,7 @@ def result_downloads_ui(result: Result, settings: AlignmentSettings, name: str) 
     csv_and_json(view.weights, view.target, view.source, data, name, f"aln_{name}")
 
 
-def translate_ui(translator: Translator, settings: AlignmentSettings) -> None:
+def translate_mode_ui(translator: Translator, settings: AlignmentSettings) -> None:
     """Translate mode: translation, alignment, step inspector, hypotheses, downloads."""
     result = compute_alignment(translator, settings.raw, beam=settings.beam, level=settings.level)
     if not show_notices(result, translator):
@@ -335,7 +335,7 @@ def body() -> None:
     elif settings.mode == "four":
         four_scores_ui(settings.raw, settings.kind, settings.level)
     else:
-        translate_ui(translator, settings)
+        translate_mode_ui(translator, settings)
 
 
 page_intro(_("Alignment"), _(ABOUT))

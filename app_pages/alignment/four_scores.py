@@ -19,7 +19,12 @@ from ui.loaders import cached_translator
 from ui.text import user_text
 from ui.translation import GLOBAL_MODELS, model_label, show_notices, unfamiliar_input_ui
 from ui.translation_compute import AlignmentView, ScoresResult, compute_scores
-from viz.alignment import alignment_difference, alignment_heatmap, entropy_heatmap, row_entropy
+from viz.alignment import (
+    alignment_difference,
+    alignment_heatmap,
+    entropy_heatmap,
+    weights_row_entropy,
+)
 
 PAIR_KEY = "aln_pair"
 # more source tokens than this: a heatmap gets the page's whole width (two maps go one under the
@@ -130,7 +135,7 @@ def difference_section(
     with places[1]:
         fig = entropy_heatmap(weights, first.target, title=_("Entropy of each row (bits)"))
         plotly_chart(fig, key=f"{key}_entropy", fit_width=fits[1])
-    means = ", ".join(f"{kind} {row_entropy(w).mean():.2f}" for kind, w in weights.items())
+    means = ", ".join(f"{kind} {weights_row_entropy(w).mean():.2f}" for kind, w in weights.items())
     st.caption(_(ENTROPY_NOTE).format(means=means))
     data = {
         "models": kinds,

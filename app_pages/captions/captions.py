@@ -19,10 +19,10 @@ from ui.captions import (
     dumps,
     example_scene,
     example_ui,
+    image_upload_ui,
     maps_document,
     settings_ui,
     source_ui,
-    upload_ui,
 )
 from ui.charts import plotly_chart
 from ui.layout import control_row, first_screen_fit
@@ -108,7 +108,7 @@ with where.scene:
         image, truth = scene.image, " ".join(scene.caption)
     else:
         st.info(_(UPLOAD_NOTE))
-        image, problem = upload_ui()
+        image, problem = image_upload_ui()
         if problem:
             st.error(problem)
 with where.settings:

@@ -280,7 +280,7 @@ def results_ui(runs: tuple[LabRun, ...]) -> None:
     download_json([run_summary(r) for r in runs], "training-lab.json", key="lab_json")
 
 
-def start(spec: JobSpec) -> None:
+def start_job(spec: JobSpec) -> None:
     """Submit ``spec`` for this tab, leaving the tab's earlier job when it trains other settings."""
     server, watcher = lab_server(), watcher_id()
     old = st.session_state.get(JOB_KEY)
@@ -296,7 +296,7 @@ def train_bar_ui(settings: LabSettings) -> None:
     left, right = st.columns([1, 5], vertical_alignment="center")
     label = _("Train")
     if left.button(label, type="primary", icon=":material/play_arrow:", key="lab_train"):
-        start(settings.spec)
+        start_job(settings.spec)
     running, waiting = server.load()
     right.caption(
         _(

@@ -133,7 +133,7 @@ def bleu_answer(without: tuple[float, float], with_attention: tuple[float, float
     return Answer(("first", "second"), losses, int(np.argmax(losses)))
 
 
-def score(kind: str, answer: Answer, guess: int) -> Score:
+def score_answer(kind: str, answer: Answer, guess: int) -> Score:
     """Score option ``guess`` (an index into ``answer.options``) for a question of ``kind``."""
     if not 0 <= guess < len(answer.options):
         raise ValueError(f"guess {guess} outside the {len(answer.options)} options")

@@ -15,19 +15,14 @@ from models.analysis.toy import PermutationResult, permutation_demo
 from models.captioning.inference import CaptionResult
 from models.rnn.translator import Translation
 from models.transformer.pretrained import DEFAULT_MODEL, EncoderAttention
+from models.translation import sentence_bleu
 from ui.captions import describe_cached, example_scene, image_digest
 from ui.guard import guarded_ui, show_refusal
 from ui.loaders import cached_captioner, cached_translator, model_key
 from ui.multi_head import encode_ui
 from ui.sidebar import current_device
 from ui.text import read_text, show_text_notices, tokenize
-from ui.translation_compute import (
-    SENTENCE_BOX,
-    AlignmentView,
-    decode,
-    sentence_bleu,
-    tokens_view,
-)
+from ui.translation_compute import SENTENCE_BOX, AlignmentView, decode, tokens_view
 
 SCALING_DIMS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 SCALING_KEYS = 10  # one query scored against this many random keys

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages.lessons import live, predict, views
-from app_pages.lessons.answers import score
+from app_pages.lessons.answers import score_answer
 from app_pages.lessons.schema import Lesson, Step
 from app_pages.lessons.step_ui import narration_ui
 from i18n import _
@@ -130,7 +130,7 @@ def _reveal_ui(store, info, step, posed, mine, key, text_col, view_col) -> None:
         if mine is None:
             st.info(_("You did not answer this one."))
         else:
-            s = score(question.kind, posed.answer, mine)
+            s = score_answer(question.kind, posed.answer, mine)
             box = st.success if s.correct else st.info
             box(predict.verdict(question, posed, s))
         st.markdown(_(question.explain))

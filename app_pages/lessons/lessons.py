@@ -34,7 +34,7 @@ def lessons() -> tuple[dict[str, Lesson], list[LessonError]]:
     return by_id, errors
 
 
-def upload_ui() -> None:
+def lesson_upload_ui() -> None:
     """A teacher's own lesson file (TOML, docs/lessons.md): checked, never executed; kept for
     this session."""
     with st.expander(_("Your own lesson (a TOML file, see docs/lessons.md)")):
@@ -59,7 +59,7 @@ def index_ui() -> None:
     first, so that a lesson just uploaded is already in the list)."""
     page_intro(_("Lessons"), _(ABOUT))
     listing = st.container()
-    upload_ui()
+    lesson_upload_ui()
     by_id, errors = lessons()
     for error in errors:
         listing.error(error.message, icon=":material/error:")

@@ -12,7 +12,7 @@ import numpy as np
 import streamlit as st
 
 from app_pages.lessons import predict, views
-from app_pages.lessons.answers import CLICK_KINDS, score
+from app_pages.lessons.answers import CLICK_KINDS, score_answer
 from app_pages.lessons.schema import Lesson, Question, load_folder
 from i18n import _, ngettext
 from live.records import Tally
@@ -131,4 +131,4 @@ def spread_ui(
 
 def model_reveal(question: Question, posed: predict.Posed, guess: int, key: str) -> None:
     """The model's answer drawn as the lessons draw it, with ``guess`` over it."""
-    posed.reveal(score(question.kind, posed.answer, guess), f"{key}_answer")
+    posed.reveal(score_answer(question.kind, posed.answer, guess), f"{key}_answer")

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 import streamlit as st
 
 from app_pages.lessons import predict, views
-from app_pages.lessons.answers import Score, score
+from app_pages.lessons.answers import Score, score_answer
 from app_pages.lessons.schema import Lesson, Step
 from i18n import _
 from ui.text import escape_markdown
@@ -91,7 +91,7 @@ def _guess_ui(lesson: Lesson, index: int, question, posed: predict.Posed, key: s
         chosen = st.session_state.get(f"{key}_guess")
         if chosen is None:
             return
-        s = score(question.kind, posed.answer, int(chosen))
+        s = score_answer(question.kind, posed.answer, int(chosen))
         st.session_state[f"{key}_score"] = s
         records()[(lesson.id, index)] = Record(
             _(question.prompt), posed.labels[s.guess], posed.labels[posed.answer.best], s

@@ -57,7 +57,7 @@ def _take_teacher_link(store: Store) -> bool:
     return False
 
 
-def start(lesson_id: str, step: int) -> None:
+def start_live_class(lesson_id: str, step: int) -> None:
     """Start a class on ``lesson_id`` at ``step`` (a button's callback)."""
     store = live.class_store()
     if store is None:
@@ -121,7 +121,7 @@ def start_button(lesson: Lesson, step: int, key: str, shipped: dict[str, Lesson]
             _("Start a class"),
             key=key,
             icon=":material/groups:",
-            on_click=start,
+            on_click=start_live_class,
             args=(lesson.id, step),
             help=_("Students join with a code and answer the predictions on their own devices."),
         )

@@ -37,11 +37,11 @@ SENTENCE_BOX = TextBox(ENCODER_CHARS, N_("The sentence is empty: type something 
 def controls_ui() -> tuple[ModelSettings, str]:
     """The model's settings and the cleaned sentence ('' when there is nothing to run)."""
     if not classroom_mode():
-        return model_ui(), sentence_ui()
+        return model_ui(), encoder_sentence_ui()
     row = control_row([6, 4])
     settings = model_ui(row)
     with row.columns[0]:
-        return settings, sentence_ui()
+        return settings, encoder_sentence_ui()
 
 
 def model_ui(row: ControlRow | None = None) -> ModelSettings:
@@ -99,7 +99,7 @@ def encoder_ui() -> str:
     )
 
 
-def sentence_ui() -> str:
+def encoder_sentence_ui() -> str:
     """The sentence box (Enter runs it; kept in the URL); returns the cleaned text."""
     raw = st.text_input(
         _("Sentence"),

@@ -18,8 +18,8 @@ from ui.multi_head import (
     HeadsView,
     encode_ui,
     pretrained_view,
+    transformer_translation_ui,
     transformer_view,
-    translate_ui,
 )
 from ui.text import user_text
 from viz.multi_head import GridTiles
@@ -42,7 +42,7 @@ def load_view(settings: ModelSettings, text: str) -> tuple[HeadsView | None, obj
     """Run the chosen model on ``text``; (view, raw result) or (None, None) after a message.
     The page shows the translation (:func:`translation_ui`) under its main chart."""
     if settings.source == "transformer":
-        result = translate_ui(settings.positional, text, settings.beam)
+        result = transformer_translation_ui(settings.positional, text, settings.beam)
         if result is None:
             return None, None
         return transformer_view(result, settings.kind), result

@@ -192,7 +192,7 @@ def _profiles(text: str) -> tuple[dict[str, GradientProfile], dict[str, Card | N
     return profiles, cards
 
 
-def gradients_ui(text: str) -> None:
+def vanishing_gradient_ui(text: str) -> None:
     """‖∂h_T/∂x_t‖ for the plain RNN, the LSTM and the GRU, on one chart, and what they are."""
     profiles, cards = _profiles(text)
     if not profiles:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.recurrent.live_encoders import gradients_ui, live_gru_ui
+from app_pages.recurrent.live_encoders import live_gru_ui, vanishing_gradient_ui
 from i18n import N_, _
 from ui.charts import plotly_chart
 from ui.errors import fragment
@@ -185,7 +185,7 @@ def live() -> None:
     live_gru_ui(text)
     st.subheader(_("The vanishing gradient: plain RNN, LSTM and GRU"))
     st.markdown(_(GRADIENT_TEXT))
-    gradients_ui(text)
+    vanishing_gradient_ui(text)
 
 
 page_intro(_("Recurrent networks"), _(ABOUT))

@@ -176,7 +176,7 @@ def bleu_by_length_ui() -> None:
         st.code("\n".join(rebuild_command(f"seq2seq-{k}") for k in missing), language="bash")
 
 
-def gradients_ui(raw: str) -> None:
+def encoder_gradients_ui(raw: str) -> None:
     """The chosen encoders' gradient norms over the positions of the user's sentence."""
     st.header(_("The vanishing gradient"))
     st.markdown(_(GRADIENT_TEXT))
@@ -219,7 +219,7 @@ def gradients_ui(raw: str) -> None:
 def body() -> None:
     """Everything that depends on the sentence; a fragment, so Enter reruns only this part."""
     raw = side_by_side_ui()
-    gradients_ui(raw)
+    encoder_gradients_ui(raw)
 
 
 def main() -> None:

@@ -58,7 +58,7 @@ QUICK = {
 }
 
 
-def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+def parse_load_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--scenario", default="all", choices=("all", "class", "burst", "soak", LIVE))
     p.add_argument("--sessions", type=int, help="students (class, burst: 30; live-class: 60)")
@@ -199,7 +199,7 @@ def machine_note(args: argparse.Namespace, before: float) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    args = parse_args(argv)
+    args = parse_load_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the servers on the way out
     names = chosen(args)
     before = os.getloadavg()[0]

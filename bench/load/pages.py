@@ -72,7 +72,7 @@ def type_text(key: str, make: Callable[[random.Random], str]) -> Act:
     return lambda s, rng: s.set(key, make(rng))
 
 
-def choose(key: str) -> Act:
+def choose_act(key: str) -> Act:
     """Pick another of ``key``'s options (a selectbox, radio or segmented control)."""
 
     async def act(s: Session, rng: random.Random) -> float:
@@ -155,9 +155,9 @@ def multi_head(pieces: int) -> Profile:
     query = urllib.parse.urlencode({"mh_model": "pretrained", "mh_text": around(random.Random())})
     moves = (
         (5, "sentence", type_text("mh_text", around)),
-        (2, "layer", choose("mh_layer")),
-        (2, "head", choose("mh_head")),
-        (1, "summary", choose("mh_agg")),
+        (2, "layer", choose_act("mh_layer")),
+        (2, "head", choose_act("mh_head")),
+        (1, "summary", choose_act("mh_agg")),
     )
     return Profile(f"multi_head@{pieces}", "multi_head", moves, query)
 
@@ -171,10 +171,10 @@ PROFILES = {
             "alignment",
             (
                 (6, "sentence", type_text("aln_text", sentence)),
-                (1.5, "example", choose("aln_example")),
+                (1.5, "example", choose_act("aln_example")),
                 (1, "beam", slide("aln_beam", 1, 4)),
-                (1, "view", choose("aln_view")),
-                (0.5, "mode", choose("aln_mode")),
+                (1, "view", choose_act("aln_view")),
+                (0.5, "mode", choose_act("aln_mode")),
             ),
         ),
         Profile(
@@ -183,7 +183,7 @@ PROFILES = {
             (
                 (5, "sentence", type_text("loc_text", sentence)),
                 (2, "D", slide("loc_D")),
-                (1, "model", choose("loc_model")),
+                (1, "model", choose_act("loc_model")),
                 (2, "step", slide("loc_step", 0, 5)),
             ),
         ),
@@ -207,7 +207,7 @@ PROFILES = {
                 ),
                 (2, "query", slide("anat_qx", -4, 4, 0.5)),
                 (1, "query", slide("anat_qy", -4, 4, 0.5)),
-                (1, "score", choose("anat_score")),
+                (1, "score", choose_act("anat_score")),
                 (1, "temperature", slide("anat_temp", 0.25, 4, 0.25)),
                 (1, "hard", toggle("anat_hard")),
             ),

@@ -165,13 +165,13 @@ def make_batch(task: str, examples: list[Example]) -> Batch:
     return Batch(src, lengths, tgt_in, tgt_out, alignment, tuple(len(e.source) for e in examples))
 
 
-def build_model(config: LabConfig, seed: int) -> Seq2Seq:
+def build_lab_model(config: LabConfig, seed: int) -> Seq2Seq:
     """A fresh model with weights drawn from ``seed``."""
     torch.manual_seed(seed)
     return Seq2Seq(config.model_config())
 
 
-def learning_rate(config: LabConfig, step: int) -> float:
+def lab_learning_rate(config: LabConfig, step: int) -> float:
     """Cosine decay from ``config.lr`` to a tenth of it over the run (steadies the end)."""
     return config.lr * (0.1 + 0.45 * (1 + math.cos(math.pi * step / config.steps)))
 
@@ -204,7 +204,7 @@ def _agreement(model: Seq2Seq, batch: Batch) -> float | None:
     return float(on_true[rows].mean())
 
 
-def evaluate(model: Seq2Seq, task: str, batch: Batch) -> tuple[float, tuple, float | None]:
+def evaluate_batch(model: Seq2Seq, task: str, batch: Batch) -> tuple[float, tuple, float | None]:
     """(sequence accuracy, accuracy by source length, agreement) on an evaluation batch."""
     model.eval()
     decoded = greedy_decode(
@@ -237,7 +237,7 @@ def probe(model: Seq2Seq, task: str, example: Example) -> tuple[np.ndarray | Non
 def snapshot(model: Seq2Seq, config: LabConfig, state: _Clock, evaluation: tuple) -> Snapshot:
     """Measure the model now (evaluation batch and probe given as ``evaluation``)."""
     batch, example = evaluation
-    accuracy, by_length, agreement = evaluate(model, config.task, batch)
+    accuracy, by_length, agreement = evaluate_batch(model, config.task, batch)
     weights, output = probe(model, config.task, example)
     return Snapshot(
         step=state.step,
@@ -290,7 +290,7 @@ def train_run(
 ) -> LabRun:
     """Train ``config`` from ``seed``, reporting each snapshot and (every ~0.5 s) progress;
     ``should_stop`` is checked every step. Returns the run (``completed`` False when stopped)."""
-    model = build_model(config, seed)
+    model = build_lab_model(config, seed)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
     rng = random.Random(seed)
     example = probe_example(config.task, config.max_len)
@@ -307,7 +307,7 @@ def train_run(
             config.task, [sample(config.task, rng, config.max_len) for _ in range(config.batch)]
         )
         clock.start()
-        clock.stop(train_step(model, optimizer, batch, learning_rate(config, clock.step)))
+        clock.stop(train_step(model, optimizer, batch, lab_learning_rate(config, clock.step)))
         if clock.step in wanted:
             snapshots.append(snapshot(model, config, clock, evaluation))
             on_snapshot(snapshots[-1])
