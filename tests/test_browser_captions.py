@@ -164,7 +164,7 @@ def test_settings_and_scene_survive_a_trip_through_upload(tab, url, tmp_path: Pa
     )
     wait_settled(tab, CHARTS)
     assert (_shown(tab, "Beam size"), _shown(tab, "Hard-attention samples N")) == ("3", "50")
-    assert "over 50 samples" in tab.locator("body").inner_text()
+    tab.get_by_text("over 50 samples").wait_for()  # the caption under the players, once drawn
 
     tab.get_by_text("Example scene").first.click()
     tab.wait_for_function("() => !location.search.includes('cap_src=upload')", polling=200)
@@ -172,4 +172,4 @@ def test_settings_and_scene_survive_a_trip_through_upload(tab, url, tmp_path: Pa
     assert (_shown(tab, "Beam size"), _shown(tab, "Hard-attention samples N")) == ("3", "50")
     assert _shown(tab, "Example scene") == "#4"
     assert all(f"{k}={v}" in tab.url for k, v in (("cap_beam", 3), ("cap_n", 50), ("cap_ex", 3)))
-    assert "over 50 samples" in tab.locator("body").inner_text()
+    tab.get_by_text("over 50 samples").wait_for()  # the caption under the players, once drawn

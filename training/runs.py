@@ -32,6 +32,17 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
+def add_run_arguments(p: argparse.ArgumentParser, name: str, *, threads: int = 0) -> None:
+    """The options every training CLI shares: where its resumable state goes (default
+    runs/``name``), the device, torch's threads (0: PyTorch's default) and ``--resume``."""
+    p.add_argument("--run-dir", type=Path, help=f"resumable state (default runs/{name})")
+    p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    p.add_argument(
+        "--threads", type=int, default=threads, help="torch threads (0 = PyTorch's default)"
+    )
+    p.add_argument("--resume", action="store_true")
+
+
 def configure(args: argparse.Namespace, config_class: type[C]) -> tuple[C, torch.device]:
     """The training config (a dataclass whose fields are also command-line options) from the
     parsed ``args``, and the device; sets torch's threads (``--threads``, 0 = PyTorch's default)

@@ -32,7 +32,7 @@ from training.caption_data import load_set
 from training.caption_losses import Baseline, hard_loss, soft_loss
 from training.caption_metrics import caption_scores
 from training.cards import caption_card, this_command
-from training.runs import RUNS, configure
+from training.runs import RUNS, add_run_arguments, configure
 
 
 @dataclass
@@ -71,10 +71,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     for f in fields(TrainConfig):
         p.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default), default=f.default)
     p.add_argument("--out", type=Path, help="checkpoint folder (default checkpoints/caption-NAME)")
-    p.add_argument("--run-dir", type=Path, help="resumable state (default runs/caption-NAME)")
-    p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
-    p.add_argument("--threads", type=int, default=1, help="torch threads")
-    p.add_argument("--resume", action="store_true")
+    add_run_arguments(p, "caption-NAME", threads=1)
     p.add_argument("--init-from", help="warm start: copy every parameter of this checkpoint")
     p.add_argument(
         "--warmup-steps",

@@ -30,9 +30,8 @@ from models.rnn.seq2seq import Seq2Seq, Seq2SeqConfig
 from models.tokenizer import PAD_ID, SubwordTokenizer
 from training.cards import this_command, translator_card
 from training.data import DEFAULT_DATA, translation_data
-from training.evaluate import val_bleu
-from training.runs import RUNS, Epochs, Run, configure, epoch_row, log_start
-from training.train_seq2seq import TrainConfig, test_metrics, train_epoch, val_loss
+from training.runs import RUNS, Epochs, Run, add_run_arguments, configure, log_start
+from training.train_seq2seq import TrainConfig, seq2seq_epoch, test_metrics
 
 KINDS = ("rnn", "lstm", "gru")
 CELL_NAMES = {"rnn": "plain (Elman, tanh) RNN", "lstm": "LSTM", "gru": "GRU"}
@@ -56,10 +55,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--out", type=Path, help="checkpoint folder (default checkpoints/rnn-encoder-KIND)"
     )
-    p.add_argument("--run-dir", type=Path, help="resumable state (default runs/rnn-encoder-KIND)")
-    p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
-    p.add_argument("--threads", type=int, default=0, help="torch threads (0 = PyTorch's default)")
-    p.add_argument("--resume", action="store_true")
+    add_run_arguments(p, "rnn-encoder-KIND")
     p.add_argument("--skip-test", action="store_true", help="no test-set evaluation at the end")
     return p.parse_args(argv)
 
@@ -151,12 +147,7 @@ def main(argv: list[str] | None = None) -> None:
     log_start(name, n_params, len(data.train), device, config=json.dumps(asdict(cfg)))
 
     def one_epoch(epoch: int) -> dict:
-        for group in opt.param_groups:
-            group["lr"] = tc.lr * tc.lr_decay ** max(0, epoch - tc.decay_from + 1)
-        train_loss = train_epoch(model, data.train, opt, loss_fn, tc, progress.rng, device, epoch)
-        v_loss = val_loss(model, data.val, loss_fn, tc, device)
-        v_bleu = val_bleu(model, src_tok, tgt_tok, data.val_pairs, device)
-        return epoch_row(train_loss, v_loss, v_bleu, opt)
+        return seq2seq_epoch(model, data, opt, loss_fn, tc, progress.rng, (src_tok, tgt_tok), epoch)
 
     def export() -> None:
         save_translator(model, out)

@@ -33,6 +33,7 @@ from training.runs import (
     RUNS,
     Epochs,
     Run,
+    add_run_arguments,
     configure,
     epoch_row,
     log_start,
@@ -75,10 +76,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         p.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default), default=f.default)
     p.add_argument("--data", type=Path, default=DEFAULT_DATA)
     p.add_argument("--out", type=Path, help="checkpoint folder (default checkpoints/seq2seq-NAME)")
-    p.add_argument("--run-dir", type=Path, help="resumable state (default runs/seq2seq-NAME)")
-    p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
-    p.add_argument("--threads", type=int, default=0, help="torch threads (0 = PyTorch's default)")
-    p.add_argument("--resume", action="store_true")
+    add_run_arguments(p, "seq2seq-NAME")
     p.add_argument(
         "--init-from",
         help="warm start: copy every parameter with the same name and shape from this checkpoint "
@@ -120,6 +118,27 @@ def val_loss(model, data, loss_fn, tc: TrainConfig, device) -> float:
         for i in range(0, len(data), 256)
     ]
     return sum(losses) / max(1, len(losses))
+
+
+def seq2seq_epoch(
+    model: Seq2Seq,
+    data,
+    opt: torch.optim.Optimizer,
+    loss_fn: nn.Module,
+    tc: TrainConfig,
+    rng: random.Random,
+    tokenizers: tuple[SubwordTokenizer, SubwordTokenizer],
+    epoch: int,
+) -> dict:
+    """One epoch: the learning rate's step decay (x ``lr_decay`` an epoch from ``decay_from``),
+    a pass over the training pairs, then the validation loss and BLEU: the epoch's log row."""
+    device = next(model.parameters()).device
+    for group in opt.param_groups:
+        group["lr"] = tc.lr * tc.lr_decay ** max(0, epoch - tc.decay_from + 1)
+    train_loss = train_epoch(model, data.train, opt, loss_fn, tc, rng, device, epoch)
+    v_loss = val_loss(model, data.val, loss_fn, tc, device)
+    v_bleu = val_bleu(model, *tokenizers, data.val_pairs, device)
+    return epoch_row(train_loss, v_loss, v_bleu, opt)
 
 
 def card_of_run(
@@ -189,12 +208,7 @@ def main(argv: list[str] | None = None) -> None:
     log_start(name, sum(p.numel() for p in model.parameters()), len(data.train), device)
 
     def one_epoch(epoch: int) -> dict:
-        for group in opt.param_groups:
-            group["lr"] = tc.lr * tc.lr_decay ** max(0, epoch - tc.decay_from + 1)
-        train_loss = train_epoch(model, data.train, opt, loss_fn, tc, progress.rng, device, epoch)
-        v_loss = val_loss(model, data.val, loss_fn, tc, device)
-        v_bleu = val_bleu(model, src_tok, tgt_tok, data.val_pairs, device)
-        return epoch_row(train_loss, v_loss, v_bleu, opt)
+        return seq2seq_epoch(model, data, opt, loss_fn, tc, progress.rng, (src_tok, tgt_tok), epoch)
 
     def export() -> None:
         save_translator(model, out)

@@ -34,7 +34,16 @@ from models.transformer.model import POSITIONAL_NAMES, Transformer, TransformerC
 from training.cards import this_command, translator_card
 from training.data import DEFAULT_DATA, pad_batch, translation_data
 from training.evaluate import test_report, val_bleu
-from training.runs import RUNS, Epochs, Run, configure, epoch_row, log_start, train_batches
+from training.runs import (
+    RUNS,
+    Epochs,
+    Run,
+    add_run_arguments,
+    configure,
+    epoch_row,
+    log_start,
+    train_batches,
+)
 
 TOKENIZERS = checkpoint_folder("seq2seq-bahdanau")  # shared with the RNN models
 # TransformerConfig fields that are also options (--d-model ...)
@@ -84,10 +93,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--out", type=Path, help="checkpoint folder (default checkpoints/transformer-POS)"
     )
-    p.add_argument("--run-dir", type=Path, help="resumable state (default runs/transformer-POS)")
-    p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
-    p.add_argument("--threads", type=int, default=0, help="torch threads (0 = PyTorch's default)")
-    p.add_argument("--resume", action="store_true")
+    add_run_arguments(p, "transformer-POS")
     p.add_argument("--skip-test", action="store_true", help="no test-set evaluation at the end")
     return p.parse_args(argv)
 
