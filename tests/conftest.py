@@ -77,13 +77,30 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     module is one group, run by one worker, so that its module-scoped fixtures (a server, a trained
     model) are made once; a module may split itself with ``xdist_group`` marks of its own (the
     legibility sweep: a group per screen set-up)."""
+    loadgroup = getattr(items[0].config.option, "loadgroup", False) if items else False
     for item in items:
         if not item.get_closest_marker("xdist_group"):
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+        if loadgroup and "@" not in item.nodeid:
+            _grouped(item)
         if _is_slow(item):
             item.add_marker(pytest.mark.slow)
         if "screenshots" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.screenshot)
+
+
+def _grouped(item: pytest.Item) -> None:
+    """Put the item's group at the end of its id ("...::test_x[1]@group"): the scheduler of
+    ``--dist loadgroup`` reads the group there. xdist 3.8 writes it to ``item._nodeid``, which
+    pytest 9.2 no longer reads (an item's id is a structured ``NodeId`` in ``item._id``): without
+    this, every test went to whichever worker was free, and a module's server or trained model
+    was made again on each worker that ran one of its tests."""
+    name = "_".join(sorted({str(mark.args[0]) for mark in item.iter_markers("xdist_group")}))
+    grouped = f"{item.nodeid}@{name}"
+    if hasattr(item, "_id"):  # pytest 9.2 and later
+        item._id = type(item._id).parse(grouped)
+    else:
+        item._nodeid = grouped
 
 
 def _need_chromium() -> None:
