@@ -44,7 +44,7 @@ SETUPS = [Setup("projector", 1280, 720, "en", True), Setup("phone", 390, 844, "z
 
 
 def _judge(page, setup: Setup, where: str) -> list[str]:
-    wait_still(page, quiet_ms=800)
+    wait_still(page, quiet_ms=800, sized=True)  # nor a chart drawn again at another size
     problems = [f"{where}: error shown" for _e in page.locator(ERRORS).all()]
     problems += [f"{where}: {line}" for line in check_page(page, classroom=setup.classroom)]
     box = page.evaluate(MAIN_CHART_BOX)

@@ -104,6 +104,7 @@ def test_a_class_across_two_replicas_survives_losing_one(served, browser, screen
     _next(teacher, 2)  # the first question: where does "noir" look?
     for student, word in zip(students, GUESSES, strict=True):
         student.get_by_text("Step 2 of 6").wait_for(timeout=FOLLOW_S)
+        wait_still(student)  # step 1's chart gone with the rerun that brought step 2
         assert student.locator(".js-plotly-plot").count() == 0  # no answer before the reveal
         _answer(student, word)
     teacher.get_by_text("3 of 3 answered").wait_for(timeout=FOLLOW_S)
