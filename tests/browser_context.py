@@ -85,7 +85,11 @@ class SharedBrowser:
 
     def new_page(self, viewport: dict[str, int] | None = None) -> Any:
         """A blank tab at ``viewport`` (the context's default when None): a spare one if any."""
-        page = self._spare.pop() if self._spare else self.context.new_page()
+        if self._spare:
+            page = self._spare.pop()
+            page.bring_to_front()  # the active tab, as a new one is
+        else:
+            page = self.context.new_page()
         page.set_viewport_size(viewport or DEFAULT_VIEWPORT)
         return page
 
@@ -98,6 +102,7 @@ class SharedBrowser:
             page.close()
             return
         try:
+            page.mouse.move(0, 0)  # no pointer left over where the next test's page draws
             page.evaluate(_FORGET)
             page.goto("about:blank")
         except Exception:  # a page that is crashed or stuck: not worth keeping
