@@ -9,8 +9,7 @@ clipped or overlapping another, no text under the minimum size, heatmap cells la
 token labelled (``tests/legibility.py`` states the rules), and no error shown. At 1280x720 in
 classroom mode the page's main chart also starts on the first screen; on the pages laid out chart
 first (``WHOLE_ON_FIRST_SCREEN``) it lies wholly on it, at 1280x720 and 1920x1080; and no chart
-is hidden in part sideways but on a phone (and, for now, with the long input of the pages of
-``LONG_INPUT_SIDEWAYS``).
+is hidden in part sideways but on a phone, with either input.
 
 One server for the module (the shipped checkpoints, committed with the repository). The set-ups of
 one language and mode share a page load (``Setup.load``): the page is judged at the first one's
@@ -88,18 +87,11 @@ WITHOUT_CHARTS = {
 # 1920x1080) their main chart is wholly on the first screen with the default input.
 WHOLE_ON_FIRST_SCREEN = {entry.url_path for entry in PAGES}
 # No chart is hidden in part sideways (in a part that scrolls, or past the page's width) but on a
-# phone, on any page and in any of its views (issue 30), with the default input; with the 46-word
-# input, but on the pages of ``LONG_INPUT_SIDEWAYS``, where some charts of 46 words and more are
-# still wider than the page at the least legible cells: maps of tokens by tokens (a 46-word
-# sentence has 50-60 pieces: at 20 px a cell, wider than a projector's 1,080 px column), the step
-# inspectors' figures, Positional encoding's permutation maps. Lines over tokens and maps of units
-# by tokens are turned on their side instead (viz.token_rows, ui.charts.across_or_turned).
-LONG_INPUT_SIDEWAYS = {
-    "alignment",
-    "local_attention",
-    "multi_head",
-    "positional_encoding",
-}
+# phone, on any page and in any of its views, with the default and the 46-word input (issue 30):
+# a map of tokens by tokens (or a figure of stacked plots over the same tokens) wider than its
+# column is wrapped in blocks of columns one under the other (viz.wrap: a 46-word sentence has
+# 50-60 pieces, at 20 px a cell wider than a projector's 1,080 px column); lines over tokens and
+# maps of units by tokens are turned on their side (viz.token_rows, ui.charts.across_or_turned).
 VIEWS = {
     "alignment": [{"aln_mode": "reference"}, {"aln_mode": "compare"}],
     "multi_head": [{"mh_model": "pretrained"}],
@@ -370,17 +362,11 @@ def _first_screen(page, setup: Setup, case: Case) -> list[str]:
     return [f"main chart starts at {top:.0f} px, below the first screen ({setup.height} px)"]
 
 
-def _sideways_ok(setup: Setup, case: Case) -> bool:
-    """Whether a chart may be hidden in part sideways: on a phone, or with the long input of a
-    page of ``LONG_INPUT_SIDEWAYS``."""
-    return setup.phone or (case.long and case.page in LONG_INPUT_SIDEWAYS)
-
-
 def _problems(page, setup: Setup, case: Case, log: Path | None) -> list[str]:
     return [
         *_errors(page, log),
         *_first_screen(page, setup, case),
-        *check_page(page, classroom=setup.classroom, sideways_ok=_sideways_ok(setup, case)),
+        *check_page(page, classroom=setup.classroom, sideways_ok=setup.phone),
     ]
 
 

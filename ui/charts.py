@@ -31,8 +31,10 @@ from i18n import N_, _
 from serve.memory import figure_bytes, note_figure
 from ui import plotly_component
 from ui.sidebar import classroom_mode
+from viz.behaviours import Behaviours
 from viz.figure import colour_scale
 from viz.palette import OKABE_ITO  # every chart's colour way: see viz.palette
+from viz.wrap import blocks_needed, wrap_columns
 
 CLASSROOM_SEQUENTIAL = "Cividis"
 CLASSROOM_DIVERGING = "PuOr"
@@ -256,26 +258,44 @@ def _wide(key: str | None, width: int | float | None) -> Iterator[None]:
 
 
 def _component_chart(
-    fig: go.Figure,
+    spec: dict,
     key: str | None,
     on_select,
-    classroom: bool,
-    behaviours: dict | None,
+    behaviours: Behaviours | None,
     on_trigger: dict | None,
-    scale: float | None = None,
 ) -> bool:
-    """Show ``fig`` with the chart component; False (nothing shown) where it is off."""
+    """Show the legible figure ``spec`` with the chart component; False (nothing shown) where it
+    is off."""
     if not plotly_component.wanted():
         return False
-    behaviours = {"fullscreen": {"label": _(FULLSCREEN_LABEL)}} | (behaviours or {})
-    spec = legible(fig.to_dict(), classroom=classroom, scale=scale)
+    options = {"fullscreen": {"label": _(FULLSCREEN_LABEL)}} | (
+        behaviours.options() if behaviours is not None else {}
+    )
     # A figure with a width scrolls sideways inside the component (its own container, whose key
     # does not change with the width: a new container would mount the chart anew).
     data = plotly_component.payload(
-        spec, PLOTLY_CONFIG, select=on_select is not None, behaviours=behaviours
+        spec, PLOTLY_CONFIG, select=on_select is not None, behaviours=options
     )
     note_figure(len(data))
     return plotly_component.show(data, key=key, on_select=on_select, on_trigger=on_trigger)
+
+
+def _wrapped(
+    spec: dict, fit_width: int, classroom: bool, behaviours: Behaviours | None
+) -> tuple[float | None, Behaviours | None]:
+    """Wrap a map of tokens by tokens that is wider than its column even at the least legible
+    scale (``viz.wrap``: blocks of columns one under the other; ``spec`` at the builders' font,
+    changed in place): (the wrapped figure's width at the builders' font, or None where it was
+    not wrapped; the behaviours told where the blocks are: :meth:`Behaviours.in_blocks`)."""
+    least = LEAST_CLASSROOM_SCALE if classroom else 1.0
+    column = fit_width if classroom else fit_width * LAPTOP_COLUMN_PX / CLASSROOM_COLUMN_PX
+    blocks = blocks_needed(spec, column / least)
+    if blocks <= 1:
+        return None, behaviours
+    wrapped = wrap_columns(spec, blocks)
+    if behaviours is not None:
+        behaviours = behaviours.in_blocks(wrapped)
+    return float(spec["layout"]["width"]), behaviours
 
 
 def plotly_chart(
@@ -284,7 +304,7 @@ def plotly_chart(
     key: str | None = None,
     height: int | None = None,
     on_select=None,
-    behaviours: dict | None = None,
+    behaviours: Behaviours | None = None,
     on_trigger: dict | None = None,
     fit_height: int | None = None,
     fit_rows: int | None = None,
@@ -295,7 +315,7 @@ def plotly_chart(
     ``height`` overrides the figure's own height. ``on_select``: a callback run when the user
     clicks a point (single-point selection); it reads the selection from ``st.session_state[key]``.
     Give every chart a ``key``: the component keeps a keyed chart mounted across reruns.
-    ``behaviours`` (``{name: options}``): what the chart does in the browser without a rerun
+    ``behaviours`` (:class:`Behaviours`): what the chart does in the browser without a rerun
     (play, drag, link; see ``components/atlas-plotly``); ``on_trigger`` (``{trigger: callback}``):
     callbacks for the values a behaviour sends back. Both apply only where the component draws the
     chart: a page must work without them (with ``st.plotly_chart``, the figure's own controls).
@@ -314,11 +334,14 @@ def plotly_chart(
     scale = fitted_scale(fig.layout.height, fit_height) if fit_height else None
     if classroom and fit_height and fit_rows is not None:
         fitted_rows(fig, fit_rows, fit_height, scale or CLASSROOM_SCALE)
+    spec = fig.to_dict()
+    width, behaviours = _wrapped(spec, fit_width, classroom, behaviours)
     if classroom:
-        scale = fitted_width_scale(fig.layout.width, fit_width, scale or CLASSROOM_SCALE)
-    if _component_chart(fig, key, on_select, classroom, behaviours, on_trigger, scale):
+        width = width or fig.layout.width
+        scale = fitted_width_scale(width, fit_width, scale or CLASSROOM_SCALE)
+    spec = legible(spec, classroom=classroom, scale=scale)
+    if _component_chart(spec, key, on_select, behaviours, on_trigger):
         return
-    spec = legible(fig.to_dict(), classroom=classroom, scale=scale)
     note_figure(figure_bytes(spec))
     kwargs: dict = {"key": key, "config": PLOTLY_CONFIG, "theme": None}
     if on_select is not None:

@@ -14,7 +14,8 @@ are plain. The lines chart's part: :func:`viz.multi_head_lines.lines_link` (a he
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
 from typing import Literal
 
 import plotly.graph_objects as go
@@ -39,6 +40,8 @@ class HoverLink:
     y = j, as the head view draws them); ``linked``: the traces of the lines of the map the
     heatmap shows, each x = [0, 1, None, ...], y = [its ends' heights, None, ...]; hovered lines
     are drawn in ``colour``, ``width`` px wide.
+    ``blocks``: a heatmap wrapped in blocks of columns (:meth:`in_blocks`), each block's
+    (trace, x axis, y axis); empty: one block, ``trace`` on axes x and y.
     """
 
     group: str
@@ -52,10 +55,24 @@ class HoverLink:
     query_x: int = 0
     query_y: tuple[float, ...] = ()
     key_y: tuple[float, ...] = ()
+    blocks: tuple[tuple[int, str, str], ...] = ()
+
+    def in_blocks(self, blocks: Sequence[tuple[str, str, int, int]], traces: int) -> HoverLink:
+        """The heatmap's part once its columns are wrapped in ``blocks`` (``viz.wrap``: each
+        block's (x axis, y axis, first column, last column); block k's copy of trace t is
+        ``t + k * traces``): each block's heatmap trace and axes, as (trace, x axis, y axis)."""
+        return replace(
+            self,
+            blocks=tuple((self.trace + k * traces, x, y) for k, (x, y, _, _) in enumerate(blocks)),
+        )
 
     def options(self) -> dict:
-        """The plain-JSON options ``ui.charts.plotly_chart(behaviours={"link": ...})`` sends."""
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+        """The plain-JSON options ``ui.charts.plotly_chart(behaviours=Behaviours(link=self))``
+        sends (``viz.behaviours``)."""
+        options = {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+        if not self.blocks:
+            del options["blocks"]  # one block: as before wrapping existed
+        return options
 
 
 def heatmap_link(fig: go.Figure, group: str, trace: int = 0) -> HoverLink:

@@ -118,24 +118,24 @@ def _panel_sizes(panels: Sequence[tuple], numbers: bool) -> tuple[int, int, bool
 
 
 def permutation_maps(
-    panels: Sequence[tuple[ArrayLike, Sequence[str], Sequence[str], str]],
+    panels: Sequence[tuple[ArrayLike, Sequence[str], Sequence[str], str]], *, per_row: int = 2
 ) -> go.Figure:
-    """The permutation demo's attention maps, two per row (:func:`viz.heatmaps.attention_panels`:
+    """The permutation demo's attention maps, ``per_row`` a row (:func:`viz.heatmaps.attention_panels`:
     weights (T, T), key labels, query labels, a title where a newline starts a line), laid out in
     px: every token labelled, every cell at least ``CELL_PX`` (``NUMBER_CELL_PX`` with its
     number), each panel's title in the gap above it, the figure as wide as its cells need
     (``layout.width``: it scrolls sideways on a narrow screen)."""
-    fig = attention_panels(panels)
+    fig = attention_panels(panels, cols=per_row)
     numbers = all(trace.texttemplate for trace in fig.data)
     width, height, flat = _panel_sizes(panels, numbers)
     labels = [str(t) for p in panels for t in (*p[1], *p[2])]
     y_ticks = widest_px(labels) + Y_TICKS_PAD_PX
     x_ticks = 28 if flat else widest_px(labels) + 12
-    rows = [panels[i : i + 2] for i in range(0, len(panels), 2)]
+    rows = [panels[i : i + per_row] for i in range(0, len(panels), per_row)]
     titles = [max(len(_lines(p[3])) for p in row) * TITLE_LINE_PX + 8 for row in rows]
     gap_x = y_ticks + 16
     gaps_y = [x_ticks + t for t in titles[1:]]
-    plot_w = 2 * width + gap_x
+    plot_w = per_row * width + (per_row - 1) * gap_x
     plot_h = len(rows) * height + sum(gaps_y)
     margin = {
         "l": y_ticks,
@@ -147,7 +147,7 @@ def permutation_maps(
     for r, row in enumerate(rows):
         y_domain = [round((top - height) / plot_h, 6), round(top / plot_h, 6)]
         for c in range(len(row)):
-            index = 2 * r + c
+            index = per_row * r + c
             suffix = "" if index == 0 else str(index + 1)
             x0 = c * (width + gap_x) / plot_w
             x_domain = [x0, x0 + width / plot_w]

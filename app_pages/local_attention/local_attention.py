@@ -10,7 +10,7 @@ import streamlit as st
 from i18n import N_, _
 from models.rnn.translator import Translation, Translator
 from ui import plotly_component
-from ui.charts import plotly_chart
+from ui.charts import column_px, fits_column, plotly_chart
 from ui.downloads import csv_and_json
 from ui.errors import fragment
 from ui.guard import guarded_ui
@@ -31,6 +31,7 @@ from ui.translation import (
 from ui.translation_compute import Result, compute_local, decode
 from ui.url_state import check_model_param, check_number_param
 from viz.alignment import alignment_heatmap
+from viz.behaviours import Behaviours
 from viz.local_heatmap import local_heatmap
 from viz.local_steps import local_play
 
@@ -138,7 +139,7 @@ def steps_ui(tr: Translation) -> None:
     plotly_chart(
         fig,
         key="loc_steps",
-        behaviours={"play": local_play(tr.D)},
+        behaviours=Behaviours(play=local_play(tr.D)),
         on_trigger={"step": follow_chart_step},
     )
     lo, hi = tr.window[step]
@@ -165,17 +166,20 @@ def heatmaps_ui(result: Result, settings: LocalSettings, global_model: Translato
     """The full local heatmap with p_t as a path, next to the global model's heatmap (the global
     model is forced through the local translation only after the local heatmap is on its way)."""
     tr = result.translation
-    left, right = st.columns(2)
+    fig = local_heatmap(
+        tr.weights,
+        tr.source_tokens,
+        tr.target_tokens,
+        tr.p_t,
+        tr.window,
+        title=_("{kind}, D = {D}: weights and p_t").format(kind=settings.kind, D=tr.D),
+    )
+    # side by side where a map fits half the row, else one under the other (issue 30)
+    weights = (1, 1) if fits_column(fig.layout.width, (1, 1)) else (1,)
+    left, right = st.columns(2) if len(weights) == 2 else (st.container(), st.container())
+    fit = first_screen_fit(len(tr.target_tokens)) | {"fit_width": column_px(weights, 0)}
     with left:
-        fig = local_heatmap(
-            tr.weights,
-            tr.source_tokens,
-            tr.target_tokens,
-            tr.p_t,
-            tr.window,
-            title=_("{kind}, D = {D}: weights and p_t").format(kind=settings.kind, D=tr.D),
-        )
-        plotly_chart(fig, key="loc_heatmap", **first_screen_fit(len(tr.target_tokens)))
+        plotly_chart(fig, key="loc_heatmap", **fit)
     with right:
         if global_model is None:
             st.info(
@@ -198,7 +202,7 @@ def heatmaps_ui(result: Result, settings: LocalSettings, global_model: Translato
             # half of the row at its least width (1280x720 classroom, 1280x800)
             title=_("{kind} (global)").format(kind=GLOBAL_KIND),
         )
-        plotly_chart(fig, key="loc_global", **first_screen_fit(len(glob.target_tokens)))
+        plotly_chart(fig, key="loc_global", **fit)
         st.caption(
             _(
                 "The global model is forced through the local model's translation, so "

@@ -12,7 +12,7 @@ from i18n import N_, _
 from models.analysis.toy import PermutationResult, permutation_demo, position_similarity
 from models.limits import PERMUTATION_TOKENS, POSITIONAL_CHARS
 from models.transformer.positional import position_cosine, position_table, sinusoidal_encoding
-from ui.charts import plotly_chart
+from ui.charts import fits_column, plotly_chart
 from ui.downloads import download_csv
 from ui.errors import fragment
 from ui.guard import guarded_ui
@@ -135,7 +135,12 @@ def demo_maps(plain: PermutationResult, with_pe: PermutationResult) -> None:
             ),
         ),
     ]
-    plotly_chart(permutation_maps(panels), key="pe_perm_maps")
+    fig = permutation_maps(panels)
+    if fits_column(fig.layout.width):
+        plotly_chart(fig, key="pe_perm_maps")
+    else:  # one map a chart, each wrapped to the column where it is wider (issue 30)
+        for k, panel in enumerate(panels):
+            plotly_chart(permutation_maps([panel], per_row=1), key=f"pe_perm_maps_{k}")
     # the CSV's row names are data: English in every language
     labels = [f"without PE · {t}" for t in plain.tokens] + [f"with PE · {t}" for t in plain.tokens]
     download_csv(
