@@ -3,7 +3,8 @@ options of the chart component's "play" behaviour (components/atlas-plotly/atlas
 play.js): a figure's plotly frames played in the browser from the data sent once, drawing
 ``fps`` states a second, the in-between states interpolated between two frames (motion only: at
 each step the chart shows the server's frame exactly). Plain JSON for ``ui.charts.plotly_chart
-(behaviours={"play": ...})``; where the component is off, the figure's own play button remains.
+(behaviours=Behaviours(play=...))`` (``viz.behaviours``); where the component is off, the figure's
+own play button remains.
 """
 
 from __future__ import annotations

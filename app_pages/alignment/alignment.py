@@ -44,6 +44,7 @@ from viz.alignment import (
     alignment_lines_link,
     token_prob_bars,
 )
+from viz.behaviours import Behaviours
 from viz.hover_link import heatmap_link
 
 LINK_HINT = N_(
@@ -80,7 +81,7 @@ def alignment_ui(view: AlignmentView, title: str, key: str, kind: str) -> None:
         heatmap = alignment_heatmap(
             view.weights, view.source, view.target, title=title, numbers=False
         )
-    link = {"link": heatmap_link(heatmap, f"{key}-link").options()}
+    link = Behaviours(link=heatmap_link(heatmap, f"{key}-link"))
     if beside:
         left, right = st.columns(BESIDE, gap="medium")
         with left:
@@ -127,7 +128,7 @@ def lines_ui(view: AlignmentView, key: str) -> None:
         threshold=threshold,
         title=_("The same weights as lines"),
     )
-    link = {"link": alignment_lines_link(lines, f"{key}-link").options()}
+    link = Behaviours(link=alignment_lines_link(lines, f"{key}-link"))
     rows = max(view.source, view.target, key=len)
     with lines_at:
         fit = first_screen_fit(len(rows)) | {"fit_width": column_px(BESIDE, 1, "medium")}

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from app_pages.anatomy.drag import STEP, apply_drag, drag_options, member
+from app_pages.anatomy.drag import STEP, DragMember, apply_drag, drag_options
 from app_pages.anatomy.number_table import LIMIT, number_grid_ui, set_rows
 from i18n import N_, _
 from models.analysis.toy import (
@@ -33,6 +33,7 @@ from ui.url_state import (
     write_params,
 )
 from viz import vector_diagram, weights_bar
+from viz.behaviours import Behaviours
 
 COLUMNS = ["key x", "key y", "value x", "value y"]  # the table's columns (ids), shown translated
 COLUMN_LABELS = {
@@ -223,7 +224,7 @@ def stage_scores(result: AnatomyResult, names: list[str], kind: str, W: np.ndarr
     plotly_chart(
         weights_bar(result.scores, names, title=_("Scores e_s"), y_title=_("score")),
         key="anat_scores",
-        behaviours={"drag": member("scores")},
+        behaviours=Behaviours(drag=DragMember("scores")),
     )
 
 
@@ -252,7 +253,7 @@ def stage_weights(result: AnatomyResult, names: list[str], temperature: float) -
     plotly_chart(
         weights_bar(result.weights, names, title=title),
         key="anat_weights",
-        behaviours={"drag": member("weights")},
+        behaviours=Behaviours(drag=DragMember("weights")),
     )
 
 
@@ -300,7 +301,7 @@ def stage_context(result: AnatomyResult, settings: AnatomySettings, names: list[
     plotly_chart(
         fig,
         key="anat_vectors",
-        behaviours={"drag": options.payload()},
+        behaviours=Behaviours(drag=options),
         on_trigger={"drag": lambda: apply_drag("anat_vectors")},
     )
 

@@ -73,14 +73,29 @@ class DragOptions:
     limit: float = LIMIT
 
     def payload(self) -> dict:
-        """The options as ``plotly_chart(behaviours={"drag": ...})`` sends them (plain JSON)."""
+        """The options as ``plotly_chart(behaviours=Behaviours(drag=...))`` sends them (plain
+        JSON)."""
         return asdict(self)
 
 
-def member(role: str) -> dict:
+@dataclass(frozen=True)
+class DragMember:
     """The drag options of a chart that only follows the group's drags: ``role`` is "scores" or
     "weights" (its first trace's bars are redrawn)."""
-    return {"group": GROUP, "role": role}
+
+    role: str
+    group: str = GROUP
+
+    def payload(self) -> dict:
+        """The options as ``plotly_chart(behaviours=Behaviours(drag=...))`` sends them (plain
+        JSON)."""
+        return {"group": self.group, "role": self.role}
+
+
+def member(role: str) -> dict:
+    """The plain-JSON drag options of a chart that only follows the group's drags
+    (:class:`DragMember`)."""
+    return DragMember(role).payload()
 
 
 def arrow_traces(fig: go.Figure) -> dict[str, list[int]]:

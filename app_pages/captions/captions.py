@@ -29,6 +29,7 @@ from ui.layout import control_row, first_screen_fit
 from ui.loaders import cached_captioners
 from ui.sidebar import classroom_mode
 from ui.text import escape_markdown, page_intro
+from viz.behaviours import Behaviours
 from viz.captions import (
     alpha_sum_figure,
     attention_player_figure,
@@ -154,7 +155,7 @@ with where.players:
             fig = attention_player_figure(
                 image, result.alphas, result.words, locations=locations, title=_(MODEL_LABELS[name])
             )
-            behaviours = {"play": player_play()}
+            behaviours = Behaviours(play=player_play())
             plotly_chart(
                 fig,
                 key=f"cap_player_{name}",

@@ -29,6 +29,7 @@ from ui.downloads import download_json
 from ui.errors import fragment
 from ui.text import page_intro
 from viz.alignment import alignment_heatmap
+from viz.behaviours import Behaviours
 from viz.lab import (
     Curves,
     length_accuracy_chart,
@@ -109,7 +110,7 @@ def probe_heatmaps_ui(
                 titles=[_(ATTENTION_AT).format(step=s.step) for s in snapshots],
                 index=next(i for i, s in enumerate(snapshots) if s is snap),
             )
-            plotly_chart(fig, key=key, behaviours={"play": probe_play()})
+            plotly_chart(fig, key=key, behaviours=Behaviours(play=probe_play()))
             st.caption(_(PLAY_HINT))
         else:
             title = _(ATTENTION_AT).format(step=snap.step)

@@ -41,6 +41,7 @@ from ui.tables import table_ui
 from ui.text import page_intro
 from ui.translation_compute import decode
 from ui.url_state import check_number_param
+from viz.behaviours import Behaviours
 from viz.head_steps import Panel, step_panels
 from viz.hover_link import heatmap_link
 from viz.multi_head import grid_tiles, head_grid, head_heatmap, share_heatmaps
@@ -103,7 +104,7 @@ def one_head_ui(view: HeadsView, layer: int, head: int) -> None:
         layer=layer + 1, head=head + 1, rows=len(view.query_tokens), cols=len(view.key_tokens)
     )
     fig = head_heatmap(w, view.key_tokens, view.query_tokens, title=f"{view.title}<br>{where}")
-    link = {"link": heatmap_link(fig, LINK_GROUP).options()}
+    link = Behaviours(link=heatmap_link(fig, LINK_GROUP))
     plotly_chart(fig, key="mh_head_map", height=fig.layout.height, behaviours=link)
     c1, c2 = st.columns(2)
     with c1:
@@ -166,7 +167,7 @@ def head_view_ui(view: HeadsView, layer: int, head: int) -> None:
             )
         ),
     )
-    link = {"link": lines_link(fig, head, LINK_GROUP).options()}
+    link = Behaviours(link=lines_link(fig, head, LINK_GROUP))
     plotly_chart(fig, key="mh_lines", height=fig.layout.height, behaviours=link)
 
 
