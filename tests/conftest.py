@@ -22,6 +22,7 @@ from models.checkpoints import CHECKPOINTS_ENV, SHIPPED_ROOT
 from tests.browser_context import launch_shared
 from tests.requirements_env import need
 from tests.server import CHROMIUM, ROOT, served_with
+from ui.plotly_component import ENV as PLOTLY_COMPONENT_ENV
 from viz.figure import VALIDATE_ENV
 
 # Every figure builder runs in this suite (and in the servers it starts): plotly validates each
@@ -159,6 +160,20 @@ def tiny(tiny_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tiny random-weight checkpoints), which it returns."""
     monkeypatch.setenv(CHECKPOINTS_ENV, str(tiny_root))
     return tiny_root
+
+
+@pytest.fixture(params=["component", "fallback"])
+def chart_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each way a chart is drawn, for one test run twice: "component" (the chart component, as
+    in a served app and by default under AppTest) and "fallback" (st.plotly_chart,
+    ``ATLAS_PLOTLY_COMPONENT=0``). The test reads either with ``tests/app_helpers.py``'s
+    ``charts`` and may check the path with its ``check_path``."""
+    if request.param == "fallback":
+        monkeypatch.setenv(PLOTLY_COMPONENT_ENV, "0")
+    else:
+        need(importlib.util.find_spec("atlas_plotly") is not None, "atlas-plotly: run `make setup`")
+        monkeypatch.delenv(PLOTLY_COMPONENT_ENV, raising=False)
+    return request.param
 
 
 @pytest.fixture(scope="session")

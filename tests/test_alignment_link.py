@@ -1,8 +1,8 @@
 """The Alignment page's hover link, Python side: the lines' part (``alignment_lines_link``) names
 the lines and where each token is drawn (targets, the heatmap's rows, on the right; sources, its
 columns, on the left, spread over the same height), the page sends both charts' parts to the chart
-component in one group and says what hovering does; without the component (AppTest's default)
-neither the options nor the hint are there. The browser side: test_browser_alignment_link.py."""
+component in one group and says what hovering does; without the component
+(``ATLAS_PLOTLY_COMPONENT=0``) neither the options nor the hint are there. The browser side: test_browser_alignment_link.py."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from models.checkpoints import CHECKPOINTS_ENV
-from tests.app_helpers import open_app
+from tests.app_helpers import charts, open_app
 from tests.requirements_env import need
 from tests.tiny_seq2seq import build_tiny_checkpoints
 from ui import plotly_component
@@ -91,21 +91,19 @@ def test_the_page_links_its_heatmap_and_lines(tiny_root: Path, monkeypatch, mode
     if mode == "reference":
         params["aln_ref"] = "un chien noir court sur l' herbe verte ."
     at = open_app(PAGE, params, timeout=120)
-    charts = {
-        c.proto.id.rsplit("-", 1)[-1]: json.loads(c.proto.bytes) for c in at.get("bidi_component")
-    }
+    sent = {c.key: c for c in charts(at)}
+    assert all(c.component for c in sent.values())
     prefix = "aln_main" if mode == "translate" else "aln_ref"
-    heatmap = charts[f"{prefix}_heatmap"]["behaviours"]["link"]
-    lines = charts[f"{prefix}_lines"]["behaviours"]["link"]
+    heatmap = sent[f"{prefix}_heatmap"].behaviours["link"]
+    lines = sent[f"{prefix}_lines"].behaviours["link"]
     assert heatmap["group"] == lines["group"] == f"{prefix}-link"
     assert (heatmap["role"], lines["role"], lines["query_x"]) == ("heatmap", "lines", 1)
-    z = charts[f"{prefix}_heatmap"]["figure"]["data"][0]["z"]
-    rows = z["shape"].split(",")[0] if isinstance(z, dict) else len(z)
-    assert int(rows) == heatmap["n_queries"] == lines["n_queries"] == len(lines["query_y"])
+    rows = len(sent[f"{prefix}_heatmap"].data[0]["z"])
+    assert rows == heatmap["n_queries"] == lines["n_queries"] == len(lines["query_y"])
     assert heatmap["n_keys"] == lines["n_keys"] == len(lines["key_y"])
     assert HINT in _captions(at)
-    others = [k for k in charts if k not in (f"{prefix}_heatmap", f"{prefix}_lines")]
-    assert others and all("link" not in charts[k]["behaviours"] for k in others)
+    others = [k for k in sent if k not in (f"{prefix}_heatmap", f"{prefix}_lines")]
+    assert others and all("link" not in sent[k].behaviours for k in others)
 
 
 def test_without_the_component_there_is_no_hint(tiny_root: Path, monkeypatch):

@@ -8,8 +8,6 @@ from the same checkpoints through the models' own API.
 
 from __future__ import annotations
 
-import base64
-import json
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -21,7 +19,7 @@ from app_pages.alignment.formulas import FORMULAS
 from app_pages.alignment.four_scores import pair_id
 from models.checkpoints import CHECKPOINTS_ENV
 from models.rnn.translator import Translator
-from tests.app_helpers import open_app
+from tests.app_helpers import charts, check_path, figures, open_app
 from tests.tiny_seq2seq import build_tiny_checkpoints
 from ui.translation_compute import tokens_view
 
@@ -42,16 +40,12 @@ def tiny(tiny_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _arr(value: object) -> np.ndarray:
-    """A plotly JSON array: a plain list, or the typed {"dtype", "bdata", "shape"} encoding."""
-    if isinstance(value, dict) and "bdata" in value:
-        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
-        shape = [int(n) for n in str(value.get("shape", flat.size)).split(",")]
-        return flat.reshape(shape).astype(float)
+    """A plotly JSON array (tests/app_helpers.py's reader decodes typed arrays to lists)."""
     return np.asarray(value, dtype=float)
 
 
 def _figures(at: AppTest) -> list[dict]:
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    return figures(at)
 
 
 def _figure(at: AppTest, title_part: str) -> dict:
@@ -99,8 +93,9 @@ def test_each_score_formula_differs():
 # ---------------------------------------------------------------- the step inspector
 
 
-def test_step_inspector_shows_scores_weights_and_context(tiny: Path):
+def test_step_inspector_shows_scores_weights_and_context(tiny: Path, chart_path: str):
     at = open_app(ALIGNMENT, {"aln_text": SENTENCE, "aln_model": "luong-general", "aln_step": "2"})
+    check_path(at, chart_path)
     tr = _load(tiny, "luong-general").translate(SENTENCE)
     fig = _figure(at, "Step 2:")
     scores, weights = fig["data"]
@@ -168,7 +163,7 @@ def test_four_scores_with_another_reference_model_and_the_word_view(tiny: Path):
 def test_four_scores_empty_sentence_is_a_hint(tiny: Path):
     at = open_app(ALIGNMENT, {"aln_text": "  ", "aln_mode": "four"})
     assert any("sentence is empty: type an English" in w.value for w in at.warning)
-    assert not at.get("plotly_chart")
+    assert not charts(at)
 
 
 # ---------------------------------------------------------------- text that is not English

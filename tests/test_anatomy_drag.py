@@ -18,6 +18,7 @@ from app_pages.anatomy.drag import STEP, drag_options, member, moved_rows, snap
 from models.analysis.toy import ADDITIVE_V, ADDITIVE_W_K, ADDITIVE_W_Q, anatomy
 from tests.app_helpers import open_app
 from tests.node_js import ASSETS, needs_node, run_exports
+from ui import plotly_component
 from viz import vector_diagram
 
 DRAG_JS = ASSETS / "drag.js"
@@ -153,9 +154,10 @@ def test_the_browser_rounds_and_writes_numbers_as_python_does(tmp_path):
     assert [f"{x:.3f}" for x in numbers] == out[len(xs) :]
 
 
-def test_without_the_component_the_page_has_no_handles_to_mention():
-    """Under AppTest the charts are st.plotly_chart's: no drag, so no sentence about dragging;
-    the query inputs step by the drag's step."""
+def test_without_the_component_the_page_has_no_handles_to_mention(monkeypatch):
+    """Without the component (``ATLAS_PLOTLY_COMPONENT=0``) the charts are st.plotly_chart's: no
+    drag, so no sentence about dragging; the query inputs step by the drag's step."""
+    monkeypatch.setenv(plotly_component.ENV, "0")
     at = open_app("app_pages/anatomy/anatomy.py")
     assert not at.exception
     assert not [c for c in at.caption if "Drag" in c.value]

@@ -6,13 +6,11 @@ visit to another page)."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app_helpers import open_app
+from tests.app_helpers import figures, open_app
 from tests.test_app import _array
 
 ANATOMY = "app_pages/anatomy/anatomy.py"
@@ -24,8 +22,7 @@ def _boxes(at: AppTest, table: str) -> list:
 
 
 def _scores(at: AppTest) -> list[float]:
-    for chart in at.get("plotly_chart"):
-        fig = json.loads(chart.proto.spec)
+    for fig in figures(at):
         if fig["layout"].get("title", {}).get("text", "").startswith("Scores"):
             return _array(fig["data"][0]["y"])
     raise AssertionError("no scores chart")

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import base64
-import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app_helpers import open_app
+from tests.app_helpers import charts, check_path, figures, open_app
 
 ANATOMY = "app_pages/anatomy/anatomy.py"
 PE = "app_pages/positional_encoding/positional_encoding.py"
@@ -24,22 +22,15 @@ def _app(
 
 
 def _figures(at: AppTest) -> list[dict]:
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    """The figures the page drew (tests/app_helpers.py: typed arrays decoded to lists)."""
+    return figures(at)
 
 
 def _array(data: object) -> list:
-    """A plotly JSON array: a plain list or a base64 typed array."""
-    if isinstance(data, dict) and "bdata" in data:
-        return np.frombuffer(base64.b64decode(data["bdata"]), dtype=data["dtype"]).tolist()
     return list(data)
 
 
 def _arr(data: object) -> np.ndarray:
-    """A plotly JSON array as numpy, 2-D typed arrays reshaped."""
-    if isinstance(data, dict) and "bdata" in data:
-        flat = np.frombuffer(base64.b64decode(data["bdata"]), dtype=data["dtype"])
-        shape = data.get("shape")
-        return flat.reshape([int(n) for n in str(shape).split(",")]) if shape else flat
     return np.asarray(data, dtype=float)
 
 
@@ -94,7 +85,7 @@ def test_registry_paths_are_file_stems():
 
 def test_anatomy_defaults():
     at = _app(page=ANATOMY)
-    assert len(at.get("plotly_chart")) == 3
+    assert len(charts(at)) == 3
     weights = _bar_values(at, "Weights")
     assert abs(sum(weights) - 1) < 1e-9 and weights[0] == max(weights)  # the aligned key wins
 
@@ -115,7 +106,7 @@ def test_anatomy_identical_keys_and_zero_vectors():
     assert "same weight" in at.info[0].value
 
 
-def test_anatomy_url_reproduces_view():
+def test_anatomy_url_reproduces_view(chart_path: str):
     params = {
         "anat_score": "general",
         "anat_W": "0,1;1,0",
@@ -123,6 +114,7 @@ def test_anatomy_url_reproduces_view():
         "anat_items": "1,0,1,0;0,1,0,1;1,1,2,2",
     }
     at = _app(params, ANATOMY)
+    check_path(at, chart_path)
     assert at.selectbox(key="anat_score").value == "general"
     assert at.number_input(key="anat_temp").value == 0.5
     # q = (2, 1), W swaps the axes: scores are q^T W k = (1, 2, 3)
@@ -132,7 +124,7 @@ def test_anatomy_url_reproduces_view():
 def test_anatomy_too_few_items_is_a_message():
     at = _app({"anat_items": "1,0,1,0;0,1,0,1"}, ANATOMY)
     assert "between 3 and 8" in at.warning[0].value
-    assert not at.get("plotly_chart")
+    assert not charts(at)
 
 
 def test_anatomy_presets_and_hard_pick():
@@ -145,7 +137,7 @@ def test_anatomy_presets_and_hard_pick():
     at.button(key="anat_resample").click().run()
     second = [m.value for m in at.markdown if "Hard attention sampled" in m.value][0]
     assert "seed 1" in second
-    assert len(at.get("plotly_chart")) == 3 and not at.exception
+    assert len(charts(at)) == 3 and not at.exception
 
 
 def test_classroom_mode_from_url_styles_charts():
@@ -163,8 +155,9 @@ def _permutation_checks(at: AppTest) -> tuple[float, float]:
     return found[0], found[1]
 
 
-def test_positional_defaults_and_numbers():
+def test_positional_defaults_and_numbers(chart_path: str):
     at = _app(page=PE)
+    check_path(at, chart_path)
     titles = [f["layout"]["title"]["text"] for f in _figures(at)]
     assert "PE matrix (64 positions × 64 dimensions)" in titles
     plain, with_pe = _permutation_checks(at)

@@ -21,6 +21,7 @@ import pytest
 from models.analysis.explain import explain
 from models.checkpoints import SHIPPED_ROOT
 from models.rnn.translator import Translator
+from tests.app_helpers import figures
 from tests.browser_helpers import (
     CHART,
     assert_chinese,
@@ -171,9 +172,7 @@ def _labels_and_titles(at) -> list[str]:
     texts += [option for choice in at.main.get("button_group") for option in choice.options]
     texts += [c.value for c in at.caption] + [i.value for i in at.info]
     texts += [link.proto.label for link in at.main.get("page_link")]
-    return texts + [
-        json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")
-    ]
+    return texts + [f["layout"]["title"]["text"] for f in figures(at)]
 
 
 @pytest.mark.parametrize(

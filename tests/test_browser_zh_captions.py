@@ -15,7 +15,6 @@ models wrote, the scene vocabulary of the captions), model names, formulas (``$.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from streamlit.testing.v1 import AppTest
 
 from media.scenes import vocabulary_words
 from models.captioning.checkpoint import CAPTION_MODELS
-from tests.app_helpers import open_app
+from tests.app_helpers import figures, open_app
 from tests.browser_helpers import (
     CHART,
     assert_chinese,
@@ -70,7 +69,7 @@ def _open(page: str, params: dict[str, str], lang: str = "zh") -> AppTest:
 
 
 def _figures(at: AppTest) -> list[dict]:
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    return figures(at)
 
 
 def _title(part: object) -> str:

@@ -16,7 +16,6 @@ random-weight ones; the pretrained encoder is always the real all-MiniLM-L6-v2.
 
 from __future__ import annotations
 
-import json
 import re
 import urllib.parse
 from pathlib import Path
@@ -26,6 +25,7 @@ import pytest
 from models.checkpoints import SHIPPED_ROOT
 from models.transformer.pretrained import PretrainedEncoder
 from models.transformer.translator import TransformerTranslator
+from tests.app_helpers import figures
 from tests.browser_helpers import (
     assert_chinese,
     chart_hover_texts,
@@ -188,7 +188,7 @@ def tiny_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _figures(at) -> list[dict]:
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    return figures(at)
 
 
 def _group(at, key: str):

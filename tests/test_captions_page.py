@@ -4,7 +4,6 @@ classroom mode, missing checkpoints. Uses tiny random-weight captioners (ATLAS_C
 from __future__ import annotations
 
 import io
-import json
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +12,7 @@ from PIL import Image
 from streamlit.testing.v1 import AppTest
 
 from models.checkpoints import CHECKPOINTS_ENV
-from tests.app_helpers import open_app
+from tests.app_helpers import check_path, figures, open_app
 from tests.test_captioning import BAD
 from tests.tiny_captions import build_tiny_caption_checkpoints
 from ui.captions import format_composition, parse_composition
@@ -33,15 +32,16 @@ def _run(params: dict[str, str] | None = None, first: dict | None = None) -> App
 
 
 def _figures(at: AppTest) -> list[dict]:
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    return figures(at)
 
 
 def _codes(at: AppTest) -> list[str]:
     return [c.value for c in at.code]
 
 
-def test_example_scene_shows_both_models_and_all_maps(tiny):
+def test_example_scene_shows_both_models_and_all_maps(tiny, chart_path: str):
     at = _run({"cap_ex": "3", "cap_n": "9"})
+    check_path(at, chart_path)
     assert at.title[0].value.startswith("Image captions")
     codes = _codes(at)
     assert len(codes) == 3  # the layout's caption, soft, hard

@@ -8,7 +8,6 @@ The page reads tiny random-weight checkpoints (``ATLAS_CHECKPOINTS``), as in
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from models.checkpoints import CHECKPOINTS_ENV
 from models.rnn.translator import Translator
-from tests.app_helpers import open_app
+from tests.app_helpers import figures, open_app
 from tests.tiny_seq2seq import build_tiny_checkpoints
 
 ALIGNMENT = "app_pages/alignment/alignment.py"
@@ -39,8 +38,7 @@ def tiny(tiny_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _figure(at: AppTest, title_part: str) -> dict:
     """The plotly chart whose title contains ``title_part``."""
-    for chart in at.get("plotly_chart"):
-        fig = json.loads(chart.proto.spec)
+    for fig in figures(at):
         if title_part in fig["layout"].get("title", {}).get("text", ""):
             return fig
     raise AssertionError(f"no chart titled {title_part!r}")

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from models.checkpoints import CHECKPOINTS_ENV
-from tests.app_helpers import open_app
+from tests.app_helpers import charts, open_app
 from tests.tiny_seq2seq import build_tiny_checkpoints
 from tests.tiny_transformer import build_tiny_transformers
 
@@ -44,7 +44,7 @@ def test_alignment_unknown_model(tiny: Path):
     assert "uses bahdanau" in _notice(at, "aln_model")
     assert at.selectbox(key="aln_model").value == "bahdanau"
     assert at.query_params.get("aln_model") != [UNKNOWN]
-    assert at.get("plotly_chart")  # the default model's alignment is drawn
+    assert charts(at)  # the default model's alignment is drawn
 
 
 def test_alignment_unknown_second_model(tiny: Path):
@@ -60,7 +60,7 @@ def test_local_unknown_model(tiny: Path):
     )
     assert "uses local-p" in _notice(at, "loc_model")
     assert at.selectbox(key="loc_model").value == "local-p"
-    assert at.get("plotly_chart")
+    assert charts(at)
 
 
 @pytest.mark.parametrize(
@@ -71,7 +71,7 @@ def test_multi_head_unknown_model(tiny: Path, name: str, default: str):
         "app_pages/multi_head/multi_head.py", {"mh_text": SENTENCE, name: UNKNOWN}, timeout=180
     )
     assert f"uses {default}" in _notice(at, name)
-    assert at.get("plotly_chart")
+    assert charts(at)
 
 
 def test_a_known_model_gets_no_notice(tiny: Path):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import copy
 import html
-import json
 import math
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from models.checkpoints import CHECKPOINTS_ENV
 from models.rnn.translator import Translator
 from models.subword_merge import group_pieces
 from models.tokenizer import BOS_ID
-from tests.app_helpers import open_app
+from tests.app_helpers import figures, open_app
 from tests.tiny_explain import several_word_checkpoints
 from tests.tiny_seq2seq import build_tiny_checkpoints
 from viz.explain import counterfactual_figure, measures_figure, normalised, rho_text
@@ -305,8 +304,7 @@ def tiny(page_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _figure(at, title_part: str) -> dict:
-    for chart in at.get("plotly_chart"):
-        fig = json.loads(chart.proto.spec)
+    for fig in figures(at):
         if title_part in fig["layout"].get("title", {}).get("text", ""):
             return fig
     raise AssertionError(f"no chart titled {title_part!r}")
@@ -337,7 +335,7 @@ def test_the_measures_run_when_turned_on_and_stay_in_the_url(tiny: Path):
     at = open_app(ALIGNMENT, {"aln_text": SENTENCE}, timeout=120)
     assert "Does attention explain?" in [s.value for s in at.subheader]
     assert at.toggle(key="expl").value is False and not at.metric
-    titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+    titles = [f["layout"]["title"]["text"] for f in figures(at)]
     assert not any("Which words mattered" in t for t in titles)
     at.toggle(key="expl").set_value(True).run()
     assert not at.exception  # the URL's ?expl=true: tests/test_browser_explain.py

@@ -4,12 +4,12 @@ preset) work in both languages; switching language keeps the view."""
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 
 from i18n import use_language
+from tests.app_helpers import figures
 from tests.test_i18n_app import _app, _open, english_words
 
 ANATOMY = "app_pages/anatomy/anatomy.py"
@@ -40,8 +40,7 @@ def _texts(at) -> list[str]:
 def _chart_texts(at) -> list[str]:
     """Chart titles, axis titles, trace names and hover templates of every chart."""
     texts = []
-    for chart in at.get("plotly_chart"):
-        spec = json.loads(chart.proto.spec)
+    for spec in figures(at):
         layout = spec["layout"]
         texts += [layout.get("title", {}).get("text", "")]
         texts += [
@@ -85,7 +84,7 @@ def test_anatomy_in_chinese(params):
 
 def test_anatomy_charts_and_table_in_chinese():
     at = _page({})
-    titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+    titles = [f["layout"]["title"]["text"] for f in figures(at)]
     assert titles == ["分数 e_s", "权重 a_s (T = 1)", "查询、键、值与上下文向量"]
     first_row = [box.label for box in at.text_input if box.key.startswith("anat_items_cell_")][:4]
     assert first_row == ["键 x", "键 y", "值 x", "值 y"]  # the table's column names

@@ -7,7 +7,6 @@ busy); the training itself is the real one, in worker processes.
 
 from __future__ import annotations
 
-import json
 import time
 
 import pytest
@@ -16,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 import app_pages.lab.controls
 from models.lab.train import LabConfig, train_run
 from serve.lab_jobs import JobSpec, LabServer
-from tests.app_helpers import open_app
+from tests.app_helpers import charts, check_path, figures, open_app
 
 PAGE = "app_pages/lab/lab.py"
 TINY = {"lab_len": "4", "lab_hidden": "32", "lab_steps": "100", "lab_bi": "false"}
@@ -55,7 +54,7 @@ def _finished(at: AppTest) -> bool:
 
 
 def _figures(at: AppTest) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    return figures(at)
 
 
 def _heatmap_titles(at: AppTest) -> list[str]:
@@ -120,7 +119,7 @@ def test_train_to_the_end_and_scrub(server: LabServer) -> None:
     at = _open(TINY)
     at.button(key="lab_train").click().run()
     at = _poll(at, _finished)
-    assert len(at.get("plotly_chart")) == 4  # attention, true alignment, curves, by length
+    assert len(charts(at)) == 4  # attention, true alignment, curves, by length
     assert [m.label for m in at.metric][:3] == ["Sequences right", "Longest third", "Training time"]
     assert "GRU + bahdanau" in _texts(at) and "GRU, no attention" in _texts(at)
     timeline = next(s for s in at.select_slider if s.label == TIMELINE)
@@ -134,12 +133,13 @@ def test_train_to_the_end_and_scrub(server: LabServer) -> None:
     assert any("Probe:" in c.value and "at step 0" in c.value for c in at.caption)
 
 
-def test_a_cached_link_opens_at_once(server: LabServer) -> None:
+def test_a_cached_link_opens_at_once(server: LabServer, chart_path: str) -> None:
     config = LabConfig(max_len=4, hidden=32, steps=100, bidirectional=False, task="copy")
     for cfg in JobSpec(config, 7, compare=False).runs():
         server.remember(train_run(*cfg))
     at = _open({**TINY, "lab_task": "copy", "lab_seed": "7", "lab_cmp": "false"})
     assert _finished(at) and server.load() == (0, 0)  # no Train press, no job
+    check_path(at, chart_path)
 
 
 def test_cancel_leaves_a_message_and_a_usable_page(server: LabServer) -> None:

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from app_pages.lessons.schema import load_folder
-from tests.app_helpers import open_app
+from tests.app_helpers import charts, open_app
 
 pytestmark = pytest.mark.checkpoints
 PAGE = "app_pages/lessons/lessons.py"
@@ -31,9 +31,7 @@ def _shown(at) -> str:
         for kind in ("markdown", "caption", "info", "success", "table")
         for e in at.get(kind)
     ]
-    parts += [
-        e.proto.spec if hasattr(e.proto, "spec") else str(e.proto) for e in at.get("plotly_chart")
-    ]
+    parts += [json.dumps(c.figure) for c in charts(at)]
     return "\n".join(parts)
 
 
@@ -58,9 +56,7 @@ def test_every_lesson_runs_to_its_summary(at, lesson):
         title = lesson.steps[step - 1].title
         assert any(title in m.value.replace("\\", "") for m in at.markdown), title
         if lesson.steps[step - 1].question is None:
-            assert at.get("plotly_chart") or at.get("table"), (
-                f"{lesson.id} step {step} shows no view"
-            )
+            assert charts(at) or at.get("table"), f"{lesson.id} step {step} shows no view"
     at.button(key="les_next").click().run()
     assert at.query_params["step"] == str(len(lesson.steps) + 1)
     assert at.get("arrow_data_frame") or at.dataframe  # the predictions, in one view
@@ -96,7 +92,7 @@ def test_every_question_hides_its_answer_until_the_guess_is_committed(at, lesson
     reveal = at.button(key=next(b.key for b in at.button if b.key and b.key.endswith("_reveal")))
     assert reveal.disabled  # nothing to commit yet
     before = _shown(at)
-    charts_before = len(at.get("plotly_chart"))
+    charts_before = len(charts(at))
     assert charts_before <= (1 if kind == "region" else 0)  # the scene itself, never its map
     assert "your guess" not in before
     group = at.button_group[0]
@@ -108,12 +104,12 @@ def test_every_question_hides_its_answer_until_the_guess_is_committed(at, lesson
     verdicts = [e.value for e in (*at.success, *at.info)]
     assert verdicts, "no verdict after the reveal"
     after = _shown(at)
-    for figure in at.get("plotly_chart"):  # the answer's numbers were nowhere before the reveal
-        for trace in json.loads(figure.proto.spec).get("data", []):
+    for sent in charts(at):  # the answer's numbers were nowhere before the reveal
+        for trace in sent.data:
             if trace.get("type") == "bar":
                 top = repr(max(trace["x"]))  # as the chart data writes it
                 assert top in after and top not in before, top
-    drawn = [e.key for e in at.get("plotly_chart")]
+    drawn = [c.key for c in charts(at)]
     assert any(key and "_chart" in key for key in drawn), drawn  # the answer is drawn now
     assert at.text_input(key=next(t.key for t in at.text_input if t.key.endswith("_note")))
 

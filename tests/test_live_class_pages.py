@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 
 import pytest
 
@@ -14,7 +15,7 @@ from app_pages.lessons import live
 from app_pages.lessons.schema import load_folder
 from app_pages.lessons.teacher import Lead, answers_csv
 from live.store import open_store
-from tests.app_helpers import open_app
+from tests.app_helpers import charts, check_path, open_app
 
 pytestmark = pytest.mark.checkpoints
 LESSONS = "app_pages/lessons/lessons.py"
@@ -62,7 +63,7 @@ def _go(at, step: int):
     assert not at.exception, [e.value for e in at.exception]
 
 
-def test_a_class_from_join_to_reveal(db):
+def test_a_class_from_join_to_reveal(db, chart_path: str):
     teacher, code, key = _teacher()
     assert any(e.key == "live_hide_join" for e in teacher.button)  # the join card is up
     info = db.get_class(code)
@@ -74,9 +75,7 @@ def test_a_class_from_join_to_reveal(db):
     ann.run()
     group = ann.button_group[0]
     words = [str(o) for o in group.options]
-    assert ann.get("plotly_chart") == [] or all(
-        "_answer" not in (c.key or "") for c in ann.get("plotly_chart")
-    )
+    assert charts(ann) == [] or all("_answer" not in (c.key or "") for c in charts(ann))
     group.set_value(words.index("dog")).run()
     me = ann.query_params["me"]
     assert db.my_answer(code, me, 2) == words.index("dog")
@@ -85,7 +84,7 @@ def test_a_class_from_join_to_reveal(db):
     assert db.my_answer(code, me, 2) == words.index("black")
     teacher.run()
     assert "1 of 1 answered" in _text(teacher)
-    assert "black" not in "".join(c.proto.spec for c in teacher.get("plotly_chart"))
+    assert "black" not in "".join(json.dumps(c.figure) for c in charts(teacher))
     teacher.button(
         key=next(b.key for b in teacher.button if b.key.endswith("_class_reveal"))
     ).click()
@@ -94,7 +93,8 @@ def test_a_class_from_join_to_reveal(db):
     assert "1 of 1 answers (100%) chose the model's top choice" in _text(teacher)
     ann.run()
     assert "Right!" in _text(ann)  # the student's verdict
-    assert any("_spread" in (c.key or "") for c in ann.get("plotly_chart"))
+    assert any("_spread" in (c.key or "") for c in charts(ann))
+    check_path(ann, chart_path)
     assert not ann.button_group  # no guess after the reveal
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app_helpers import open_app
+from tests.app_helpers import charts, open_app
 from tests.requirements_env import need
 from tests.tiny_transformer import build_tiny_transformers
 from ui import plotly_component
@@ -120,11 +120,11 @@ def test_without_the_component_the_page_says_to_use_the_pickers(tiny: Path, monk
 
 
 def _payloads(at: AppTest) -> dict[str, dict]:
-    """The chart component's payloads by chart key."""
-    out = {}
-    for chart in at.get("bidi_component"):
-        out[chart.proto.id.rsplit("-", 1)[-1]] = json.loads(chart.proto.bytes)
-    return out
+    """The chart component's payloads by chart key (figure, behaviours, select)."""
+    sent = [c for c in charts(at) if c.component]
+    return {
+        c.key: {"figure": c.figure, "behaviours": c.behaviours, "select": c.select} for c in sent
+    }
 
 
 def test_the_component_gets_the_click_and_the_hover_link(tiny: Path, monkeypatch):

@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-import base64
 import html
-import json
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +14,7 @@ from models.analysis.aggregate import GROUPS
 from models.checkpoints import CHECKPOINTS_ENV
 from models.transformer.pretrained import PretrainedEncoder
 from models.transformer.translator import TransformerTranslator
-from tests.app_helpers import open_app
+from tests.app_helpers import charts, check_path, open_app
 from tests.tiny_transformer import build_tiny_transformers
 from ui.multi_head import hide_groups, transformer_view
 from viz.multi_head import ZWSP, grid_tiles, head_grid, head_heatmap, pool_blocks
@@ -42,13 +40,13 @@ def _texts(at: AppTest) -> str:
 @pytest.mark.parametrize("kind", ["encoder", "decoder", "cross"])
 def test_transformer_kinds(tiny: Path, kind: str) -> None:
     at = _run({"mh_model": "transformer", "mh_kind": kind, "mh_text": SENTENCE})
-    assert len(at.get("plotly_chart")) >= 4
+    assert len(charts(at)) >= 4
     assert "Translation:" in _texts(at)
 
 
 def test_pretrained_encoder(tiny: Path) -> None:
     at = _run({"mh_model": "pretrained", "mh_text": SENTENCE, "mh_layer": "6", "mh_head": "12"})
-    assert len(at.get("plotly_chart")) >= 4
+    assert len(charts(at)) >= 4
     assert at.selectbox(key="mh_layer").value == 6
 
 
@@ -61,7 +59,7 @@ def test_classroom_mode_puts_the_model_in_a_list_and_the_rest_in_settings(tiny: 
     assert "mh_model" not in [group.key for group in at.get("button_group")]  # not two buttons
     at.selectbox(key="mh_model").set_value("pretrained").run(timeout=180)
     assert not at.exception
-    assert at.selectbox(key="mh_hf").value and len(at.get("plotly_chart")) >= 4
+    assert at.selectbox(key="mh_hf").value and len(charts(at)) >= 4
 
 
 def test_missing_transformer_names_the_command(tmp_path: Path, monkeypatch) -> None:
@@ -87,7 +85,7 @@ def test_transformer_mode_invisible_sentence_is_a_message(tiny: Path, invisible:
     model's exception (the page and the tokenizer clean text with one rule)."""
     at = _run({"mh_model": "transformer", "mh_text": invisible})
     assert "empty" in _texts(at)
-    assert not at.get("plotly_chart")
+    assert not charts(at)
 
 
 def test_long_text_is_cut_with_a_notice(tiny: Path) -> None:
@@ -187,17 +185,13 @@ def test_head_lines_only_chosen_token_and_heads() -> None:
 
 def _chart(at: AppTest, key: str) -> dict:
     """The figure of the chart with Streamlit key ``key``."""
-    charts = [c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-{key}")]
-    assert charts, [c.proto.id for c in at.get("plotly_chart")]
-    return json.loads(charts[0].proto.spec)
+    found = [c for c in charts(at) if c.key == key]
+    assert found, [c.key for c in charts(at)]
+    return found[0].figure
 
 
 def _array(value: object) -> np.ndarray:
-    """A plotly JSON array (a list, or base64 'bdata' with its dtype and shape) as numpy."""
-    if isinstance(value, dict):
-        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
-        shape = value.get("shape")
-        return flat.reshape([int(n) for n in str(shape).split(",")]) if shape else flat
+    """A plotly JSON array (tests/app_helpers.py's reader decodes typed arrays to lists)."""
     return np.asarray(value, dtype=float)
 
 
@@ -217,9 +211,12 @@ def _annotations(figure: dict) -> list[str]:
     return [a["text"] for a in figure["layout"].get("annotations", [])]
 
 
-def test_equations_with_the_models_numbers_and_the_masked_heads_steps(tiny: Path) -> None:
+def test_equations_with_the_models_numbers_and_the_masked_heads_steps(
+    tiny: Path, chart_path: str
+) -> None:
     params = {"mh_model": "transformer", "mh_kind": "decoder", "mh_text": SENTENCE}
     at = _run(params | {"mh_layer": "2", "mh_head": "3"})
+    check_path(at, chart_path)
     latex = " ".join(e.value for e in at.latex)
     assert r"\mathrm{softmax}" in latex and r"\mathrm{MultiHead}" in latex
     assert r"\mathrm{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h)" in latex

@@ -1,7 +1,7 @@
 """The chart component's Python side (ui/plotly_component.py, ui/charts.py): the one legibility
 pass on a figure's plain dict (for the component and for st.plotly_chart alike), its payload is strict JSON with the template's colours
-filled in, and which of the two a chart goes through (AppTest, ``ATLAS_PLOTLY_COMPONENT``, a
-missing package, a browser that could not draw one). The browser side: test_browser_plotly_component.py.
+filled in, and which of the two a chart goes through (``ATLAS_PLOTLY_COMPONENT``, under AppTest
+too, a missing package, a browser that could not draw one). The browser side: test_browser_plotly_component.py.
 """
 
 from __future__ import annotations
@@ -133,12 +133,20 @@ def _run(monkeypatch: pytest.MonkeyPatch, setting: str | None, state: dict | Non
     return at
 
 
-@pytest.mark.parametrize("setting", [None, "0"])
-def test_apptest_reads_st_plotly_chart_by_default_and_when_off(monkeypatch, setting):
-    """Unset (AppTest) or 0: the chart is an st.plotly_chart, which at.get("plotly_chart") reads."""
-    at = _run(monkeypatch, setting)
+def test_apptest_reads_st_plotly_chart_when_off(monkeypatch):
+    """0: the chart is an st.plotly_chart, which at.get("plotly_chart") reads."""
+    at = _run(monkeypatch, "0")
     assert len(at.get("plotly_chart")) == 1 and not at.get("bidi_component")
     assert json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]["type"] == "heatmap"
+
+
+@pytest.mark.parametrize("setting", [None, "1"])
+def test_apptest_reads_the_component_by_default_and_when_on(monkeypatch, setting):
+    """Unset (AppTest too) or 1: the chart goes through the component, no st.plotly_chart."""
+    need(importlib.util.find_spec("atlas_plotly") is not None, "atlas-plotly: run `make setup`")
+    at = _run(monkeypatch, setting)
+    assert not at.get("plotly_chart")
+    assert _component_figure(at)["figure"]["data"][0]["type"] == "heatmap"
 
 
 def _component_figure(at: AppTest) -> dict:
@@ -152,7 +160,7 @@ def test_the_component_carries_the_figure_st_plotly_chart_draws(monkeypatch):
     """ATLAS_PLOTLY_COMPONENT=1 under AppTest: the component's payload holds the same traces and
     layout as st.plotly_chart's figure (the template filled in, the width sent apart)."""
     need(importlib.util.find_spec("atlas_plotly") is not None, "atlas-plotly: run `make setup`")
-    fallback = _run(monkeypatch, None)
+    fallback = _run(monkeypatch, "0")
     shown = json.loads(fallback.get("plotly_chart")[0].proto.spec)
     message = _component_figure(_run(monkeypatch, "1"))
     assert message["select"] is True  # the page passes on_select

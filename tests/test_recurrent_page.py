@@ -7,7 +7,6 @@ missing-model box while the rest of the page works."""
 from __future__ import annotations
 
 import html
-import json
 import shutil
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 from models.checkpoints import CHECKPOINTS_ENV
 from models.rnn.cells import encoder_trace
 from models.rnn.translator import Translator
-from tests.app_helpers import open_app
+from tests.app_helpers import charts, check_path, figures, open_app
 from tests.test_translation_pages import _arr
 from tests.tiny_recurrent import build_tiny_recurrent
 
@@ -41,7 +40,7 @@ def tiny(tiny_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _figures(at: AppTest) -> dict[str, dict]:
-    figs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    figs = figures(at)
     return {f["layout"].get("title", {}).get("text", ""): f for f in figs}
 
 
@@ -89,7 +88,7 @@ def test_default_sentence(tiny: Path) -> None:
     formulas = "\n".join(m.value for m in at.get("latex")) if at.get("latex") else ""
     formulas = formulas or "\n".join(m.proto.body for m in at.markdown)
     assert all(part in formulas for part in FORMULA_PARTS), formulas
-    assert len(at.get("plotly_chart")) == N_DIAGRAMS + N_LIVE + 1
+    assert len(charts(at)) == N_DIAGRAMS + N_LIVE + 1
     _check_live(at, tiny, at.text_input(key="rc_text").value)
     table = at.table[0].value
     assert list(table.iloc[:, 0]) == ["RNN", "LSTM", "GRU"] and "12.5" in set(table.iloc[:, 1])
@@ -103,8 +102,9 @@ def test_typed_sentence(tiny: Path) -> None:
     _check_live(at, tiny, TYPED)
 
 
-def test_sentence_and_direction_from_the_url(tiny: Path) -> None:
+def test_sentence_and_direction_from_the_url(tiny: Path, chart_path: str) -> None:
     at = open_app(PAGE, {"rc_text": TYPED, "rc_dir": "backward"})
+    check_path(at, chart_path)
     assert at.text_input(key="rc_text").value == TYPED
     _check_live(at, tiny, TYPED)
     assert "backward" in _figure(at, "update gate z_t, ")["layout"]["title"]["text"]
@@ -117,7 +117,7 @@ def test_bad_input_gives_a_message(tiny: Path) -> None:
     at.text_input(key="rc_text").set_value("\u200b\u200c\ufeff\u200b").run()
     assert not at.exception
     assert any("empty" in w.value for w in at.warning)
-    assert len(at.get("plotly_chart")) == N_DIAGRAMS  # the equations' diagrams stay
+    assert len(charts(at)) == N_DIAGRAMS  # the equations' diagrams stay
 
 
 def test_missing_checkpoints_show_the_missing_model_box(
@@ -136,7 +136,7 @@ def test_missing_checkpoints_show_the_missing_model_box(
     assert any("train_encoders --rnn lstm" in c for c in codes)  # the rebuild command
     gradients = _figure(at, "log scale")
     assert [t["name"] for t in gradients["data"]] == ["RNN", "GRU"]
-    assert len(at.get("plotly_chart")) == N_DIAGRAMS + 1
+    assert len(charts(at)) == N_DIAGRAMS + 1
 
 
 def test_in_chinese(tiny: Path) -> None:

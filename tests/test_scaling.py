@@ -4,7 +4,6 @@ Transformers via ``ATLAS_CHECKPOINTS``), in English and in Chinese."""
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from models.analysis.scaling import (
 )
 from models.checkpoints import CHECKPOINTS_ENV
 from models.transformer.translator import TransformerTranslator
+from tests.app_helpers import charts, check_path, figures
 from tests.browser_helpers import english_left
 from tests.test_i18n_app import _app, _open
 from tests.tiny_transformer import build_tiny_transformers
@@ -86,13 +86,14 @@ def test_recomputed_scores_reproduce_the_model(tiny_root: Path) -> None:
 
 
 def _figures(at) -> list[dict]:
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    return figures(at)
 
 
-def test_page_default(tiny: Path) -> None:
+def test_page_default(tiny: Path, chart_path: str) -> None:
     at = _open(_app({}), PAGE, {})
+    check_path(at, chart_path)
     assert at.title[0].value == "Why √d_k"
-    assert len(at.get("plotly_chart")) == 8
+    assert len(charts(at)) == 8
     assert any("softmax" in latex.value for latex in at.latex)
     table = at.table[0].value
     assert list(table["d_k"]) == [4, 64, 512]
@@ -102,7 +103,7 @@ def test_page_typed_sentence_and_dims(tiny: Path) -> None:
     params = {"sdk_text": SENTENCE, "sdk_dims": "16"}
     at = _open(_app({}), PAGE, params)
     assert list(at.table[0].value["d_k"]) == [16]
-    assert len(at.get("plotly_chart")) == 8
+    assert len(charts(at)) == 8
     assert at.text_input(key="sdk_text").value == SENTENCE
 
 
@@ -118,7 +119,7 @@ def test_page_typed_sentence_and_dims(tiny: Path) -> None:
 )
 def test_page_bad_url_values(tiny: Path, params: dict[str, str]) -> None:
     at = _open(_app({}), PAGE, params)
-    assert len(at.get("plotly_chart")) >= 5
+    assert len(charts(at)) >= 5
     if params.get("sdk_text") == "":
         assert any("empty" in w.value for w in at.warning)
 
@@ -126,7 +127,7 @@ def test_page_bad_url_values(tiny: Path, params: dict[str, str]) -> None:
 def test_page_missing_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(CHECKPOINTS_ENV, str(tmp_path))
     at = _open(_app({}), PAGE, {})
-    assert len(at.get("plotly_chart")) == 5
+    assert len(charts(at)) == 5
     assert any("train_transformer" in c.value for c in at.code)
 
 

@@ -15,6 +15,7 @@ from PIL import Image
 from streamlit.testing.v1 import AppTest
 
 from models.checkpoints import CHECKPOINTS_ENV
+from tests.app_helpers import charts
 from tests.test_security_errors import page_text
 from tests.test_security_links import MH, PAGES, PE, tiny, tiny_root, url_keys  # noqa: F401
 from tests.test_security_uploads import upload
@@ -165,4 +166,4 @@ def test_a_broken_config_names_the_model_not_the_path(tiny_root: Path, tmp_path,
     local = "app_pages/local_attention/local_attention.py"
     other = open_fresh(local, {})  # local-p's checkpoint is fine
     assert_clean(other, "other page")
-    assert not other.error and other.get("plotly_chart")
+    assert not other.error and charts(other)

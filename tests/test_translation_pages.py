@@ -7,7 +7,6 @@ while a checkpoint is absent, a failure when CI=true).
 
 from __future__ import annotations
 
-import base64
 import html
 import json
 from pathlib import Path
@@ -20,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 from models.checkpoints import CHECKPOINTS_ENV, SHIPPED_ROOT
 from models.rnn.translator import Translator
+from tests.app_helpers import charts, check_path, figures
 from tests.requirements_env import need
 from tests.tiny_seq2seq import build_tiny_checkpoints
 from ui.charts import CLASSROOM_FONT, CLASSROOM_MIN_PX
@@ -72,17 +72,13 @@ def _run(page: str, params: dict[str, str] | None = None, first: dict | None = N
 
 
 def _arr(value: object) -> np.ndarray:
-    """A plotly JSON array: a plain list, or the typed {"dtype", "bdata", "shape"} encoding."""
-    if isinstance(value, dict) and "bdata" in value:
-        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
-        shape = [int(n) for n in str(value.get("shape", flat.size)).split(",")]
-        return flat.reshape(shape).astype(float)
+    """A plotly JSON array (tests/app_helpers.py's reader decodes typed arrays to lists)."""
     return np.asarray(value, dtype=float)
 
 
 def _figures(at: AppTest) -> dict[str, dict]:
     """Plotly figures by title (escaped title text -> figure dict)."""
-    figs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    figs = figures(at)
     return {f["layout"].get("title", {}).get("text", ""): f for f in figs}
 
 
@@ -118,7 +114,7 @@ def test_alignment_heatmap_axes_are_the_tokens(tiny: Path):
 def test_alignment_empty_text_shows_a_hint(tiny: Path):
     at = _run(ALIGNMENT, {"aln_text": "   "})
     assert any("sentence is empty: type an English" in w.value for w in at.warning)
-    assert not at.get("plotly_chart")
+    assert not charts(at)
 
 
 @pytest.mark.parametrize("invisible", ["\u00ad", "\ufeff", "\u00ad\ufeff \u200b"])
@@ -127,7 +123,7 @@ def test_alignment_invisible_sentence_or_reference_is_a_message(tiny: Path, invi
     text with one rule, so the page says the sentence is empty (no exception, no chart)."""
     at = _run(ALIGNMENT, {"aln_text": invisible})
     assert any("sentence is empty: type an English" in w.value for w in at.warning)
-    assert not at.get("plotly_chart")
+    assert not charts(at)
     at = _run(ALIGNMENT, {"aln_text": SENTENCE, "aln_mode": "reference", "aln_ref": invisible})
     assert "Type a French reference" in _texts(at)
 
@@ -228,14 +224,15 @@ def test_missing_checkpoint_names_the_command_and_the_app_keeps_working(tmp_path
     assert "python -m training.train_seq2seq --attention none" in at.code[0].value
     assert "No model has a card yet" in _texts(at)
     at = _run("app_pages/anatomy/anatomy.py")  # another page is unaffected
-    assert at.get("plotly_chart")
+    assert charts(at)
 
 
 # ---------------------------------------------------------------- local attention page
 
 
-def test_local_page_steps_window_and_global(tiny: Path):
+def test_local_page_steps_window_and_global(tiny: Path, chart_path: str):
     at = _run(LOCAL, {"loc_text": SENTENCE, "loc_model": "local-p", "loc_step": "1"})
+    check_path(at, chart_path)
     tr = Translator.load(tiny / "seq2seq-local-p").translate(SENTENCE)
     steps = _figure(at, "step 1:")
     assert len(steps["frames"]) == len(tr.target_tokens)

@@ -22,7 +22,7 @@ from app_pages.why_attention.example import (
     rule_text,
 )
 from models.checkpoints import CHECKPOINTS_ENV, SHIPPED_ROOT
-from tests.app_helpers import open_app
+from tests.app_helpers import check_path, figures, open_app
 from tests.requirements_env import need
 from tests.tiny_seq2seq import build_tiny_checkpoints
 from training.choose_why_example import Candidate, median_index
@@ -92,8 +92,9 @@ def test_damaged_example_file_falls_back(tmp_path: Path):
         parse_example({"source": "A dog.", "reference": "Un chien."})
 
 
-def test_page_opens_on_the_chosen_sentence_and_states_the_rule(tiny: Path):
+def test_page_opens_on_the_chosen_sentence_and_states_the_rule(tiny: Path, chart_path: str):
     at = _open()
+    check_path(at, chart_path)
     chosen = first_example()
     assert chosen.chosen_by_rule and at.text_input(key="why_text").value == chosen.source
     assert _reference(at) == chosen.reference and len(at.metric) == 2
@@ -101,7 +102,7 @@ def test_page_opens_on_the_chosen_sentence_and_states_the_rule(tiny: Path):
     assert "chosen by a rule" in rule and f"line {chosen.line} of the test set" in rule
     assert f"{chosen.bleu['bahdanau']:.1f} with attention" in rule
     # the evidence comes first: the BLEU-by-length chart is the page's first chart
-    first = json.loads(at.get("plotly_chart")[0].proto.spec)
+    first = figures(at)[0]
     assert "BLEU by source sentence length" in first["layout"]["title"]["text"]
 
 

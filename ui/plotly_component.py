@@ -17,9 +17,9 @@ stable ``key``, keeps its plotly div, and draws each new figure with ``Plotly.re
 - **Events.** With ``on_select``, a click on a point sends ``{"selection": {"points": [...]}}``
   back (the trigger ``selection``): ``st.session_state[key]`` then reads as it does for
   ``st.plotly_chart``'s single-point selection, and ``on_select`` runs.
-- **Fallback.** ``ATLAS_PLOTLY_COMPONENT=0`` turns the component off; ``=1`` turns it on under
-  AppTest too. Unset, it is on in a served app and off under AppTest (whose element tree reads
-  ``st.plotly_chart``'s figures and not a component's). It is also off when the package is not
+- **Fallback.** ``ATLAS_PLOTLY_COMPONENT=0`` turns the component off. Otherwise it is on, under
+  AppTest too (whose element tree holds the component's payload: tests read either path's charts
+  with ``tests/app_helpers.py``'s ``charts``). It is also off when the package is not
   installed or cannot be registered (logged once), and for the rest of a session whose browser
   reported that it could not draw one (the trigger ``failed``).
 """
@@ -78,11 +78,10 @@ def _under_apptest() -> bool:
 
 
 def wanted() -> bool:
-    """Whether this chart should go through the component (see the module docstring)."""
-    setting = os.environ.get(ENV, "").strip()
-    if setting == "0" or st.session_state.get(FAILED):
-        return False
-    return setting == "1" or not _under_apptest()
+    """Whether this chart should go through the component (see the module docstring): off where
+    ``ATLAS_PLOTLY_COMPONENT=0`` or this session's browser could not draw one, else on (served or
+    under AppTest)."""
+    return os.environ.get(ENV, "").strip() != "0" and not st.session_state.get(FAILED)
 
 
 @functools.cache
