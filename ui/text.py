@@ -54,11 +54,13 @@ def read_text(box: TextBox, raw: str | None) -> SentenceInput:
     return SentenceInput(text, notice, None if text else _(box.empty))
 
 
-def show_text_notices(sentence: SentenceInput) -> bool:
-    """The one way a page shows what :func:`read_text` found: the cut as an info box, the empty
-    hint as a warning. True when there is text to run."""
-    if sentence.notice:
-        st.info(sentence.notice, icon=":material/content_cut:")
+def show_text_notices(sentence: SentenceInput, *, also_cut: str | None = None) -> bool:
+    """The one way a page shows what :func:`read_text` found: the cut as an info box (with
+    ``also_cut``, the model's own cut of what it read, in the same box), the empty hint as a
+    warning. True when there is text to run."""
+    cuts = " ".join(part for part in (sentence.notice, also_cut) if part)
+    if cuts:
+        st.info(cuts, icon=":material/content_cut:")
     if sentence.hint:
         st.warning(sentence.hint, icon=":material/keyboard:")
     return sentence.hint is None

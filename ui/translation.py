@@ -224,16 +224,16 @@ def english_warning(text: str, translator: Translator) -> str | None:
 
 
 def show_notices(result: Result, translator: Translator | None = None) -> bool:
-    """The sentence box's notices (:func:`ui.text.show_text_notices`), then the model's refusal
-    or its own cut for ``result``; True when the model ran (nothing was refused), so there is
-    something to draw."""
-    if not show_text_notices(result.sentence):
+    """The sentence box's notices (:func:`ui.text.show_text_notices`) with the model's own cut
+    for ``result`` in the same box (one cut, one box: two boxes pushed the chart below a
+    projector's first screen), then the model's refusal; True when the model ran (nothing was
+    refused), so there is something to draw."""
+    cut = None
+    if result.translation is not None and translator is not None:
+        cut = truncation_notice(result.translation, translator)
+    if not show_text_notices(result.sentence, also_cut=cut):
         return False
     if result.error:
         show_refusal(result.error)
         return False
-    if result.translation is not None and translator is not None:
-        cut = truncation_notice(result.translation, translator)
-        if cut:
-            st.warning(cut, icon=":material/content_cut:")
     return True  # the model ran: the page draws what the result holds
