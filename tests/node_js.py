@@ -1,6 +1,7 @@
 """The chart component's browser modules (``components/atlas-plotly/atlas_plotly/assets``) run in
 node, for unit tests of their pure functions: ``run_exports(source, calls, tmp_path)`` imports the
-module and returns each call's result, read back from JSON.
+module (copied into ``tmp_path`` with the modules next to it, which it may import) and returns each
+call's result, read back from JSON.
 
 A call is ``{"fn": name, "args": [...]}``: the module's export ``name`` called with the args. An
 arg ``{"$js": "<expression>"}`` is that JavaScript expression's value instead (a Map, a function,
@@ -41,8 +42,13 @@ console.log(JSON.stringify(calls.map((c) => mod[c.fn](...c.args.map(arg))), plai
 def run_exports(source: Path, calls: list[dict], tmp_path: Path) -> list:
     """Run ``source``'s exported functions in node: each call {fn, args} -> its result."""
     need(shutil.which("node") is not None, NODE_MISSING)
-    module = tmp_path / f"{source.stem}.mjs"  # node 20 reads a .js file as CommonJS
-    shutil.copyfile(source, module)
+    # the module with the modules next to it (it may import them: link.js imports pointer.js),
+    # in a folder whose package.json makes node read them as ES modules (not CommonJS)
+    for sibling in source.parent.glob("*.js"):
+        if not sibling.name.endswith(".min.js"):  # not plotly.js's bundle
+            shutil.copyfile(sibling, tmp_path / sibling.name)
+    (tmp_path / "package.json").write_text('{"type": "module"}\n')
+    module = tmp_path / source.name
     script = _SCRIPT % json.dumps(module.as_uri())
     out = subprocess.run(
         ["node", "--input-type=module", "-e", script, json.dumps(calls)],

@@ -1,6 +1,8 @@
 """A tiny app for tests/test_plotly_component*.py: a heatmap over the typed words, shown by
 ``ui.charts.plotly_chart`` under a stable key, whose cells can be clicked (the callback writes the
-clicked cell's words below the chart), and, with ``?wide=1``, a second chart wider than the page."""
+clicked cell's words below the chart), and, with ``?wide=1``, a second chart wider than the page
+(its columns numbered: it scrolls sideways), with ``?wide=tokens`` the same with its columns
+labelled by tokens (it is wrapped in blocks of columns: ``viz.wrap``)."""
 
 from __future__ import annotations
 
@@ -25,8 +27,10 @@ words = text.split() or ["(empty)"]
 weights = np.random.default_rng(len(words)).dirichlet(np.ones(len(words)), size=len(words))
 plotly_chart(alignment_heatmap(weights, words, words, title="weights"), key=KEY, on_select=picked)
 st.write(f"picked: {st.session_state.get('pc_picked')}")
-if st.query_params.get("wide") == "1":
+if st.query_params.get("wide") in ("1", "tokens"):
     many = [f"w{i}" for i in range(80)]
     wide = alignment_heatmap(np.full((3, 80), 1 / 80), many, many[:3], title="wide")
     wide.update_layout(width=1600)
+    if st.query_params.get("wide") == "1":  # numbered columns: not wrapped, so it scrolls
+        wide.update_xaxes(tickmode="auto", tickvals=None, ticktext=None)
     plotly_chart(wide, key="pc_wide")

@@ -140,21 +140,37 @@ ROW_LABELS = """h => { const box = h.getBoundingClientRect();
     wide: h.scrollWidth > h.clientWidth + 1}; }"""
 
 
-@pytest.mark.parametrize("viewport", [PROJECTOR, PHONE])
-def test_a_map_that_scrolls_keeps_its_row_labels_in_view(tab, url, viewport):
-    """Issue 30: a map of more tokens than fit scrolls sideways inside its chart; its row labels
-    (the French tokens) stay at its left edge, in view, wherever it is scrolled to."""
-    tab.set_viewport_size(viewport)
-    _open(tab, url, {"aln_text": LONG, "classroom": str(viewport == PROJECTOR).lower()}, 3)
+ROW_LABEL_LAYERS = """h => { const layers = [...h.querySelectorAll('.yaxislayer-above')];
+  return h.scrollLeft > 0 && layers.length > 1
+    && layers.every(t => t.style.transform.includes(String(h.scrollLeft))); }"""
+
+
+def test_a_map_wider_than_the_projector_is_wrapped(tab, url):
+    """Issue 30: the 46-word map (61 source pieces) was wider than the projector's column and
+    scrolled sideways; now its columns are wrapped in blocks one under the other (viz.wrap):
+    nothing scrolls, and every block has its row labels in view."""
+    tab.set_viewport_size(PROJECTOR)
+    _open(tab, url, {"aln_text": LONG, "classroom": "true"}, 3)
+    host = tab.locator(CHART).first
+    shown = host.evaluate(ROW_LABELS)
+    assert not shown["wide"], "the 46-word map scrolls sideways at 1280x720"
+    assert host.locator(".cartesianlayer > .subplot").count() >= 2  # two blocks or more
+    assert shown["labels"] and all(
+        shown["left"] - 1 <= left and right <= shown["right"] + 1 for left, right in shown["labels"]
+    )
+
+
+def test_a_map_that_scrolls_on_a_phone_keeps_its_row_labels_in_view(tab, url):
+    """Issue 30: on a phone a map of more tokens than fit scrolls sideways inside its chart (the
+    wrapped blocks are still wider than 390 px); the row labels of every block (the French
+    tokens) stay at its left edge, in view, wherever it is scrolled to."""
+    tab.set_viewport_size(PHONE)
+    _open(tab, url, {"aln_text": LONG}, 3)
     host = tab.locator(CHART).first
     before = host.evaluate(ROW_LABELS)
-    assert before["wide"], "the 46-word map fits its column: nothing to scroll"
+    assert before["wide"], "the 46-word map fits a phone: nothing to scroll"
     host.evaluate("h => { h.scrollLeft = h.scrollWidth; }")
-    tab.wait_for_function(
-        "h => { const t = h.querySelector('.yaxislayer-above'); "
-        "return h.scrollLeft > 0 && t.style.transform.includes(String(h.scrollLeft)); }",
-        arg=host.element_handle(),
-    )
+    tab.wait_for_function(ROW_LABEL_LAYERS, arg=host.element_handle())
     after = host.evaluate(ROW_LABELS)
     assert after["scrolled"] > 100 and len(after["labels"]) == len(before["labels"]) > 10
     for (left, right), (was_left, __) in zip(after["labels"], before["labels"], strict=True):

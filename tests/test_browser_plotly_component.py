@@ -133,15 +133,32 @@ def test_the_toolbar_stays_off_the_title_while_the_cells_are_read(tab, url):
     )
 
 
-def test_a_wide_chart_scrolls_and_the_judge_sees_every_chart(tab, url):
+def _wide_chart(tab, url: str, wide: str):
+    """The test app's second chart (``?wide=...``) at 900 px, drawn and still."""
     tab.set_viewport_size({"width": 900, "height": 1000})
-    tab.goto(f"{url}/?wide=1")
+    tab.goto(f"{url}/?wide={wide}")
     tab.wait_for_function(f"document.querySelectorAll('{HOST} .js-plotly-plot').length === 2")
     _settled(tab)
-    wide = tab.locator(HOST).nth(1)
+    return tab.locator(HOST).nth(1)
+
+
+def test_a_wide_chart_scrolls_and_the_judge_sees_every_chart(tab, url):
+    wide = _wide_chart(tab, url, "1")
     sizes = wide.evaluate("h => [h.scrollWidth, h.clientWidth, getComputedStyle(h).overflowX]")
     assert sizes[0] >= 1600 > sizes[1] and sizes[2] == "auto", sizes
     assert tab.locator(f"{HOST} .js-plotly-plot").count() == 2
+    assert check_page(tab, classroom=False) == []
+
+
+def test_a_wide_map_of_tokens_is_wrapped_instead(tab, url):
+    """Issue 30: the same 1,600 px map with its columns labelled by tokens is wrapped in blocks
+    of columns one under the other (viz.wrap): nothing scrolls, every column keeps its label."""
+    wide = _wide_chart(tab, url, "tokens")
+    sizes = wide.evaluate("h => [h.scrollWidth, h.clientWidth]")
+    assert sizes[0] <= sizes[1] + 1, sizes
+    assert wide.locator(".cartesianlayer > .subplot").count() >= 2
+    ticks = wide.locator(".xaxislayer-above text").all_text_contents()  # .xtick, .x2tick, ...
+    assert sorted(set(ticks)) == sorted(f"w{i}" for i in range(80))
     assert check_page(tab, classroom=False) == []
 
 

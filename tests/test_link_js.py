@@ -189,6 +189,26 @@ def test_a_heatmap_outlines_the_cell_row_or_column(tmp_path):
     ]
 
 
+def test_a_wrapped_heatmap_outlines_the_focus_in_every_block(tmp_path):
+    """A map wrapped in blocks of columns (viz.wrap): each block's heatmap trace is on its own
+    axes; the outline is drawn on each (plotly clips it to the block), and hovering any block's
+    trace focuses the cell."""
+    link = heatmap_link(alignment_heatmap(_weights(), SRC, TGT), "g")
+    blocks = (("x", "y", 0, 2), ("x2", "y2", 3, 4))
+    options = link.in_blocks(blocks, traces=1).options()
+    assert options["blocks"] == [[0, "x", "y"], [1, "x2", "y2"]]
+    out = _js([_call("outline", options, {"kind": "cell", "i": 1, "j": 3})], tmp_path)
+    rect = {"type": "rect", "line": {"color": "#D55E00", "width": 3}, "name": "atlas-link"}
+    cell = {"x0": 2.5, "x1": 3.5, "y0": 0.5, "y1": 1.5, "layer": "above"}
+    assert out == [
+        [rect | cell | {"xref": "x", "yref": "y"}, rect | cell | {"xref": "x2", "yref": "y2"}]
+    ]
+    member = {"options": options}
+    events = [{"points": [{"curveNumber": n, "pointNumber": [2, 4]}]} for n in (0, 1, 2)]
+    found = _js([_call("cellOf", member, event) for event in events], tmp_path)
+    assert found == [{"kind": "cell", "i": 2, "j": 4}] * 2 + [None]  # trace 2 is no block's
+
+
 @pytest.mark.parametrize(
     ("layout", "colour"),
     [

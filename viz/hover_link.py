@@ -70,7 +70,9 @@ class HoverLink:
         """The plain-JSON options ``ui.charts.plotly_chart(behaviours=Behaviours(link=self))``
         sends (``viz.behaviours``)."""
         options = {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
-        if not self.blocks:
+        if self.blocks:
+            options["blocks"] = [list(block) for block in self.blocks]
+        else:
             del options["blocks"]  # one block: as before wrapping existed
         return options
 

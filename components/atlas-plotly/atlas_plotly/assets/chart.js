@@ -11,12 +11,23 @@
 //   minWidth: the least width the figure is drawn at (px); on a narrower column the chart scrolls
 //   sideways inside the host instead of being squeezed (null: it takes the column's width).
 // behaviours: {name: options} for the behaviour modules next to this file (BEHAVIOURS below:
-//   play.js, drag.js, link.js, fullscreen.js). After every draw, each module's attach(ctx) is called with
-//   ctx = {host, gd, Plotly, options (null when the payload has none for it: the module then
-//   undoes what it set up), figure, trigger(name, value)}; attach must be idempotent. A module that
+//   play.js, drag.js, link.js, fullscreen.js), each following the contract below. A module that
 //   fails to load or to attach is logged and skipped: the chart itself is still drawn.
 // If plotly.js cannot be loaded or drawing fails, the trigger "failed" asks Python to use
 // st.plotly_chart for the rest of the session; nothing is thrown, so no error box is shown.
+//
+// The behaviours' contract. A behaviour module exports attach(ctx), which this file calls after
+// every draw with ctx = {host, gd, Plotly, options, figure, trigger(name, value), state}:
+// - options: the payload's options for it, or null when it has none;
+// - state: the behaviour's own object for this chart, {} at first, the same object on every
+//   call while the chart's plotly div (gd) is the same one, a fresh {} for a new div (the old
+//   state is first undone, with that div). The module keeps all it needs in ctx.state (nothing
+//   on the host or the div), and charts that act together meet in groups.js's registry, the
+//   state being the member;
+// - attach sets the behaviour up, or updates it, from ctx.options; with options null it undoes
+//   whatever it set up (listeners, the host's attributes, its group membership). It is also
+//   called so when the chart leaves the page. attach must be idempotent.
+// pointer.js holds what the pointer over a chart is on, for the behaviours that read it.
 
 const PLOTLY_SRC = new URL("./plotly.min.js", import.meta.url).href;
 const DEFAULT_HEIGHT = 450; // plotly's own, and st.plotly_chart's
@@ -41,10 +52,36 @@ function loadBehaviours() {
   return behavioursLoading;
 }
 
+async function attachOne(name, module, ctx) {
+  if (!module || typeof module.attach !== "function") return;
+  try {
+    await module.attach(ctx);
+  } catch (error) {
+    console.warn(`atlas-plotly: behaviour ${name} failed:`, error);
+  }
+}
+
+// Every behaviour's attach with options null, on its state for the div gd (see the contract).
+async function undoBehaviours(host, gd, states, Plotly) {
+  if (!Object.keys(states).length) return;
+  for (const [name, module] of await loadBehaviours()) {
+    if (!states[name]) continue;
+    const trigger = () => {};
+    const ctx = { host, gd, Plotly, options: null, figure: {}, trigger, state: states[name] };
+    await attachOne(name, module, ctx);
+  }
+}
+
 async function attachBehaviours(host, state, payload, Plotly) {
   const given = payload.behaviours || {};
+  if (state.behavioursGd !== state.gd) {
+    // a new plotly div: its behaviours start afresh (those of the old one undone)
+    const [old, oldGd] = [state.behaviours, state.behavioursGd];
+    state.behaviours = {};
+    state.behavioursGd = state.gd;
+    if (oldGd) await undoBehaviours(host, oldGd, old, Plotly);
+  }
   for (const [name, module] of await loadBehaviours()) {
-    if (!module || typeof module.attach !== "function") continue;
     const ctx = {
       host,
       gd: state.gd,
@@ -52,12 +89,9 @@ async function attachBehaviours(host, state, payload, Plotly) {
       options: given[name] ?? null,
       figure: payload.figure || {},
       trigger: (trigger, value) => state.trigger && state.trigger(trigger, value),
+      state: (state.behaviours[name] ||= {}),
     };
-    try {
-      await module.attach(ctx);
-    } catch (error) {
-      console.warn(`atlas-plotly: behaviour ${name} failed:`, error);
-    }
+    await attachOne(name, module, ctx);
   }
 }
 
@@ -90,6 +124,8 @@ function hostIn(parent) {
     host.setAttribute("data-testid", "stPlotlyChart");
     host.style.width = "100%";
     host.__atlas = { seq: 0, bytes: null, gd: null, draws: 0, select: false, trigger: null };
+    host.__atlas.behaviours = {}; // name -> the behaviour's state (ctx.state) for behavioursGd
+    host.__atlas.behavioursGd = null;
     parent.appendChild(host);
   }
   return host;
@@ -160,27 +196,48 @@ function toolbarNearTop(host, gd) {
 // with several, which labels belong to the left edge is not one layer).
 const SVG = "http://www.w3.org/2000/svg";
 
+// The plots at the chart's left edge (one, or the blocks of a map wrapped one under the other:
+// viz/wrap.py), each with its y axis's tick labels: [plot element, labels layer, y axis].
+function leftPlots(gd) {
+  const full = gd._fullLayout || {};
+  const found = [];
+  for (const plot of gd.querySelectorAll(".cartesianlayer > .subplot")) {
+    const id = [...plot.classList].find((c) => /^x\d*y\d*$/.test(c));
+    const [, x, y] = (id || "").match(/^x(\d*)y(\d*)$/) || [];
+    const xa = id && full[`xaxis${x}`];
+    const ya = id && full[`yaxis${y}`];
+    const labels = plot.querySelector(":scope > .yaxislayer-above");
+    if (xa && ya && labels && (xa.domain || [0])[0] < 0.01) found.push([plot, labels, ya]);
+  }
+  return found;
+}
+
 function keepRowLabels(host, state) {
   const gd = state.gd;
   const place = () => {
     const full = gd._fullLayout;
-    const plots = gd.querySelectorAll(".cartesianlayer > .subplot");
-    const labels = plots.length === 1 && plots[0].querySelector(":scope > .yaxislayer-above");
-    const x = labels && host.style.overflowX === "auto" ? host.scrollLeft : 0;
-    let backdrop = labels && plots[0].querySelector(":scope > rect.atlas-row-backdrop");
-    if (labels && !backdrop) {
-      backdrop = document.createElementNS(SVG, "rect");
-      backdrop.setAttribute("class", "atlas-row-backdrop");
-      plots[0].insertBefore(backdrop, labels);
+    const plots = leftPlots(gd);
+    const x = plots.length && host.style.overflowX === "auto" ? host.scrollLeft : 0;
+    const titles = gd.querySelectorAll(".infolayer > g[class^='g-y'][class$='title']");
+    for (const layer of [...plots.map((p) => p[1]), ...titles]) {
+      layer.style.transform = x ? `translateX(${x}px)` : "";
     }
-    for (const layer of [labels, gd.querySelector(".infolayer .g-ytitle")]) {
-      if (layer) layer.style.transform = x ? `translateX(${x}px)` : "";
+    if (!full) return;
+    for (const [plot, labels, ya] of plots) {
+      let backdrop = plot.querySelector(":scope > rect.atlas-row-backdrop");
+      if (!backdrop) {
+        backdrop = document.createElementNS(SVG, "rect");
+        backdrop.setAttribute("class", "atlas-row-backdrop");
+        plot.insertBefore(backdrop, labels);
+      }
+      // one plot: the whole height; blocks: each its own band, over its own cells only
+      const [top, height] = plots.length === 1 ? [0, full.height] : [ya._offset, ya._length];
+      backdrop.setAttribute("x", String(x));
+      backdrop.setAttribute("y", String(top || 0));
+      backdrop.setAttribute("width", String(x ? (full.margin && full.margin.l) || 0 : 0));
+      backdrop.setAttribute("height", String(height || 0));
+      backdrop.setAttribute("fill", full.paper_bgcolor || "#ffffff");
     }
-    if (!backdrop || !full) return;
-    backdrop.setAttribute("x", String(x));
-    backdrop.setAttribute("width", String(x ? (full.margin && full.margin.l) || 0 : 0));
-    backdrop.setAttribute("height", String(full.height || 0));
-    backdrop.setAttribute("fill", full.paper_bgcolor || "#ffffff");
   };
   host.addEventListener("scroll", place, { passive: true });
   gd.on("plotly_afterplot", place); // every draw lays the axes out anew
@@ -260,6 +317,10 @@ export default function render(component) {
     setTimeout(() => {
       if (host.isConnected || !state.gd) return;
       if (state.observer) state.observer.disconnect();
-      if (window.Plotly) window.Plotly.purge(state.gd);
+      const { gd, behaviours } = state;
+      // the behaviours undo what they set up while the div still has plotly's listeners
+      undoBehaviours(host, gd, behaviours, window.Plotly).finally(() => {
+        if (window.Plotly) window.Plotly.purge(gd);
+      });
     }, 0);
 }

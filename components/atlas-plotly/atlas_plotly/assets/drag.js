@@ -15,14 +15,19 @@
 // (Plotly.restyle, once per animation frame) and writes the preview on the host as
 // data-preview (JSON: query, keys, scores, weights, context). Every coordinate is rounded to
 // options.step, so that on release (the trigger "drag": {query, keys}) the server computes the
-// same numbers from the same vectors. The charts of a group find each other in a registry on
-// window keyed by options.group.
+// same numbers from the same vectors. attach follows the behaviours' contract (chart.js's
+// header): all of a chart's drag state is ctx.state, which is also its member of its group in
+// groups.js's registry (kind "drag", by options.group), where the diagram finds the charts that
+// follow it by their role.
 //
-// Pointer handlers of our own, in the capture phase on the chart: a pointerdown near a handle is
-// taken (preventDefault keeps plotly's zoom from starting); anywhere else plotly works as before.
+// Pointer handlers of our own, in the capture phase on the chart: a pointerdown near a handle
+// (pointer.js: within 14 px, 24 for a finger) is taken (preventDefault keeps plotly's zoom from
+// starting); anywhere else plotly works as before.
 
-const REGISTRY = "__atlasDragGroups";
-const HIT_PX = { mouse: 14, pen: 14, touch: 24 }; // how near a handle a press takes it
+import { join, leave, members } from "./groups.js";
+import { hitRadius, nearestWithin, pointed, toData } from "./pointer.js";
+
+const KIND = "drag"; // this behaviour's groups in groups.js
 const FOLLOWERS = ["scores", "weights"];
 
 // ---- the three stages (pure; tests/test_anatomy_drag.py runs them in node) ----
@@ -92,25 +97,10 @@ export function fixed3(x) {
 
 // ---- the charts of a group ----
 
-function registry() {
-  if (!window[REGISTRY]) window[REGISTRY] = {};
-  return window[REGISTRY];
-}
-
-function register(gd, group, role) {
-  unregister(gd);
-  const members = (registry()[group] = registry()[group] || {});
-  members[role] = gd;
-}
-
-function unregister(gd) {
-  for (const members of Object.values(registry())) {
-    for (const [role, member] of Object.entries(members)) if (member === gd) delete members[role];
-  }
-}
-
+// The plotly div of the group's chart of this role (the one that joined last), once drawn.
 function follower(group, role) {
-  const gd = (registry()[group] || {})[role];
+  const found = members(KIND, group).filter((m) => m.role === role).pop();
+  const gd = found && found.gd;
   return gd && gd.isConnected && gd._fullLayout ? gd : null;
 }
 
@@ -204,43 +194,26 @@ async function showHandles(state, Plotly) {
   );
 }
 
-// ---- the pointer ----
-
-function axes(gd) {
-  const layout = gd._fullLayout;
-  return layout && layout.xaxis && layout.yaxis ? [layout.xaxis, layout.yaxis] : null;
-}
-
-// The pointer's place in the chart's pixels (the plot's top left corner is the chart's).
-function pointer(gd, event) {
-  const box = gd.getBoundingClientRect();
-  return [event.clientX - box.left, event.clientY - box.top];
-}
+// ---- the pointer (pointer.js) ----
 
 // The handle under the pointer: the query, or a key's index; the query first where they meet.
 function nearest(state, event) {
-  const found = axes(state.gd);
-  if (!found) return null;
-  const [xa, ya] = found;
-  const [px, py] = pointer(state.gd, event);
-  const handles = [["query", state.query], ...state.keys.map((k, j) => [j, k])];
-  let best = null;
-  let bestDistance = HIT_PX[event.pointerType] || HIT_PX.mouse;
-  for (const [handle, [x, y]] of handles) {
-    const distance = Math.hypot(xa._offset + xa.l2p(x) - px, ya._offset + ya.l2p(y) - py);
-    if (distance < bestDistance || (best === null && distance === bestDistance)) {
-      best = handle;
-      bestDistance = distance;
-    }
-  }
-  return best;
+  const at = pointed(state.gd, event);
+  if (!at) return null;
+  const handle = nearestWithin(
+    at.axes,
+    [state.query, ...state.keys],
+    at.p,
+    hitRadius(event.pointerType),
+  );
+  return handle === null ? null : handle === 0 ? "query" : handle - 1;
 }
 
 // The pointer's place in data units, rounded to the step and kept within the axes' ranges (on
 // the nearest multiple of the step inside them) and within +-limit.
 function place(state, event) {
-  const [xa, ya] = axes(state.gd);
-  const [px, py] = pointer(state.gd, event);
+  const { axes, p } = pointed(state.gd, event);
+  const { x, y } = toData(axes, p);
   const { step, limit } = state.options;
   const perUnit = Math.round(1 / step);
   const within = (v, range) => {
@@ -248,7 +221,7 @@ function place(state, event) {
     const hi = Math.floor(Math.max(...range) * perUnit) / perUnit;
     return Math.min(Math.max(snap(v, step, limit), lo), hi);
   };
-  return [within(xa.p2l(px - xa._offset), xa.range), within(ya.p2l(py - ya._offset), ya.range)];
+  return [within(x, axes.x.range), within(y, axes.y.range)];
 }
 
 function setCursor(state, cursor) {
@@ -338,23 +311,23 @@ function unlisten(state) {
   setCursor(state, "");
 }
 
+// The behaviours' contract (chart.js): ctx.state is this chart's state and group member.
 export async function attach(ctx) {
-  const { gd, host, options } = ctx;
+  const { gd, host, options, state } = ctx;
   if (!gd) return;
-  const state = gd.__atlasDrag || (gd.__atlasDrag = { gd, previews: 0, frame: 0 });
+  if (!state.gd) Object.assign(state, { gd, previews: 0, frame: 0, rendering: Promise.resolve() });
   state.ctx = ctx;
   state.host = host;
-  state.rendering = state.rendering || Promise.resolve();
   if (!options) {
-    unregister(gd);
-    unlisten(state);
-    state.options = null;
+    leave(KIND, state);
+    state.role = null;
+    stopDragging(state);
     return;
   }
-  register(gd, options.group, options.role);
+  state.role = options.role;
+  join(KIND, options.group, state);
   if (options.role !== "vectors") {
-    unlisten(state);
-    state.options = null;
+    stopDragging(state);
     return;
   }
   state.options = options;
@@ -366,4 +339,12 @@ export async function attach(ctx) {
   listen(state);
   await showHandles(state, ctx.Plotly);
   host.dataset.dragReady = "1";
+}
+
+// No handles (options null, or a chart that only follows): no listeners, nothing ready to drag.
+function stopDragging(state) {
+  unlisten(state);
+  state.options = null;
+  delete state.host.dataset.dragReady;
+  delete state.host.dataset.dragging;
 }

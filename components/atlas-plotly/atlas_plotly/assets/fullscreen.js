@@ -5,6 +5,8 @@
 // In full screen the chart's div gets the screen's height (Plotly.relayout); on return it gets its
 // own height back. Esc is the browser's own way out of full screen; a keydown listener does the
 // same where the browser leaves Esc to the page (a headless browser).
+// attach follows the behaviours' contract (chart.js's header): the button, the chart's own height
+// and the document's listeners are kept in ctx.state; options null takes them all away.
 
 const SVG = "http://www.w3.org/2000/svg";
 const CORNERS = "M2 7V2h5M13 2h5v5M18 13v5h-5M7 18H2v-5"; // four corner brackets, 20 x 20
@@ -48,10 +50,8 @@ export function heightFor(fullscreen, ownHeight, screenHeight) {
   return fullscreen ? Math.max(200, screenHeight - 8) : ownHeight;
 }
 
-function fit(host) {
-  const s = host.__atlasFull;
-  if (!s || !s.gd || !s.gd.isConnected) return;
-  const full = document.fullscreenElement === host;
+function fit(host, s, full = document.fullscreenElement === host) {
+  if (!s.gd || !s.gd.isConnected) return;
   host.style.background = full ? "#ffffff" : "";
   host.style.overflow = full ? "auto" : "";
   const height = heightFor(full, s.height, window.innerHeight);
@@ -59,26 +59,47 @@ function fit(host) {
   s.Plotly.relayout(s.gd, { height, autosize: true });
 }
 
+function setUp(host, s) {
+  s.button = button(host);
+  s.positioned = !host.style.position;
+  if (s.positioned) host.style.position = "relative";
+  host.prepend(s.button);
+  s.listeners = {
+    fullscreenchange: () => fit(host, s),
+    keydown: (event) => {
+      if (event.key === "Escape" && document.fullscreenElement === host) document.exitFullscreen();
+    },
+  };
+  for (const [name, handler] of Object.entries(s.listeners)) {
+    document.addEventListener(name, handler);
+  }
+}
+
+// Everything setUp did undone; a chart in full screen leaves it, at its own height again.
+function undo(host, s) {
+  if (!s.button) return;
+  for (const [name, handler] of Object.entries(s.listeners)) {
+    document.removeEventListener(name, handler);
+  }
+  s.button.remove();
+  if (s.positioned) host.style.position = "";
+  if (document.fullscreenElement === host) {
+    document.exitFullscreen().catch(() => {});
+    fit(host, s, false);
+  }
+  Object.assign(s, { button: null, listeners: null, positioned: false });
+}
+
 export function attach(ctx) {
-  const { host, gd, Plotly, options, figure } = ctx;
-  let b = host.querySelector(":scope > .atlas-fullscreen");
+  const { host, gd, Plotly, options, figure, state: s } = ctx;
   if (!options) {
-    if (b) b.remove();
+    undo(host, s);
     return;
   }
-  if (!b) {
-    b = button(host);
-    if (!host.style.position) host.style.position = "relative";
-    host.prepend(b);
-    document.addEventListener("fullscreenchange", () => fit(host));
-    document.addEventListener("keydown", (event) => {
-      if (event.key === "Escape" && document.fullscreenElement === host) document.exitFullscreen();
-    });
-  }
+  if (!s.button) setUp(host, s);
   const label = String(options.label || "");
-  b.title = label;
-  b.setAttribute("aria-label", label);
-  const own = (figure.layout && figure.layout.height) || 450;
-  host.__atlasFull = { gd, Plotly, height: own };
-  if (document.fullscreenElement === host) fit(host); // a new figure while in full screen
+  s.button.title = label;
+  s.button.setAttribute("aria-label", label);
+  Object.assign(s, { gd, Plotly, height: (figure.layout && figure.layout.height) || 450 });
+  if (document.fullscreenElement === host) fit(host, s); // a new figure while in full screen
 }

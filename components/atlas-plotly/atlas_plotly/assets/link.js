@@ -20,17 +20,25 @@
 // i -> j even where it is not drawn: below the threshold, or of a head not shown).
 // plotly_unhover, or the pointer leaving a lines chart, clears the focus and restores the charts.
 //
-// The charts are separate component instances on one page: they find each other through
-// window.__atlasLinkGroups (group name -> {members, focus}). A chart joins on attach and leaves
-// when attach gets no options; one whose host has left the document is dropped.
+// attach follows the behaviours' contract (chart.js's header): the chart's state (ctx.state) is
+// its member of the group. The charts are separate component instances on one page: they find
+// each other in groups.js's registry (kind "link", by options.group), where the group's focus is
+// shared. A chart joins on attach and leaves when attach gets no options; one whose host has left
+// the document is dropped.
 //
 // Besides attach, the pure helpers (a chart's geometry, the shapes that show a focus, what the
-// pointer is on) are exported for the node unit tests (tests/test_link_js.py).
+// pointer is on: pointer.js's, re-exported where they moved) are exported for the node unit
+// tests (tests/test_link_js.py).
 
-const REGISTRY = "__atlasLinkGroups";
+import { join, leave as leaveGroup, members, shared } from "./groups.js";
+import { distance, inPlot, nearest, pointed, toData, toPixel } from "./pointer.js";
+
+export { distance, nearest };
+
+const KIND = "link"; // this behaviour's groups in groups.js
 const SHAPE_NAME = "atlas-link";
 const VEIL = 0.8; // the opacity of the veil over the lines while something is focused
-const HIT_PX = 6; // the pointer is on a line within this many pixels of it
+const LINE_PX = 6; // the pointer is on a line within this many pixels of it
 
 // ------------------------------------------------------------------ a lines chart's geometry
 
@@ -46,44 +54,44 @@ export function geometry(options) {
   return { qx, kx: 1 - qx, qy, ky, qIndex: indexOf(qy), kIndex: indexOf(ky) };
 }
 
-// The index of the height in ``ys`` nearest to ``y`` (null when ys is empty).
-export function nearest(ys, y) {
-  let best = null;
-  for (let k = 0; k < ys.length; k++) {
-    if (best === null || Math.abs(ys[k] - y) < Math.abs(ys[best] - y)) best = k;
-  }
-  return best;
-}
-
-function group(name) {
-  const groups = (window[REGISTRY] ||= new Map());
-  if (!groups.has(name)) groups.set(name, { members: new Set(), focus: null });
-  return groups.get(name);
-}
-
 export function focusKey(focus) {
   return focus ? `${focus.kind}:${focus.i ?? ""}:${focus.j ?? ""}` : "";
 }
 
+// The group's shared {focus, source: the member whose pointer set it}.
+function focusOf(name) {
+  return shared(KIND, name);
+}
+
 function setFocus(member, focus) {
-  const g = group(member.options.group);
+  const name = member.options.group;
+  const g = focusOf(name);
   if (focusKey(g.focus) === focusKey(focus)) return;
   g.focus = focus;
   g.source = focus ? member : null;
-  for (const m of [...g.members]) {
-    if (!m.host.isConnected) g.members.delete(m);
-    else show(m);
-  }
+  for (const m of members(KIND, name)) show(m);
 }
 
 // ------------------------------------------------------------------ showing the focus
 
+// The heatmap's blocks: [trace, x axis, y axis] of each (one, unless its columns are wrapped in
+// blocks one under the other: viz/wrap.py, options.blocks).
+export function blocksOf(options) {
+  return options.blocks && options.blocks.length ? options.blocks : [[options.trace, "x", "y"]];
+}
+
+// The focused cell, row or column outlined in every block (plotly clips each outline to its
+// block's plot: a row's outline shows in each block, a cell's in the block that holds it).
 export function outline(options, focus) {
+  return blocksOf(options).flatMap(([, xref, yref]) => outlineOn(options, focus, xref, yref));
+}
+
+function outlineOn(options, focus, xref, yref) {
   const cell = (x0, x1, y0, y1) => ({
     type: "rect",
     name: SHAPE_NAME,
-    xref: "x",
-    yref: "y",
+    xref,
+    yref,
     x0: x0 - 0.5,
     x1: x1 + 0.5,
     y0: y0 - 0.5,
@@ -154,7 +162,7 @@ function show(member) {
   member.chain = (member.chain || Promise.resolve())
     .then(async () => {
       if (!member.options || !member.gd.isConnected) return;
-      const focus = group(member.options.group).focus;
+      const focus = focusOf(member.options.group).focus || null;
       const key = focusKey(focus);
       if (key === member.shown) return;
       member.shown = key;
@@ -183,28 +191,13 @@ export function segmentsOf(gd, traces, geo) {
   return out;
 }
 
-export function distance(px, py, x0, y0, x1, y1) {
-  const dx = x1 - x0;
-  const dy = y1 - y0;
-  const t = Math.max(0, Math.min(1, ((px - x0) * dx + (py - y0) * dy) / (dx * dx + dy * dy || 1)));
-  return Math.hypot(px - x0 - t * dx, py - y0 - t * dy);
-}
-
 // The focus under the pointer over a lines chart: a token, one of the linked lines, or null.
 export function pointedLines(member, event) {
-  const { gd } = member;
-  const layout = gd._fullLayout;
-  const svg = gd.querySelector(".main-svg");
-  if (!layout || !svg) return null;
-  const xa = layout.xaxis;
-  const ya = layout.yaxis;
-  const box = svg.getBoundingClientRect();
-  const px = event.clientX - box.left - xa._offset;
-  const py = event.clientY - box.top - ya._offset;
-  if (px < 0 || py < 0 || px > xa._length || py > ya._length) return null;
+  const at = pointed(member.gd, event);
+  if (!at || !inPlot(at.axes, at.p)) return null;
+  const { axes, p } = at;
   const { qx, kx, qy, ky } = member.geometry;
-  const x = xa.p2l(px);
-  const y = ya.p2l(py);
+  const { x, y } = toData(axes, p);
   // a token: the one nearest the pointer in its column, within half the step between tokens
   const token = (ys) => {
     const k = nearest(ys, y);
@@ -221,9 +214,10 @@ export function pointedLines(member, event) {
     return j === null ? null : { kind: "key", j };
   }
   let best = null;
-  let closest = HIT_PX;
+  let closest = LINE_PX;
   for (const [i, j] of member.segments) {
-    const d = distance(px, py, xa.l2p(qx), ya.l2p(qy[i]), xa.l2p(kx), ya.l2p(ky[j]));
+    const [a, b] = [toPixel(axes, qx, qy[i]), toPixel(axes, kx, ky[j])];
+    const d = distance(p.px, p.py, a.px, a.py, b.px, b.py);
     if (d <= closest) {
       closest = d;
       best = { kind: "cell", i, j };
@@ -234,54 +228,76 @@ export function pointedLines(member, event) {
 
 export function cellOf(member, event) {
   const p = event && event.points && event.points[0];
-  if (!p || p.curveNumber !== member.options.trace) return null;
+  if (!p || !blocksOf(member.options).some(([trace]) => trace === p.curveNumber)) return null;
   const index = p.pointNumber; // a heatmap's point: [row, column]
   if (!Array.isArray(index) || index.length !== 2) return null;
   return { kind: "cell", i: index[0], j: index[1] };
 }
 
+// The chart's listeners, kept on its state to be taken off again (unlisten).
 function listen(member) {
+  if (member.listeners) return;
   const gd = member.gd;
   const role = () => member.options && member.options.role;
-  gd.on("plotly_hover", (event) => {
-    if (role() === "heatmap") setFocus(member, cellOf(member, event));
-  });
-  gd.on("plotly_unhover", () => {
-    if (role() === "heatmap") setFocus(member, null);
-  });
-  gd.addEventListener("mousemove", (event) => {
-    if (role() === "lines") setFocus(member, pointedLines(member, event));
-  });
-  gd.addEventListener("mouseleave", () => {
-    if (role() === "lines") setFocus(member, null);
-  });
+  // a heatmap's focus is plotly's hovered cell; a lines chart's, what the pointer is on
+  const on = (kind, read) => (event) => {
+    if (role() === kind) setFocus(member, read(event));
+  };
+  member.listeners = {
+    plotly: {
+      plotly_hover: on("heatmap", (event) => cellOf(member, event)),
+      plotly_unhover: on("heatmap", () => null),
+    },
+    dom: {
+      mousemove: on("lines", (event) => pointedLines(member, event)),
+      mouseleave: on("lines", () => null),
+    },
+  };
+  for (const [name, handler] of Object.entries(member.listeners.plotly)) gd.on(name, handler);
+  for (const [name, handler] of Object.entries(member.listeners.dom)) {
+    gd.addEventListener(name, handler);
+  }
+}
+
+function unlisten(member) {
+  const { gd, listeners } = member;
+  if (!listeners) return;
+  for (const [name, handler] of Object.entries(listeners.plotly)) {
+    if (gd.removeListener) gd.removeListener(name, handler);
+  }
+  for (const [name, handler] of Object.entries(listeners.dom)) {
+    gd.removeEventListener(name, handler);
+  }
+  member.listeners = null;
 }
 
 // ------------------------------------------------------------------ attach
 
+// Out of its group; the focus it set, if any, is cleared on the charts left.
 function leave(member) {
   if (!member.options) return;
-  const g = group(member.options.group);
-  g.members.delete(member);
+  const name = member.options.group;
+  const g = focusOf(name);
+  leaveGroup(KIND, member);
   if (g.source === member) {
     g.focus = null;
     g.source = null;
-    for (const m of g.members) show(m);
+    for (const m of members(KIND, name)) show(m);
   }
   member.options = null;
 }
 
+// The behaviours' contract (chart.js): ctx.state is this chart's member of its group.
 export function attach(ctx) {
-  const { host, gd, Plotly, options } = ctx;
-  let member = host.__atlasLink;
+  const { host, gd, Plotly, options, state: member } = ctx;
   if (!options) {
-    if (member) leave(member);
+    leave(member);
+    if (member.gd) unlisten(member);
     return;
   }
-  if (!member || member.gd !== gd) {
-    member = host.__atlasLink = { host, gd, chain: null };
-    listen(member);
-  }
+  member.host = host;
+  member.gd = gd;
+  listen(member);
   if (member.options && member.options.group !== options.group) leave(member);
   member.Plotly = Plotly;
   member.options = options;
@@ -293,6 +309,6 @@ export function attach(ctx) {
   member.segments =
     options.role === "lines" ? segmentsOf(gd, options.linked || [], member.geometry) : [];
   member.shown = "";
-  group(options.group).members.add(member);
+  join(KIND, options.group, member);
   show(member); // the group's focus, if something is hovered now
 }

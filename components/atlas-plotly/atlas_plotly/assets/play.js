@@ -27,6 +27,8 @@
 //   null, step_trigger: true to send the step it comes to rest on (a pause, the slider, the
 //   end) back to Python as the trigger "step" when it is not the step the server drew, so that
 //   the page's own step control and numbers follow the chart}. null options: undo (the chart was drawn anew, so plotly's own buttons are back).
+// attach follows the behaviours' contract (chart.js's header): the player is kept in ctx.state,
+// and each draw gets a new one (the old one detached).
 // ctx.host carries data-play-state (playing | paused), data-play-position (the step shown, with
 // its fraction), data-play-step, data-play-draws (states drawn while playing, all plays together)
 // and data-play-fps (states drawn per second in the latest play).
@@ -283,11 +285,12 @@ class Player {
   }
 }
 
+// The behaviours' contract (chart.js): ctx.state holds this chart's player.
 export async function attach(ctx) {
-  const { host } = ctx;
-  const old = host.__atlasPlay;
-  if (old) old.detach(); // drawn anew: the figure (and plotly's own buttons) are the server's again
-  host.__atlasPlay = null;
+  const { host, state } = ctx;
+  // drawn anew: the figure (and plotly's own buttons) are the server's again
+  if (state.player) state.player.detach();
+  state.player = null;
   if (!ctx.options || !ctx.gd) {
     for (const name of ["state", "position", "step", "fps"]) {
       host.removeAttribute(`data-play-${name}`);
@@ -295,6 +298,6 @@ export async function attach(ctx) {
     return;
   }
   const player = new Player(ctx);
-  host.__atlasPlay = player;
+  state.player = player;
   await player.takeButtons();
 }
