@@ -124,3 +124,49 @@ def test_hovering_the_heatmap_and_the_lines_links_them_without_the_server(tab, u
     _wait_outlines(tab, map_gd, [])
     assert lines_gd.evaluate(LINES_STATE) == nothing
     assert frames == [], frames  # nothing went to the server
+
+
+# The client point of cell (row i, column j) on block axes (x, y) of a wrapped heatmap.
+AT_BLOCK = """([gd, xname, yname, j, i]) => {
+  const fl = gd._fullLayout, box = gd.querySelector('.main-svg').getBoundingClientRect();
+  const xa = fl[xname], ya = fl[yname];
+  return [box.left + xa._offset + xa.l2p(j), box.top + ya._offset + ya.l2p(i)];
+}"""
+# The second block's axes and first column: its x axis's range starts half a column before it.
+SECOND_BLOCK = """gd => { const fl = gd._fullLayout;
+  return fl.xaxis2 ? [Math.round(fl.xaxis2.range[0] + 0.5), fl.xaxis2._length > 0] : null; }"""
+
+
+def test_a_wrapped_heatmaps_second_block_outlines_its_cell_in_every_block(tab, url):
+    """Issue 30: a 46-word map at 1280x720 classroom is wrapped in blocks of columns (viz.wrap),
+    each block's trace holding only its own columns; hovering a cell of the second block
+    focuses that cell (its column counted from the whole map), outlined on every block's axes
+    (plotly clips each outline to its block), and the lines chart draws that very line."""
+    from tests.test_browser_alignment import LONG
+
+    tab.set_viewport_size({"width": 1280, "height": 720})
+    params = {"aln_text": LONG, "aln_model": "bahdanau", "classroom": "true"}
+    tab.goto(f"{url}/alignment?{urllib.parse.urlencode(params)}")
+    wait_settled(tab, 2)
+    heatmap = _plot(tab.locator(CHART).first)
+    first, drawn = heatmap.evaluate(SECOND_BLOCK)
+    assert drawn and first > 10
+    heatmap.locator(".cartesianlayer > .subplot.x2y2").evaluate(
+        "g => g.scrollIntoView({block: 'start'})"
+    )
+    j = first + 1
+    cx, cy = tab.evaluate(AT_BLOCK, [heatmap.element_handle(), "xaxis2", "yaxis2", j, 0])
+    tab.mouse.move(cx - 4, cy - 4)
+    tab.mouse.move(cx, cy)
+    want = [[j - 0.5, j + 0.5, -0.5, 0.5]] * 2  # the cell (0, j), on the blocks' axes each
+    tab.wait_for_function(
+        f"([gd, want]) => JSON.stringify(({OUTLINES})(gd)) === JSON.stringify(want)",
+        arg=[heatmap.element_handle(), want],
+    )
+    refs = heatmap.evaluate(
+        "gd => gd.layout.shapes.filter(s => s.name === 'atlas-link').map(s => s.xref)"
+    )
+    assert refs[:2] == ["x", "x2"]
+    lines = _plot(_chart(tab, LINES))
+    state = lines.evaluate(LINES_STATE)
+    assert len(state["lines"]) == 1  # the hovered cell's line, over the veil

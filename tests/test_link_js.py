@@ -196,7 +196,7 @@ def test_a_wrapped_heatmap_outlines_the_focus_in_every_block(tmp_path):
     link = heatmap_link(alignment_heatmap(_weights(), SRC, TGT), "g")
     blocks = (("x", "y", 0, 2), ("x2", "y2", 3, 4))
     options = link.in_blocks(blocks, traces=1).options()
-    assert options["blocks"] == [[0, "x", "y"], [1, "x2", "y2"]]
+    assert options["blocks"] == [[0, "x", "y", 0], [1, "x2", "y2", 3]]
     out = _js([_call("outline", options, {"kind": "cell", "i": 1, "j": 3})], tmp_path)
     rect = {"type": "rect", "line": {"color": "#D55E00", "width": 3}, "name": "atlas-link"}
     cell = {"x0": 2.5, "x1": 3.5, "y0": 0.5, "y1": 1.5, "layer": "above"}
@@ -204,9 +204,11 @@ def test_a_wrapped_heatmap_outlines_the_focus_in_every_block(tmp_path):
         [rect | cell | {"xref": "x", "yref": "y"}, rect | cell | {"xref": "x2", "yref": "y2"}]
     ]
     member = {"options": options}
-    events = [{"points": [{"curveNumber": n, "pointNumber": [2, 4]}]} for n in (0, 1, 2)]
+    points = ((0, [2, 4]), (1, [2, 1]), (2, [2, 4]))
+    events = [{"points": [{"curveNumber": n, "pointNumber": at}]} for n, at in points]
     found = _js([_call("cellOf", member, event) for event in events], tmp_path)
-    assert found == [{"kind": "cell", "i": 2, "j": 4}] * 2 + [None]  # trace 2 is no block's
+    # block 1's trace holds columns 3 and 4 only: its point (2, 1) is the cell (2, 4)
+    assert found == [{"kind": "cell", "i": 2, "j": 4}, {"kind": "cell", "i": 2, "j": 4}, None]
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ import pytest
 
 from viz.alignment import alignment_heatmap
 from viz.local_heatmap import local_heatmap
-from viz.wrap import blocks_needed, columns_of, wrap_columns
+from viz.wrap import _array, blocks_needed, columns_of, wrap_columns
 
 SRC = [f"▁s{i}" for i in range(52)]
 TGT = [f"▁t{i}" for i in range(56)]
@@ -84,7 +84,13 @@ def test_each_block_has_the_traces_and_one_colour_bar():
     assert traces[1]["showscale"] is False and traces[0].get("showscale", True) is not False
     bar = traces[0]["colorbar"]
     assert bar["len"] < 0.55 and bar["y"] - bar["len"] / 2 > 0.45  # beside the first block
-    np.testing.assert_array_equal(np.asarray(traces[1]["z"]), np.asarray(traces[0]["z"]))
+    # each block sends its own columns only: together, every cell once, each at its column
+    z = [_array(t["z"]) for t in traces]
+    np.testing.assert_allclose(np.concatenate(z, axis=1), _weights())
+    xs = np.concatenate([_array(t["x"]) for t in traces])
+    assert xs.tolist() == list(range(len(SRC)))
+    cells = np.concatenate([np.asarray(t["customdata"], dtype=object) for t in traces], axis=1)
+    assert cells.shape == (len(TGT), len(SRC))
     go.Figure(wrapped.spec)  # plotly accepts it
 
 

@@ -41,7 +41,7 @@ class HoverLink:
     heatmap shows, each x = [0, 1, None, ...], y = [its ends' heights, None, ...]; hovered lines
     are drawn in ``colour``, ``width`` px wide.
     ``blocks``: a heatmap wrapped in blocks of columns (:meth:`in_blocks`), each block's
-    (trace, x axis, y axis); empty: one block, ``trace`` on axes x and y.
+    (trace, x axis, y axis, first column); empty: one block, ``trace`` on axes x and y.
     """
 
     group: str
@@ -55,15 +55,18 @@ class HoverLink:
     query_x: int = 0
     query_y: tuple[float, ...] = ()
     key_y: tuple[float, ...] = ()
-    blocks: tuple[tuple[int, str, str], ...] = ()
+    blocks: tuple[tuple[int, str, str, int], ...] = ()
 
     def in_blocks(self, blocks: Sequence[tuple[str, str, int, int]], traces: int) -> HoverLink:
         """The heatmap's part once its columns are wrapped in ``blocks`` (``viz.wrap``: each
         block's (x axis, y axis, first column, last column); block k's copy of trace t is
-        ``t + k * traces``): each block's heatmap trace and axes, as (trace, x axis, y axis)."""
+        ``t + k * traces``, holding the block's columns only): each block's (heatmap trace,
+        x axis, y axis, first column)."""
         return replace(
             self,
-            blocks=tuple((self.trace + k * traces, x, y) for k, (x, y, _, _) in enumerate(blocks)),
+            blocks=tuple(
+                (self.trace + k * traces, x, y, first) for k, (x, y, first, _) in enumerate(blocks)
+            ),
         )
 
     def options(self) -> dict:

@@ -18,10 +18,13 @@ the same way (the play behaviour moves the copies as it moves the traces).
 
 from __future__ import annotations
 
+import base64
 import copy
 import math
 import re
 from dataclasses import dataclass
+
+import numpy as np
 
 Block = tuple[str, str, int, int]  # (x axis, y axis, first column, last column)
 
@@ -183,7 +186,7 @@ def wrap_columns(spec: dict, blocks: int) -> Wrapped:
     first_y = _axis_id("y", min(names.y[0]))  # the first plot's (the hover link's heatmap)
     first_x = _axis_id("x", min(names.x[0]))
     _wrap_axes(layout, names, spans, band)
-    spec["data"] = _with_copies(spec.get("data") or [], names, band, colour_bars=True)
+    spec["data"] = _with_copies(spec.get("data") or [], names, band, spans)
     _place_extras(layout, names, band)
     for frame in spec.get("frames") or []:
         _wrap_frame(frame, names, band, traces)
@@ -238,28 +241,82 @@ def _wrap_axes(layout: dict, names: _Renamed, spans: list[tuple[int, int]], band
             layout[_axis_id("yaxis", names.y[k][i])] = ya
 
 
-def _with_copies(traces: list[dict], names: _Renamed, band: _Band, *, colour_bars: bool) -> list:
-    """``traces`` and their copies on each further block's axes (block by block); the colour
-    bars placed and sized beside the first block as they were beside the plots."""
-    if colour_bars:
+def _with_copies(
+    traces: list[dict],
+    names: _Renamed,
+    band: _Band,
+    spans: list[tuple[int, int]] | None = None,
+) -> list:
+    """``traces`` and their copies on each further block's axes (block by block). With the
+    blocks' ``spans`` (the figure's own traces, not a frame's): each block's heatmaps hold only
+    its own columns (:func:`_columns`), and the colour bars are placed and sized beside the first
+    block as they were beside the plots."""
+    if spans:
         for trace in traces:
             bar = trace.get("colorbar")
             if isinstance(bar, dict) and trace.get("showscale", True) is not False:
                 if bar.get("lenmode", "fraction") == "fraction":
                     bar["len"] = float(bar.get("len", 1)) * band.plot / band.total
                 bar["y"] = band.y(0, float(bar.get("y", 0.5)))
-    copies = []
-    for k in range(1, band.blocks):
-        for trace in traces:
-            twin = copy.deepcopy(trace)
-            for axis in ("xaxis", "yaxis"):
-                if axis in trace or colour_bars:
-                    twin[axis] = names.ref(trace.get(axis, axis[0]), k)
-            if twin.get("type") == "heatmap" or "colorbar" in twin:
-                twin["showscale"] = False
-            twin["showlegend"] = False
-            copies.append(twin)
-    return [*traces, *copies]
+    blocks = [[] for _ in range(band.blocks)]
+    for trace in traces:
+        whole = copy.deepcopy(trace) if spans else trace  # block 0 keeps only its columns
+        for k in range(band.blocks):
+            twin = copy.deepcopy(whole) if k else trace
+            if k:
+                for axis in ("xaxis", "yaxis"):
+                    if axis in trace or spans:
+                        twin[axis] = names.ref(trace.get(axis, axis[0]), k)
+                if twin.get("type") == "heatmap" or "colorbar" in twin:
+                    twin["showscale"] = False
+                twin["showlegend"] = False
+            if spans and twin.get("type") == "heatmap":
+                _columns(twin, *spans[k])
+            blocks[k].append(twin)
+    return [trace for block in blocks for trace in block]
+
+
+def _array(value: object) -> np.ndarray | None:
+    """A trace's array as numpy: a list, an array, or plotly's typed array ({dtype, bdata,
+    shape}); None for anything else."""
+    if isinstance(value, dict) and "bdata" in value and "dtype" in value:
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = value.get("shape")
+        if isinstance(shape, str):
+            shape = [int(n) for n in shape.split(",")]
+        return flat.reshape(shape) if shape else flat
+    if isinstance(value, list | tuple | np.ndarray):
+        return np.asarray(value, dtype=object if isinstance(value, list | tuple) else None)
+    return None
+
+
+def _columns(trace: dict, first: int, last: int) -> None:
+    """A heatmap cut to its columns ``first``..``last`` (its x the columns' own numbers), so
+    that the blocks together send each cell once."""
+    z = _array(trace.get("z"))
+    if z is None or z.ndim != 2 or z.shape[1] <= last:
+        return
+    width = z.shape[1]
+    trace["z"] = _as_sent(z[:, first : last + 1])
+    x = _array(trace.get("x"))
+    xs = x if x is not None and x.ndim == 1 and len(x) == width else np.arange(width)
+    trace["x"] = _as_sent(xs[first : last + 1])
+    trace.pop("x0", None), trace.pop("dx", None)
+    for key in ("customdata", "text", "hovertext"):
+        cells = _array(trace.get(key))
+        if cells is not None and cells.ndim >= 2 and cells.shape[1] == width:
+            trace[key] = _as_sent(cells[:, first : last + 1])
+
+
+def _as_sent(values: np.ndarray) -> dict | list:
+    """An array as a figure's dict holds it: numbers as plotly's typed array, else a list."""
+    if values.dtype.kind not in "biuf":
+        return values.tolist()
+    values = np.ascontiguousarray(values)
+    if values.dtype.kind == "b":
+        values = values.astype(np.uint8)
+    typed = {"dtype": values.dtype.str.lstrip("<|="), "bdata": base64.b64encode(values).decode()}
+    return typed | ({"shape": ", ".join(map(str, values.shape))} if values.ndim > 1 else {})
 
 
 def _wrap_frame(frame: dict, names: _Renamed, band: _Band, traces: int) -> None:
@@ -267,7 +324,7 @@ def _wrap_frame(frame: dict, names: _Renamed, band: _Band, traces: int) -> None:
     and its layout's shapes and annotations, as the figure's."""
     data = frame.get("data") or []
     indices = frame.get("traces") or list(range(len(data)))
-    frame["data"] = _with_copies(data, names, band, colour_bars=False)
+    frame["data"] = _with_copies(data, names, band)
     frame["traces"] = [t + k * traces for k in range(band.blocks) for t in indices]
     if isinstance(frame.get("layout"), dict):
         _place_extras(frame["layout"], names, band)

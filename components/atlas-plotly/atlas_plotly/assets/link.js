@@ -74,10 +74,11 @@ function setFocus(member, focus) {
 
 // ------------------------------------------------------------------ showing the focus
 
-// The heatmap's blocks: [trace, x axis, y axis] of each (one, unless its columns are wrapped in
-// blocks one under the other: viz/wrap.py, options.blocks).
+// The heatmap's blocks: [trace, x axis, y axis, first column] of each (one, unless its columns
+// are wrapped in blocks one under the other, each block's trace holding its own columns:
+// viz/wrap.py, options.blocks).
 export function blocksOf(options) {
-  return options.blocks && options.blocks.length ? options.blocks : [[options.trace, "x", "y"]];
+  return options.blocks && options.blocks.length ? options.blocks : [[options.trace, "x", "y", 0]];
 }
 
 // The focused cell, row or column outlined in every block (plotly clips each outline to its
@@ -228,10 +229,11 @@ export function pointedLines(member, event) {
 
 export function cellOf(member, event) {
   const p = event && event.points && event.points[0];
-  if (!p || !blocksOf(member.options).some(([trace]) => trace === p.curveNumber)) return null;
-  const index = p.pointNumber; // a heatmap's point: [row, column]
+  const block = p && blocksOf(member.options).find(([trace]) => trace === p.curveNumber);
+  if (!block) return null;
+  const index = p.pointNumber; // a heatmap's point: [row, column] (of its block's columns)
   if (!Array.isArray(index) || index.length !== 2) return null;
-  return { kind: "cell", i: index[0], j: index[1] };
+  return { kind: "cell", i: index[0], j: index[1] + (block[3] || 0) };
 }
 
 // The chart's listeners, kept on its state to be taken off again (unlisten).
