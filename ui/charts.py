@@ -31,7 +31,7 @@ from i18n import N_, _
 from serve.memory import figure_bytes, note_figure
 from ui import plotly_component
 from ui.sidebar import classroom_mode
-from viz.behaviours import Behaviours
+from viz.behaviours import Behaviours, Chart
 from viz.figure import colour_scale
 from viz.palette import OKABE_ITO  # every chart's colour way: see viz.palette
 from viz.wrap import blocks_needed, wrap_columns
@@ -299,7 +299,7 @@ def _wrapped(
 
 
 def plotly_chart(
-    fig: go.Figure,
+    fig: go.Figure | Chart,
     *,
     key: str | None = None,
     height: int | None = None,
@@ -312,7 +312,9 @@ def plotly_chart(
 ) -> None:
     """Show ``fig`` full width with the PNG-export toolbar, legible (classroom mode when on).
 
-    ``height`` overrides the figure's own height. ``on_select``: a callback run when the user
+    ``fig`` may be a :class:`Chart` (a figure with its behaviours, as the builders of charts that
+    always go with one return it): its behaviours are sent, and ``behaviours`` must then be None
+    (ValueError otherwise). ``height`` overrides the figure's own height. ``on_select``: a callback run when the user
     clicks a point (single-point selection); it reads the selection from ``st.session_state[key]``.
     Give every chart a ``key``: the component keeps a keyed chart mounted across reruns.
     ``behaviours`` (:class:`Behaviours`): what the chart does in the browser without a rerun
@@ -326,6 +328,10 @@ def plotly_chart(
     column; a figure asking for more is drawn smaller, down to the classroom minimum
     (:func:`fitted_width_scale`).
     """
+    if isinstance(fig, Chart):
+        if behaviours is not None:
+            raise ValueError("a Chart brings its own behaviours: pass behaviours=None")
+        fig, behaviours = fig.figure, fig.behaviours
     if height is not None:
         fig.update_layout(height=height)
     if on_select is not None:

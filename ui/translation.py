@@ -23,7 +23,8 @@ from ui.sidebar import classroom_mode
 from ui.text import show_text_notices
 from ui.translation_compute import SENTENCE_BOX, Result, length_notice, truncation_notice
 from ui.url_state import parse_int, read_param
-from viz.local_steps import local_steps_figure
+from viz.behaviours import Behaviours, Chart
+from viz.local_steps import local_play, local_steps_figure
 
 ALL_MODELS = ATTENTION_NAMES  # the seven RNN translators, in story order
 GLOBAL_MODELS = {  # id -> label (model names stay; the words around them are translated)
@@ -181,6 +182,12 @@ def local_steps(tr: Translation, *, step: int = 0) -> go.Figure:
         tr.target_tokens,
         step=step,
     )
+
+
+def local_steps_chart(tr: Translation, *, step: int = 0) -> Chart:
+    """:func:`local_steps` with its play options (:func:`viz.local_steps.local_play`: between
+    steps the Gaussian follows p_t in the browser), as the Local page shows it."""
+    return Chart(local_steps(tr, step=step), Behaviours(play=local_play(tr.D)))
 
 
 def unfamiliar_input_ui(text: str, translator: Translator) -> bool:

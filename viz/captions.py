@@ -21,6 +21,7 @@ from i18n import _
 from viz._checks import escape
 from viz._margins import fitted_margin
 from viz.axes import token_axis
+from viz.behaviours import playing
 from viz.palette import BLUE, TRANSPARENT, VERMILLION
 from viz.play import PlayOptions, play_button, play_options, slider_steps
 
@@ -219,6 +220,10 @@ def player_play() -> PlayOptions:
     in (a circle does not travel from one word's cell to the next's); its play button pauses
     while it plays."""
     return play_options(seconds_per_frame=WORD_MS / 1000, fade=True, pause_label=_("❚❚ pause"))
+
+
+# the attention player with its play options, as the Image captions page shows it
+attention_player_chart = playing(attention_player_figure, player_play)
 
 
 def alpha_sum_figure(alpha_sum: np.ndarray, *, title: str = "") -> go.Figure:

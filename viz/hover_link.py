@@ -9,7 +9,8 @@ hovering one of the linked head's lines, or a query or key token, outlines the m
 or column of the heatmap. Both are layout shapes: nothing is recomputed, nothing is sent to the
 server. Where the component is off (``st.plotly_chart``) the options are not sent and the charts
 are plain. The lines chart's part: :func:`viz.multi_head_lines.lines_link` (a head view),
-:func:`viz.alignment.alignment_lines_link` (an alignment's lines).
+:func:`viz.alignment.alignment_lines_link` (an alignment's lines). Both charts of a page, each with
+its part: :mod:`viz.linked`.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from i18n import N_, _
 from viz._checks import escape
 from viz._margins import LEGEND_ROW_PX
 from viz.alignment import alignment_cells, alignment_heatmap
+from viz.behaviours import playing
 from viz.bottleneck import MODEL_STYLE
 from viz.figure import figure
 from viz.palette import BLUE, GREY
@@ -324,3 +325,7 @@ def probe_play() -> PlayOptions:
     SNAPSHOT_MS, the weights changing smoothly in between; its play button pauses while it
     plays."""
     return play_options(seconds_per_frame=SNAPSHOT_MS / 1000, pause_label=_("❚❚ pause"))
+
+
+# the probe's player with its play options, as the Training lab's page shows it
+probe_player_chart = playing(probe_player, probe_play)

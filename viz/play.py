@@ -2,9 +2,9 @@
 options of the chart component's "play" behaviour (components/atlas-plotly/atlas_plotly/assets/
 play.js): a figure's plotly frames played in the browser from the data sent once, drawing
 ``fps`` states a second, the in-between states interpolated between two frames (motion only: at
-each step the chart shows the server's frame exactly). Plain JSON for ``ui.charts.plotly_chart
-(behaviours=Behaviours(play=...))`` (``viz.behaviours``); where the component is off, the figure's
-own play button remains.
+each step the chart shows the server's frame exactly). Plain JSON, a played figure's
+``Behaviours(play=...)`` in its ``Chart`` (``viz.behaviours``); where the component is off, the
+figure's own play button remains.
 """
 
 from __future__ import annotations

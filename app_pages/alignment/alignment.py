@@ -38,14 +38,8 @@ from ui.translation_compute import (
     tokens_view,
 )
 from ui.url_state import check_model_param, check_number_param
-from viz.alignment import (
-    alignment_heatmap,
-    alignment_lines,
-    alignment_lines_link,
-    token_prob_bars,
-)
-from viz.behaviours import Behaviours
-from viz.hover_link import heatmap_link
+from viz.alignment import alignment_heatmap, token_prob_bars
+from viz.linked import AlignmentCharts
 
 LINK_HINT = N_(
     "Hover a cell of the heatmap to see its line here, or a line or a token here to find it in "
@@ -68,35 +62,39 @@ ABOUT = N_(
 )
 
 
+def linked_charts(view: AlignmentView, key: str) -> AlignmentCharts:
+    """The heatmap and the lines of ``view`` that ``alignment_ui`` (under ``key``) shows, linked
+    on hover."""
+    return AlignmentCharts(view.weights, view.source, view.target, group=f"{key}-link")
+
+
 def alignment_ui(view: AlignmentView, title: str, key: str, kind: str) -> None:
     """The heatmap with, beside it, model ``kind``'s formulas and the same alignment as lines
     (under it when the sentence is long: the heatmap then takes the whole width). The heatmap
     and the lines are linked on hover, in the browser (viz.hover_link)."""
-    heatmap = alignment_heatmap(view.weights, view.source, view.target, title=title)
+    charts = linked_charts(view, key)
+    heatmap = charts.heatmap(title=title)
     beside = classroom_mode() and len(view.source) <= WIDE_SOURCE  # the lines beside the map
     fit = first_screen_fit(len(view.target)) | {"fit_width": column_px(BESIDE, 0, "medium")}
-    if beside and not fits_classroom(heatmap.layout.width, fit["fit_width"]):
+    if beside and not fits_classroom(heatmap.figure.layout.width, fit["fit_width"]):
         # the cells' numbers would make it wider than its column: hover and the step inspector
         # give them
-        heatmap = alignment_heatmap(
-            view.weights, view.source, view.target, title=title, numbers=False
-        )
-    link = Behaviours(link=heatmap_link(heatmap, f"{key}-link"))
+        heatmap = charts.heatmap(title=title, numbers=False)
     if beside:
         left, right = st.columns(BESIDE, gap="medium")
         with left:
-            plotly_chart(heatmap, key=f"{key}_heatmap", behaviours=link, **fit)
+            plotly_chart(heatmap, key=f"{key}_heatmap", **fit)
         with right:
             lines_ui(view, key)
         formula_ui(kind)
         return
     if len(view.source) > WIDE_SOURCE:
-        plotly_chart(heatmap, key=f"{key}_heatmap", behaviours=link)
+        plotly_chart(heatmap, key=f"{key}_heatmap")
         left, right = st.columns([2, 3], gap="medium")
     else:
         left, right = st.columns([3, 2], gap="medium")
         with left:
-            plotly_chart(heatmap, key=f"{key}_heatmap", behaviours=link)
+            plotly_chart(heatmap, key=f"{key}_heatmap")
         left, right = right, right
     with left:
         formula_ui(kind)
@@ -121,18 +119,13 @@ def lines_ui(view: AlignmentView, key: str) -> None:
         key="aln_threshold",
         bind="query-params",
     )
-    lines = alignment_lines(
-        view.weights,
-        view.source,
-        view.target,
-        threshold=threshold,
-        title=_("The same weights as lines"),
+    lines = linked_charts(view, key).lines(
+        threshold=threshold, title=_("The same weights as lines")
     )
-    link = Behaviours(link=alignment_lines_link(lines, f"{key}-link"))
     rows = max(view.source, view.target, key=len)
     with lines_at:
         fit = first_screen_fit(len(rows)) | {"fit_width": column_px(BESIDE, 1, "medium")}
-        plotly_chart(lines, key=f"{key}_lines", behaviours=link, **fit)
+        plotly_chart(lines, key=f"{key}_lines", **fit)
     if plotly_component.wanted():  # the hover link is the component's (st.plotly_chart: none)
         st.caption(_(LINK_HINT))
 

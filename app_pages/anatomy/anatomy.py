@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from app_pages.anatomy.drag import STEP, DragMember, apply_drag, drag_options
+from app_pages.anatomy.drag import STEP, DragMember, apply_drag, drag_chart, drag_options
 from app_pages.anatomy.number_table import LIMIT, number_grid_ui, set_rows
 from i18n import N_, _
 from models.analysis.toy import (
@@ -33,7 +33,6 @@ from ui.url_state import (
     write_params,
 )
 from viz import vector_diagram, weights_bar
-from viz.behaviours import Behaviours
 
 COLUMNS = ["key x", "key y", "value x", "value y"]  # the table's columns (ids), shown translated
 COLUMN_LABELS = {
@@ -221,11 +220,8 @@ def stage_scores(result: AnatomyResult, names: list[str], kind: str, W: np.ndarr
         st.caption(
             _("v = {v}; the tanh squashes each match into (-2, 2) here.").format(v=ADDITIVE_V)
         )
-    plotly_chart(
-        weights_bar(result.scores, names, title=_("Scores e_s"), y_title=_("score")),
-        key="anat_scores",
-        behaviours=Behaviours(drag=DragMember("scores")),
-    )
+    fig = weights_bar(result.scores, names, title=_("Scores e_s"), y_title=_("score"))
+    plotly_chart(drag_chart(fig, DragMember("scores")), key="anat_scores")
 
 
 def stage_weights(result: AnatomyResult, names: list[str], temperature: float) -> None:
@@ -250,11 +246,8 @@ def stage_weights(result: AnatomyResult, names: list[str], temperature: float) -
             )
         )
     title = _("Weights a_s (T = {T:g})").format(T=temperature)
-    plotly_chart(
-        weights_bar(result.weights, names, title=title),
-        key="anat_weights",
-        behaviours=Behaviours(drag=DragMember("weights")),
-    )
+    fig = weights_bar(result.weights, names, title=title)
+    plotly_chart(drag_chart(fig, DragMember("weights")), key="anat_weights")
 
 
 def stage_context(result: AnatomyResult, settings: AnatomySettings, names: list[str]) -> None:
@@ -299,9 +292,8 @@ def stage_context(result: AnatomyResult, settings: AnatomySettings, names: list[
     if plotly_component.wanted():  # the diagram's handles exist only in the chart component
         st.caption(_(DRAG).format(step=STEP))
     plotly_chart(
-        fig,
+        drag_chart(fig, options),
         key="anat_vectors",
-        behaviours=Behaviours(drag=options),
         on_trigger={"drag": lambda: apply_drag("anat_vectors")},
     )
 

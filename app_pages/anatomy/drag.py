@@ -22,6 +22,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app_pages.anatomy.number_table import LIMIT, current_rows, set_rows
+from viz.behaviours import Behaviours, Chart
 from viz.charts import COLOURS
 
 STEP = 0.1  # the query inputs' step; dragged coordinates are rounded to it
@@ -73,8 +74,7 @@ class DragOptions:
     limit: float = LIMIT
 
     def payload(self) -> dict:
-        """The options as ``plotly_chart(behaviours=Behaviours(drag=...))`` sends them (plain
-        JSON)."""
+        """The options as ``plotly_chart(drag_chart(fig, self))`` sends them (plain JSON)."""
         return asdict(self)
 
 
@@ -87,9 +87,14 @@ class DragMember:
     group: str = GROUP
 
     def payload(self) -> dict:
-        """The options as ``plotly_chart(behaviours=Behaviours(drag=...))`` sends them (plain
-        JSON)."""
+        """The options as ``plotly_chart(drag_chart(fig, self))`` sends them (plain JSON)."""
         return {"group": self.group, "role": self.role}
+
+
+def drag_chart(fig: go.Figure, drag: DragOptions | DragMember) -> Chart:
+    """One of the page's charts that act on a drag: the vector diagram ``fig`` with its
+    :func:`drag_options`, or the scores' or weights' bars with their :class:`DragMember`."""
+    return Chart(fig, Behaviours(drag=drag))
 
 
 def member(role: str) -> dict:

@@ -29,12 +29,10 @@ from ui.layout import control_row, first_screen_fit
 from ui.loaders import cached_captioners
 from ui.sidebar import classroom_mode
 from ui.text import escape_markdown, page_intro
-from viz.behaviours import Behaviours
 from viz.captions import (
     alpha_sum_figure,
-    attention_player_figure,
+    attention_player_chart,
     beta_figure,
-    player_play,
     word_panels,
 )
 
@@ -152,14 +150,12 @@ with where.players:
     for column, (name, result) in zip((left, right), results.items(), strict=False):
         with column:
             locations = result.locations if result.attention == "hard" else None
-            fig = attention_player_figure(
+            chart = attention_player_chart(
                 image, result.alphas, result.words, locations=locations, title=_(MODEL_LABELS[name])
             )
-            behaviours = Behaviours(play=player_play())
             plotly_chart(
-                fig,
+                chart,
                 key=f"cap_player_{name}",
-                behaviours=behaviours,
                 **first_screen_fit(0, above=TITLE_WRAP_PX),
             )
             if result.attention == "hard":

@@ -29,12 +29,10 @@ from ui.downloads import download_json
 from ui.errors import fragment
 from ui.text import page_intro
 from viz.alignment import alignment_heatmap
-from viz.behaviours import Behaviours
 from viz.lab import (
     Curves,
     length_accuracy_chart,
-    probe_play,
-    probe_player,
+    probe_player_chart,
     training_curves,
 )
 
@@ -102,7 +100,7 @@ def probe_heatmaps_ui(
         if snap.probe_weights is None:
             st.info(_("This model has no attention: there is no alignment to draw."))
         elif snapshots:
-            fig = probe_player(
+            chart = probe_player_chart(
                 [s.probe_weights for s in snapshots],
                 [s.step for s in snapshots],
                 src,
@@ -110,7 +108,7 @@ def probe_heatmaps_ui(
                 titles=[_(ATTENTION_AT).format(step=s.step) for s in snapshots],
                 index=next(i for i, s in enumerate(snapshots) if s is snap),
             )
-            plotly_chart(fig, key=key, behaviours=Behaviours(play=probe_play()))
+            plotly_chart(chart, key=key)
             st.caption(_(PLAY_HINT))
         else:
             title = _(ATTENTION_AT).format(step=snap.step)

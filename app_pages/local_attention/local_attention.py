@@ -20,7 +20,7 @@ from ui.sidebar import classroom_mode
 from ui.text import page_intro, user_text
 from ui.translation import (
     LOCAL_MODELS,
-    local_steps,
+    local_steps_chart,
     model_label,
     sentence_ui,
     show_notices,
@@ -31,9 +31,7 @@ from ui.translation import (
 from ui.translation_compute import Result, compute_local, decode
 from ui.url_state import check_model_param, check_number_param
 from viz.alignment import alignment_heatmap
-from viz.behaviours import Behaviours
 from viz.local_heatmap import local_heatmap
-from viz.local_steps import local_play
 
 GLOBAL_KIND = "luong-general"
 MAX_D = 15
@@ -135,12 +133,8 @@ def steps_ui(tr: Translation) -> None:
     """The step slider, the animated step figure with its play button, and the step's numbers."""
     st.subheader(_("Step by step"))
     step = step_slider(_("Target step"), "loc_step", len(tr.target_tokens))
-    fig = local_steps(tr, step=step)
     plotly_chart(
-        fig,
-        key="loc_steps",
-        behaviours=Behaviours(play=local_play(tr.D)),
-        on_trigger={"step": follow_chart_step},
+        local_steps_chart(tr, step=step), key="loc_steps", on_trigger={"step": follow_chart_step}
     )
     lo, hi = tr.window[step]
     st.caption(

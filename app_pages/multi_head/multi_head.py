@@ -41,11 +41,9 @@ from ui.tables import table_ui
 from ui.text import page_intro
 from ui.translation_compute import decode
 from ui.url_state import check_number_param
-from viz.behaviours import Behaviours
 from viz.head_steps import Panel, step_panels
-from viz.hover_link import heatmap_link
+from viz.linked import HeadCharts
 from viz.multi_head import grid_tiles, head_grid, head_heatmap, share_heatmaps
-from viz.multi_head_lines import head_lines, lines_link
 
 LINK_GROUP = "mh-layer-head"  # the chosen head's map and its lines, linked on hover
 ABOUT = N_(
@@ -96,6 +94,11 @@ def overview_ui(view: HeadsView, layer: int, head: int) -> None:
     st.caption(overview_hint())
 
 
+def linked_charts(view: HeadsView, layer: int, head: int) -> HeadCharts:
+    """The chosen head's map and its layer's head view, linked on hover."""
+    return HeadCharts(view.weights[layer], view.key_tokens, view.query_tokens, head, LINK_GROUP)
+
+
 def one_head_ui(view: HeadsView, layer: int, head: int) -> None:
     """The chosen head, large, with the tokens in the hover; CSV and JSON downloads."""
     st.subheader(_("Layer {layer}, head {head}").format(layer=layer + 1, head=head + 1))
@@ -103,9 +106,8 @@ def one_head_ui(view: HeadsView, layer: int, head: int) -> None:
     where = _("layer {layer}, head {head} · {rows} queries x {cols} keys").format(
         layer=layer + 1, head=head + 1, rows=len(view.query_tokens), cols=len(view.key_tokens)
     )
-    fig = head_heatmap(w, view.key_tokens, view.query_tokens, title=f"{view.title}<br>{where}")
-    link = Behaviours(link=heatmap_link(fig, LINK_GROUP))
-    plotly_chart(fig, key="mh_head_map", height=fig.layout.height, behaviours=link)
+    chart = linked_charts(view, layer, head).heatmap(title=f"{view.title}<br>{where}")
+    plotly_chart(chart, key="mh_head_map", height=chart.figure.layout.height)
     c1, c2 = st.columns(2)
     with c1:
         download_csv(
@@ -152,10 +154,7 @@ def head_view_ui(view: HeadsView, layer: int, head: int) -> None:
             _("Over 128 tokens: choose a token above to see its lines."), icon=":material/info:"
         )
         return
-    fig = head_lines(
-        view.weights[layer],
-        view.key_tokens,
-        view.query_tokens,
+    chart = linked_charts(view, layer, head).lines(
         heads=[int(h) - 1 for h in heads],
         token=token,
         threshold=threshold,
@@ -167,8 +166,7 @@ def head_view_ui(view: HeadsView, layer: int, head: int) -> None:
             )
         ),
     )
-    link = Behaviours(link=lines_link(fig, head, LINK_GROUP))
-    plotly_chart(fig, key="mh_lines", height=fig.layout.height, behaviours=link)
+    plotly_chart(chart, key="mh_lines", height=chart.figure.layout.height)
 
 
 def aggregate_ui(view: HeadsView, layer: int) -> None:
