@@ -151,14 +151,16 @@ def test_a_wrapped_heatmaps_second_block_outlines_its_cell_in_every_block(tab, u
     heatmap = _plot(tab.locator(CHART).first)
     first, drawn = heatmap.evaluate(SECOND_BLOCK)
     assert drawn and first > 10
+    # the block's middle row, at the middle of the screen (clear of the page's header)
+    i = heatmap.evaluate("gd => Math.floor(gd._fullLayout.yaxis2.tickvals.length / 2)")
     heatmap.locator(".cartesianlayer > .subplot.x2y2").evaluate(
-        "g => g.scrollIntoView({block: 'start'})"
+        "g => g.scrollIntoView({block: 'center'})"
     )
     j = first + 1
-    cx, cy = tab.evaluate(AT_BLOCK, [heatmap.element_handle(), "xaxis2", "yaxis2", j, 0])
+    cx, cy = tab.evaluate(AT_BLOCK, [heatmap.element_handle(), "xaxis2", "yaxis2", j, i])
     tab.mouse.move(cx - 4, cy - 4)
     tab.mouse.move(cx, cy)
-    want = [[j - 0.5, j + 0.5, -0.5, 0.5]] * 2  # the cell (0, j), on the blocks' axes each
+    want = [[j - 0.5, j + 0.5, i - 0.5, i + 0.5]] * 2  # the cell (i, j), on each block's axes
     tab.wait_for_function(
         f"([gd, want]) => JSON.stringify(({OUTLINES})(gd)) === JSON.stringify(want)",
         arg=[heatmap.element_handle(), want],
