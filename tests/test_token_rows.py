@@ -36,6 +36,25 @@ def test_token_lines_turned_keep_every_value_and_token(log):
     assert down.layout.height >= 50 * 20  # a row per token
 
 
+def test_a_turned_chart_is_as_wide_as_its_title_from_the_plots_left_edge():
+    """Issue 30: a turned chart's title starts at the plot's left edge, after the tokens' labels;
+    its width counted the title alone, so on a phone a long Chinese title was cut at the right
+    (Recurrent's gate means by 32 px at 390x844 with the 46-word input)."""
+    from viz.heatmaps import title_width
+
+    title = "每个词的更新门 z_t 与重置门 r_t（各单元的平均）"
+    long_tokens = [f"grandfather{i}" for i in range(50)]
+    down = token_lines(
+        long_tokens,
+        {"a": np.linspace(0, 1, 50)},
+        title=title,
+        x_title="t",
+        y_title="v",
+        across=False,
+    )
+    assert down.layout.width >= down.layout.margin.l + title_width(title)
+
+
 def test_the_gradient_plot_turned():
     down = gradient_norm_plot({"none": np.geomspace(0.1, 4, 50)}, TOKENS, across=False)
     assert list(down.layout.yaxis.ticktext) == TOKENS and down.layout.xaxis.type == "log"

@@ -40,7 +40,7 @@ def token_rows_figure(
 ) -> go.Figure:
     """Lines whose ``traces`` run over the positions 0..n-1 of ``ticks`` (escaped tokens) drawn
     turned: a row of ``ROW_PX`` per token, the legend under the plot, as wide as its column (at
-    least its title's width, as every figure). ``value_axis``: the x axis's entries (type, range, ticks, title);
+    least its title's width from the plot's left edge, where the title starts). ``value_axis``: the x axis's entries (type, range, ticks, title);
     ``value_labels``: its tick labels, for the margins."""
     margin, _angle = fitted_margin(value_labels, ticks)
     legend = legend_below(margin)
@@ -53,6 +53,7 @@ def token_rows_figure(
         "yaxis": token_axis(ticks, top_down=True, title={"text": token_title}),
         "hovermode": "closest",
         "height": max(cells_extent(n, m["t"], m["b"], ROW_PX), 300),
-        "width": title_width(title),
+        # the title starts at the plot's left edge (left_title), after the token labels' margin
+        "width": m["l"] + title_width(title),
     } | legend
     return figure({"data": [turned(t) for t in traces], "layout": layout})
