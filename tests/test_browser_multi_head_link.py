@@ -172,3 +172,25 @@ def test_hovering_the_head_map_and_the_lines_links_them_without_the_server(tab, 
     tab.wait_for_function(f"gd => ({OUTLINES})(gd).length === 0", arg=map_gd)
     assert lines_gd.evaluate(LINES_STATE) == nothing
     assert len(frames) == sent, frames[sent:]  # nothing went to the server
+
+
+def test_in_classroom_mode_the_head_map_and_its_lines_sit_side_by_side(tab, url):
+    """Issue 30: at 1280x720 in classroom mode the head map and the head view were one under the
+    other, the head's steps between them, so the hover link could not be shown to a class; now
+    they sit side by side, neither scrolling sideways, and hovering a cell of the map draws its
+    line over the head view beside it."""
+    tab.set_viewport_size({"width": 1280, "height": 720})
+    tab.goto(f"{url}/multi_head?classroom=true")
+    wait_settled(tab, 4)
+    head_map = tab.locator('[data-testid="stPlotlyChart"]').nth(1)  # after the overview
+    heatmap, lines = _plot(head_map), _plot(_chart(tab, LINES))
+    scroll_to(tab, head_map)
+    box_map, box_lines = heatmap.bounding_box(), lines.bounding_box()
+    assert box_lines["x"] >= box_map["x"] + box_map["width"] - 1  # beside it
+    assert box_lines["y"] < box_map["y"] + box_map["height"]  # on the same rows of the page
+    sideways = (
+        "gd => { const h = gd.closest('.atlas-plotly'); return h.scrollWidth > h.clientWidth + 1; }"
+    )
+    assert not heatmap.evaluate(sideways) and not lines.evaluate(sideways)
+    _move_to(tab, head_map, 2, 1)
+    tab.wait_for_function(f"gd => ({LINES_STATE})(gd).lines.length > 0", arg=lines.element_handle())

@@ -60,10 +60,10 @@ class HeadCharts:
     head: int  # 0-based
     group: str
 
-    def heatmap(self, *, title: str = "") -> Chart:
+    def heatmap(self, *, title: str = "", numbers: bool = True) -> Chart:
         """:func:`viz.multi_head.head_heatmap` of ``head`` with its part in the link."""
         w = np.asarray(self.weights)[self.head]
-        fig = head_heatmap(w, self.x_labels, self.y_labels, title=title)
+        fig = head_heatmap(w, self.x_labels, self.y_labels, title=title, numbers=numbers)
         return Chart(fig, Behaviours(link=heatmap_link(fig, self.group)))
 
     def lines(
@@ -73,6 +73,7 @@ class HeadCharts:
         token: int | None = None,
         threshold: float = 0.1,
         title: str = "",
+        legend_below: bool = False,
     ) -> Chart:
         """:func:`viz.multi_head_lines.head_lines` of the ``heads`` (0-based; ``head`` drawn or
         not) with its part in the link (:func:`viz.multi_head_lines.lines_link`)."""
@@ -84,5 +85,6 @@ class HeadCharts:
             token=token,
             threshold=threshold,
             title=title,
+            legend_below=legend_below,
         )
         return Chart(fig, Behaviours(link=lines_link(fig, self.head, self.group)))

@@ -103,16 +103,22 @@ def colorbar(title: str) -> dict:
 
 
 def head_heatmap(
-    weights: ArrayLike, x_labels: Sequence[str], y_labels: Sequence[str], *, title: str = ""
+    weights: ArrayLike,
+    x_labels: Sequence[str],
+    y_labels: Sequence[str],
+    *,
+    title: str = "",
+    numbers: bool = True,
 ) -> go.Figure:
     """One (T_q, T_k) matrix, large: tokens on both axes and in the hover at any size; every
     token keeps its label, cells at least 14 px (``layout.width``/``height`` are what they need,
-    so a narrow screen scrolls); up to 12 x 12 each cell also shows its number."""
+    so a narrow screen scrolls); up to 12 x 12 each cell also shows its number (``numbers``
+    False: never, for half a row; the hover gives them)."""
     z = checked_weights(weights, 2, "weights")
     value_name, axis_names = _("weight"), (_("query"), _("key"))
     ys = check_labels(y_labels, z.shape[0], f"y labels ({axis_names[0]}) vs {z.shape[0]} rows")
     xs = check_labels(x_labels, z.shape[1], f"x labels ({axis_names[1]}) vs {z.shape[1]} columns")
-    numbers = z.size <= SMALL_MATRIX_CELLS
+    numbers = numbers and z.size <= SMALL_MATRIX_CELLS
     trace = {
         "type": "heatmap",
         "z": z,

@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike
 
 from i18n import _
 from viz._checks import MARGIN, check_labels, escape
-from viz._margins import LEGEND_PX, widest_px
+from viz._margins import LEGEND_PX, LEGEND_ROW_PX, widest_px
 from viz.figure import figure
 from viz.head_steps import title_annotation, title_margin, title_width
 from viz.hover_link import HIGHLIGHT_PX, KEYS_UID, LINE_UID, QUERIES_UID, HoverLink
@@ -89,23 +89,30 @@ def _token_column(side: int, labels: list[str], anchor: str, bold: int | None) -
     }
 
 
-def _lines_layout(n_tokens: int, labels: list[str], title: str) -> dict:
+def _lines_layout(n_tokens: int, labels: list[str], title: str, legend_rows_of: int = 0) -> dict:
     """Layout for ``n_tokens`` rows (the longer side): the title above, the legend (one head a
-    row) at the right, and a width that leaves each column of tokens room for the widest."""
-    margin = MARGIN | {
-        "t": title_margin(title),
-        "r": LEGEND_PX + widest_px([_("head {n}").format(n=99)]),
-    }
+    row) at the right, and a width that leaves each column of tokens room for the widest. With
+    ``legend_rows_of`` heads, their legend goes in rows under the lines instead (half a row)."""
+    item = LEGEND_PX + widest_px([_("head {n}").format(n=99)])  # a head's name with its symbol
+    margin = MARGIN | {"t": title_margin(title), "r": MARGIN["r"] if legend_rows_of else item}
     tokens_px = (widest_px(labels) + 16) * (1 + 2 * X_PAD) / X_PAD  # both token columns fit
     height = max(360, 26 * n_tokens + 40 + margin["t"])
+    width = max(title_width(title, margin), math.ceil(tokens_px) + margin["l"] + margin["r"])
+    legend = {"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1, "yanchor": "top"}
+    if legend_rows_of:
+        per_row = max(1, (width - margin["l"] - margin["r"]) // item)
+        extra = -(-legend_rows_of // per_row) * LEGEND_ROW_PX
+        margin["b"] += extra
+        height += extra
+        legend = {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"}
     return {
         "annotations": [title_annotation(title, height - margin["t"] - margin["b"])],
         "height": height,
-        "width": max(title_width(title, margin), math.ceil(tokens_px) + margin["l"] + margin["r"]),
+        "width": width,
         "margin": margin,
         "xaxis": {"range": [-X_PAD, 1 + X_PAD], "visible": False},
         "yaxis": {"range": [n_tokens, -1], "visible": False},
-        "legend": {"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1, "yanchor": "top"},
+        "legend": legend,
     }
 
 
@@ -118,10 +125,12 @@ def head_lines(
     token: int | None = None,
     threshold: float = 0.1,
     title: str = "",
+    legend_below: bool = False,
 ) -> go.Figure:
     """BertViz-style head view of one layer: weights (H, T_q, T_k) as lines from each query token
     (left) to the key tokens (right), one colour per head in ``heads`` (0-based), opacity and width
     by weight, weights below ``threshold`` left out; ``token`` (a query index) keeps only its lines.
+    The heads' legend at the right, or under the lines (``legend_below``: for half a row).
     Its part in a hover link with a heatmap of one head: :func:`lines_link`."""
     w = checked_weights(weights, 3, "weights")
     ys = check_labels(y_labels, w.shape[1], f"query labels vs {w.shape[1]} rows")
@@ -133,7 +142,8 @@ def head_lines(
     for head in heads:
         traces += [*_line_traces(w[head], head, rows, threshold), _legend_entry(head)]
     traces += [_token_column(0, ys, "left", token), _token_column(1, xs, "right", None)]
-    layout = _lines_layout(max(len(xs), len(ys)), [*xs, *ys], title)
+    below = len(heads) if legend_below else 0
+    layout = _lines_layout(max(len(xs), len(ys)), [*xs, *ys], title, legend_rows_of=below)
     return figure({"data": traces, "layout": layout})
 
 

@@ -7,12 +7,14 @@ special tokens, and the Transformer's cross attention next to the RNN's Bahdanau
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 
 import streamlit as st
 
 from app_pages.multi_head.controls import controls_ui
 from app_pages.multi_head.head_steps import head_steps_ui
 from app_pages.multi_head.settings import (
+    ModelSettings,
     clamp_choice,
     load_view,
     overview_hint,
@@ -22,7 +24,7 @@ from app_pages.multi_head.settings import (
 from i18n import N_, _, ngettext
 from models.analysis.aggregate import GROUPS, group_share, head_max, head_mean, rollout
 from models.transformer.translator import TransformerAttention
-from ui.charts import plotly_chart
+from ui.charts import CLASSROOM_COLUMN_PX, column_px, fits_classroom, plotly_chart
 from ui.choices import segmented_ui
 from ui.downloads import download_csv
 from ui.errors import fragment
@@ -37,10 +39,12 @@ from ui.multi_head import (
     hide_groups,
     multi_choice_ui,
 )
+from ui.sidebar import classroom_mode
 from ui.tables import table_ui
 from ui.text import page_intro
 from ui.translation_compute import decode
 from ui.url_state import check_number_param
+from viz.behaviours import Chart
 from viz.head_steps import Panel, step_panels
 from viz.linked import HeadCharts
 from viz.multi_head import grid_tiles, head_grid, head_heatmap, share_heatmaps
@@ -99,15 +103,78 @@ def linked_charts(view: HeadsView, layer: int, head: int) -> HeadCharts:
     return HeadCharts(view.weights[layer], view.key_tokens, view.query_tokens, head, LINK_GROUP)
 
 
-def one_head_ui(view: HeadsView, layer: int, head: int) -> None:
-    """The chosen head, large, with the tokens in the hover; CSV and JSON downloads."""
-    st.subheader(_("Layer {layer}, head {head}").format(layer=layer + 1, head=head + 1))
-    w = view.weights[layer, head]  # (T_q, T_k)
+def head_map(view: HeadsView, layer: int, head: int, half: bool = False) -> Chart:
+    """The chosen head's map, linked on hover with its layer's head view; ``half``: for half the
+    row (no numbers in the cells, the hover gives them; the title without the model's name,
+    which the overview above carries, its two parts on two lines)."""
     where = _("layer {layer}, head {head} · {rows} queries x {cols} keys").format(
         layer=layer + 1, head=head + 1, rows=len(view.query_tokens), cols=len(view.key_tokens)
     )
-    chart = linked_charts(view, layer, head).heatmap(title=f"{view.title}<br>{where}")
-    plotly_chart(chart, key="mh_head_map", height=chart.figure.layout.height)
+    charts = linked_charts(view, layer, head)
+    if half:
+        return charts.heatmap(title=where.replace(" · ", "<br>", 1), numbers=False)
+    return charts.heatmap(title=f"{view.title}<br>{where}")
+
+
+def head_lines_chart(
+    view: HeadsView,
+    layer: int,
+    head: int,
+    heads: Iterable[int | str],
+    token: int | None,
+    threshold: float,
+    half: bool = False,
+) -> Chart:
+    """The layer's head view of ``heads`` (1-based ids), linked with the chosen head's map; with
+    ``half``, its legend under the lines (for half the row)."""
+    return linked_charts(view, layer, head).lines(
+        heads=[int(h) - 1 for h in heads],
+        token=token,
+        threshold=threshold,
+        title="<br>".join(
+            (
+                _("left: queries, the tokens that attend"),
+                _("right: keys, the tokens attended to"),
+                _("opacity and width follow the weight"),
+            )
+        ),
+        legend_below=half,
+    )
+
+
+def linked_views_ui(
+    settings: ModelSettings, text: str, full: HeadsView, view: HeadsView, layer: int, head: int
+) -> None:
+    """The chosen head's map and its layer's head view, linked on hover. In classroom mode they
+    sit side by side where both fit half the row (narrowed: :func:`head_map`,
+    :func:`head_lines_chart`), so that a class sees the link (issue 30); else the map, the head's
+    steps, then the head view, one under the other."""
+    half = column_px((1, 1), 0)
+    if classroom_mode() and len(view.query_tokens) <= 128:
+        narrow = head_map(view, layer, head, half=True)
+        every = range(1, view.weights.shape[1] + 1)
+        probe = head_lines_chart(view, layer, head, every, None, 0.1, half=True)
+        if all(fits_classroom(c.figure.layout.width, half) for c in (narrow, probe)):
+            left, right = st.columns(2)
+            with left:
+                one_head_ui(view, layer, head, narrow, fit_width=half)
+            with right:
+                head_view_ui(view, layer, head, fit_width=half)
+            head_steps_ui(settings, text, full, layer, head)
+            return
+    one_head_ui(view, layer, head, head_map(view, layer, head))
+    head_steps_ui(settings, text, full, layer, head)
+    head_view_ui(view, layer, head)
+
+
+def one_head_ui(
+    view: HeadsView, layer: int, head: int, chart: Chart, fit_width: int = CLASSROOM_COLUMN_PX
+) -> None:
+    """The chosen head, large, with the tokens in the hover; CSV and JSON downloads."""
+    st.subheader(_("Layer {layer}, head {head}").format(layer=layer + 1, head=head + 1))
+    w = view.weights[layer, head]  # (T_q, T_k)
+    height = chart.figure.layout.height
+    plotly_chart(chart, key="mh_head_map", height=height, fit_width=fit_width)
     c1, c2 = st.columns(2)
     with c1:
         download_csv(
@@ -121,19 +188,24 @@ def one_head_ui(view: HeadsView, layer: int, head: int) -> None:
         download_view_json(view, layer, f"attention-L{layer + 1}.json", "mh_json")
 
 
-def head_view_ui(view: HeadsView, layer: int, head: int) -> None:
+def head_view_ui(
+    view: HeadsView, layer: int, head: int, fit_width: int = CLASSROOM_COLUMN_PX
+) -> None:
     """Token-to-token lines of one layer, a colour per head; heads and one token selectable;
-    linked on hover with the chosen ``head``'s map above (in the browser: viz.hover_link)."""
+    linked on hover with the chosen ``head``'s map (in the browser: viz.hover_link).
+    ``fit_width`` under the whole row's: in half of it (the heads picked from a list, whose
+    chosen heads wrap; the legend under the lines)."""
+    half = fit_width < CLASSROOM_COLUMN_PX
     st.subheader(_("Head view: layer {layer} as lines").format(layer=layer + 1))
     every = [str(h) for h in range(1, view.weights.shape[1] + 1)]
     heads = multi_choice_ui(
-        st.pills,
+        st.multiselect if half else st.pills,
         _("Heads shown"),
         every,
         key="mh_heads",
         default=every,
         format_func=lambda h: _("head {n}").format(n=h),
-        selection_mode="multi",
+        **({} if half else {"selection_mode": "multi"}),
     )
     labels = [f"{i}: {t}" for i, t in enumerate(view.query_tokens)]
     c1, c2 = st.columns([3, 2])
@@ -154,19 +226,8 @@ def head_view_ui(view: HeadsView, layer: int, head: int) -> None:
             _("Over 128 tokens: choose a token above to see its lines."), icon=":material/info:"
         )
         return
-    chart = linked_charts(view, layer, head).lines(
-        heads=[int(h) - 1 for h in heads],
-        token=token,
-        threshold=threshold,
-        title="<br>".join(
-            (
-                _("left: queries, the tokens that attend"),
-                _("right: keys, the tokens attended to"),
-                _("opacity and width follow the weight"),
-            )
-        ),
-    )
-    plotly_chart(chart, key="mh_lines", height=chart.figure.layout.height)
+    chart = head_lines_chart(view, layer, head, heads, token, threshold, half=half)
+    plotly_chart(chart, key="mh_lines", height=chart.figure.layout.height, fit_width=fit_width)
 
 
 def aggregate_ui(view: HeadsView, layer: int) -> None:
@@ -307,9 +368,7 @@ def body() -> None:
     with chart:
         overview_ui(view, layer, head)
         translation_ui(result)
-    one_head_ui(view, layer, head)
-    head_steps_ui(settings, text, full, layer, head)
-    head_view_ui(view, layer, head)
+    linked_views_ui(settings, text, full, view, layer, head)
     aggregate_ui(view, layer)
     special_ui(full)
     if settings.source == "transformer" and settings.kind == "cross":
