@@ -195,6 +195,16 @@ def test_alignment_word_view_merges_pieces(tiny: Path):
     assert np.allclose(_arr(fig["data"][0]["z"]).sum(1), 1, atol=1e-5)
 
 
+def test_alignment_word_view_carries_into_the_step_inspector(tiny: Path):
+    """Issue 30: in the word view the step inspector says which word its step's piece belongs
+    to (the model takes one step per piece); the piece view says nothing of words."""
+    at = _run(ALIGNMENT, {"aln_text": SENTENCE, "aln_view": "word", "aln_step": "1"})
+    notes = [c.value for c in at.caption if c.value.startswith("Word view:")]
+    assert len(notes) == 1 and "Step 1 is piece " in notes[0] and " of the word “" in notes[0]
+    at = _run(ALIGNMENT, {"aln_text": SENTENCE, "aln_step": "1"})
+    assert not [c.value for c in at.caption if c.value.startswith("Word view:")]
+
+
 def test_alignment_sentence_box_reruns_the_translation(tiny: Path):
     # The URL write-back of bound widgets happens in the browser (see test_browser_translation).
     at = _run(ALIGNMENT)

@@ -200,7 +200,7 @@ def translate_mode_ui(translator: Translator, settings: AlignmentSettings) -> No
         unfamiliar_input_ui(result.sentence.text, translator)
     with charts:
         alignment_ui(result.view, model_label(settings.kind), "aln_main", settings.kind)
-    step_inspector_ui(tr, settings.kind)
+    step_inspector_ui(tr, settings.kind, settings.level)
     if tr.hypotheses:
         hypotheses_ui(tr, settings.level)
     result_downloads_ui(result, settings, "alignment")
@@ -259,7 +259,7 @@ def reference_mode_ui(translator: Translator, settings: AlignmentSettings) -> No
             n,
         ).format(low=len(low), n=n, limit=LOW_PROB)
     )
-    step_inspector_ui(tr, settings.kind)
+    step_inspector_ui(tr, settings.kind, settings.level)
     result_downloads_ui(result, settings, "forced-alignment")
 
 

@@ -16,9 +16,11 @@ import streamlit as st
 
 from i18n import N_, _
 from models.rnn.translator import Translation
+from models.subword_merge import group_pieces, word_text
 from ui.charts import plotly_chart
 from ui.sidebar import classroom_mode
 from ui.tables import table_ui
+from ui.text import escape_markdown
 from ui.translation import step_slider
 from viz.scores import candidates_bars, soft_addressing_figure
 
@@ -130,6 +132,25 @@ def context_lines(kind: str, step: int, weights: np.ndarray, context: np.ndarray
     )
 
 
+def word_of_step_ui(pieces: list[str], step: int) -> None:
+    """The word view carried into the step inspector: the model takes one step per subword
+    piece (its scores e exist per piece), so the inspector does too, and says which word of the
+    word view's rows the step's piece belongs to."""
+    group = next(g for g in group_pieces(pieces) if step in g)
+    st.caption(
+        _(
+            "Word view: the model takes one step per subword piece, and so does the inspector. "
+            "Step {step} is piece {k} of {n} of the word “{word}”, whose row in the word view "
+            "averages its pieces' rows."
+        ).format(
+            step=step,
+            k=group.index(step) + 1,
+            n=len(group),
+            word=escape_markdown(word_text(pieces, group)),
+        )
+    )
+
+
 def stage_rows(tr: Translation, step: int) -> list[dict[str, object]]:
     """The source tokens with the largest weights at ``step``: position, token, score e and
     weight alpha (column names translated, numbers as text with three decimals)."""
@@ -141,11 +162,14 @@ def stage_rows(tr: Translation, step: int) -> list[dict[str, object]]:
     ]
 
 
-def step_inspector_ui(tr: Translation, kind: str) -> None:
+def step_inspector_ui(tr: Translation, kind: str, level: str = "piece") -> None:
     """One target step of model ``kind``: the scores e, the weights alpha = softmax(e) and the
-    context c, with their numbers, and the candidates for the next token."""
+    context c, with their numbers, and the candidates for the next token; in the word view
+    (``level`` "word"), which word the step's piece belongs to."""
     st.subheader(_("Step inspector"))
     step = step_slider(_("Target step (subword pieces)"), "aln_step", len(tr.target_tokens))
+    if level == "word":
+        word_of_step_ui(list(tr.target_tokens), step)
     token = html.escape(tr.target_tokens[step])
     title = _("Step {step}: how “{token}” addressed the source").format(step=step, token=token)
     if tr.scores is not None and kind in FORMULAS:
