@@ -186,3 +186,20 @@ def test_the_narrow_map_and_lines_fit_half_a_projectors_row():
     assert not fits_classroom(right.layout.width, half) and fits_classroom(below.layout.width, half)
     assert below.layout.legend.orientation == "h" and below.layout.margin.r < right.layout.margin.r
     assert below.layout.height > right.layout.height  # the legend's rows under the lines
+
+
+@pytest.mark.parametrize("numbers", [True, False])
+def test_the_widths_measured_without_drawing_are_the_drawn_ones(numbers):
+    """The page chooses its layout from head_heatmap_width and head_lines_width (nothing drawn
+    twice): they are the widths the builders then give."""
+    from viz.multi_head import head_heatmap, head_heatmap_width
+    from viz.multi_head_lines import head_lines, head_lines_width
+
+    tokens = ["▁A", "▁black", "▁dog", "<b>", "&amp;", ".", "</s>"]
+    w = np.random.default_rng(1).dirichlet(np.ones(7), size=(4, 7))  # (H, T, T)
+    title = "layer 1, head 1<br>7 queries x 7 keys"
+    fig = head_heatmap(w[0], tokens, tokens, title=title, numbers=numbers)
+    assert head_heatmap_width(tokens, tokens, title=title, numbers=numbers) == fig.layout.width
+    lines = head_lines(w, tokens, tokens, heads=[0, 2], title=title, legend_below=not numbers)
+    width = head_lines_width(tokens, tokens, title=title, legend_below=not numbers, n_heads=2)
+    assert width == lines.layout.width

@@ -102,6 +102,16 @@ def colorbar(title: str) -> dict:
     return {"title": {"text": title, "side": "right"}}
 
 
+def head_heatmap_width(
+    x_labels: Sequence[str], y_labels: Sequence[str], *, title: str = "", numbers: bool = True
+) -> int:
+    """The ``layout.width`` :func:`head_heatmap` gives the map of these tokens, without drawing
+    it (a page choosing its layout)."""
+    xs, ys = [str(x) for x in x_labels], [str(y) for y in y_labels]
+    numbers = numbers and len(xs) * len(ys) <= SMALL_MATRIX_CELLS
+    return _heatmap_layout(xs, ys, title, numbers)["width"]
+
+
 def head_heatmap(
     weights: ArrayLike,
     x_labels: Sequence[str],

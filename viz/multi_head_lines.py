@@ -116,6 +116,21 @@ def _lines_layout(n_tokens: int, labels: list[str], title: str, legend_rows_of: 
     }
 
 
+def head_lines_width(
+    x_labels: Sequence[str],
+    y_labels: Sequence[str],
+    *,
+    title: str = "",
+    legend_below: bool = False,
+    n_heads: int = 1,
+) -> int:
+    """The ``layout.width`` :func:`head_lines` gives the head view of these tokens (its legend
+    of ``n_heads`` heads under the lines with ``legend_below``), without drawing it."""
+    xs, ys = [str(x) for x in x_labels], [str(y) for y in y_labels]
+    below = n_heads if legend_below else 0
+    return _lines_layout(max(len(xs), len(ys)), [*xs, *ys], title, legend_rows_of=below)["width"]
+
+
 def head_lines(
     weights: ArrayLike,
     x_labels: Sequence[str],

@@ -7,7 +7,6 @@ special tokens, and the Transformer's cross attention next to the RNN's Bahdanau
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
 
 import streamlit as st
 
@@ -47,7 +46,14 @@ from ui.url_state import check_number_param
 from viz.behaviours import Chart
 from viz.head_steps import Panel, step_panels
 from viz.linked import HeadCharts
-from viz.multi_head import grid_tiles, head_grid, head_heatmap, share_heatmaps
+from viz.multi_head import (
+    grid_tiles,
+    head_grid,
+    head_heatmap,
+    head_heatmap_width,
+    share_heatmaps,
+)
+from viz.multi_head_lines import head_lines_width
 
 LINK_GROUP = "mh-layer-head"  # the chosen head's map and its lines, linked on hover
 ABOUT = N_(
@@ -103,66 +109,61 @@ def linked_charts(view: HeadsView, layer: int, head: int) -> HeadCharts:
     return HeadCharts(view.weights[layer], view.key_tokens, view.query_tokens, head, LINK_GROUP)
 
 
-def head_map(view: HeadsView, layer: int, head: int, half: bool = False) -> Chart:
-    """The chosen head's map, linked on hover with its layer's head view; ``half``: for half the
-    row (no numbers in the cells, the hover gives them; the title without the model's name,
+def head_map_title(view: HeadsView, layer: int, head: int, half: bool = False) -> str:
+    """The chosen head's map's title; ``half``: for half the row (without the model's name,
     which the overview above carries, its two parts on two lines)."""
     where = _("layer {layer}, head {head} · {rows} queries x {cols} keys").format(
         layer=layer + 1, head=head + 1, rows=len(view.query_tokens), cols=len(view.key_tokens)
     )
-    charts = linked_charts(view, layer, head)
-    if half:
-        return charts.heatmap(title=where.replace(" · ", "<br>", 1), numbers=False)
-    return charts.heatmap(title=f"{view.title}<br>{where}")
+    return where.replace(" · ", "<br>", 1) if half else f"{view.title}<br>{where}"
 
 
-def head_lines_chart(
-    view: HeadsView,
-    layer: int,
-    head: int,
-    heads: Iterable[int | str],
-    token: int | None,
-    threshold: float,
-    half: bool = False,
-) -> Chart:
-    """The layer's head view of ``heads`` (1-based ids), linked with the chosen head's map; with
-    ``half``, its legend under the lines (for half the row)."""
-    return linked_charts(view, layer, head).lines(
-        heads=[int(h) - 1 for h in heads],
-        token=token,
-        threshold=threshold,
-        title="<br>".join(
-            (
-                _("left: queries, the tokens that attend"),
-                _("right: keys, the tokens attended to"),
-                _("opacity and width follow the weight"),
-            )
-        ),
-        legend_below=half,
+def head_view_title() -> str:
+    """The head view's title: what its two columns of tokens and its lines are."""
+    return "<br>".join(
+        (
+            _("left: queries, the tokens that attend"),
+            _("right: keys, the tokens attended to"),
+            _("opacity and width follow the weight"),
+        )
     )
+
+
+def fit_half_row(view: HeadsView, layer: int, head: int) -> bool:
+    """Whether the chosen head's map (without its cells' numbers) and the head view (its legend
+    under the lines) both fit half a projector's row, measured without drawing either."""
+    half = column_px((1, 1), 0)
+    keys, queries = view.key_tokens, view.query_tokens
+    title = head_map_title(view, layer, head, half=True)
+    widths = (
+        head_heatmap_width(keys, queries, title=title, numbers=False),
+        head_lines_width(
+            keys, queries, title=head_view_title(), legend_below=True, n_heads=view.weights.shape[1]
+        ),
+    )
+    return all(fits_classroom(width, half) for width in widths)
 
 
 def linked_views_ui(
     settings: ModelSettings, text: str, full: HeadsView, view: HeadsView, layer: int, head: int
 ) -> None:
     """The chosen head's map and its layer's head view, linked on hover. In classroom mode they
-    sit side by side where both fit half the row (narrowed: :func:`head_map`,
-    :func:`head_lines_chart`), so that a class sees the link (issue 30); else the map, the head's
-    steps, then the head view, one under the other."""
-    half = column_px((1, 1), 0)
-    if classroom_mode() and len(view.query_tokens) <= 128:
-        narrow = head_map(view, layer, head, half=True)
-        every = range(1, view.weights.shape[1] + 1)
-        probe = head_lines_chart(view, layer, head, every, None, 0.1, half=True)
-        if all(fits_classroom(c.figure.layout.width, half) for c in (narrow, probe)):
-            left, right = st.columns(2)
-            with left:
-                one_head_ui(view, layer, head, narrow, fit_width=half)
-            with right:
-                head_view_ui(view, layer, head, fit_width=half)
-            head_steps_ui(settings, text, full, layer, head)
-            return
-    one_head_ui(view, layer, head, head_map(view, layer, head))
+    sit side by side where both fit half the row (:func:`fit_half_row`: the map without its
+    cells' numbers, the hover gives them; the head view's legend under its lines), so that a
+    class sees the link (issue 30); else the map, the head's steps, then the head view, one
+    under the other."""
+    charts = linked_charts(view, layer, head)
+    if classroom_mode() and len(view.query_tokens) <= 128 and fit_half_row(view, layer, head):
+        half = column_px((1, 1), 0)
+        narrow = charts.heatmap(title=head_map_title(view, layer, head, half=True), numbers=False)
+        left, right = st.columns(2)
+        with left:
+            one_head_ui(view, layer, head, narrow, fit_width=half)
+        with right:
+            head_view_ui(view, layer, head, fit_width=half)
+        head_steps_ui(settings, text, full, layer, head)
+        return
+    one_head_ui(view, layer, head, charts.heatmap(title=head_map_title(view, layer, head)))
     head_steps_ui(settings, text, full, layer, head)
     head_view_ui(view, layer, head)
 
@@ -226,7 +227,13 @@ def head_view_ui(
             _("Over 128 tokens: choose a token above to see its lines."), icon=":material/info:"
         )
         return
-    chart = head_lines_chart(view, layer, head, heads, token, threshold, half=half)
+    chart = linked_charts(view, layer, head).lines(
+        heads=[int(h) - 1 for h in heads],
+        token=token,
+        threshold=threshold,
+        title=head_view_title(),
+        legend_below=half,
+    )
     plotly_chart(chart, key="mh_lines", height=chart.figure.layout.height, fit_width=fit_width)
 
 
