@@ -185,3 +185,21 @@ def test_stacked_panels_are_wrapped_together_with_their_titles():
     for (lo, _), (_, hi_next) in zip(domains, domains[1:], strict=False):
         assert hi_next < lo  # no two plots overlap
     go.Figure(wrapped.spec)
+
+
+def test_an_animated_heatmaps_frames_are_cut_to_each_blocks_columns():
+    """A heatmap played frame by frame (the lab's probe map): each frame's heatmap is cut to
+    each block's columns as the figure's is, so that playing never puts a whole map on a
+    block's axes."""
+    spec = _spec()
+    later = _weights()[::-1]  # another step's weights, (T_out, T_src)
+    spec["frames"] = [{"name": "1", "data": [{"type": "heatmap", "z": later}], "traces": [0]}]
+    wrapped = wrap_columns(spec, 2)
+    frame = wrapped.spec["frames"][0]
+    assert frame["traces"] == [0, 1]
+    data = wrapped.spec["data"]
+    for shown, step in zip(data, frame["data"], strict=True):
+        assert _array(step["x"]).tolist() == _array(shown["x"]).tolist()
+        assert _array(step["z"]).shape == _array(shown["z"]).shape
+    z = np.concatenate([_array(step["z"]) for step in frame["data"]], axis=1)
+    np.testing.assert_allclose(z, later)

@@ -189,7 +189,7 @@ def wrap_columns(spec: dict, blocks: int) -> Wrapped:
     spec["data"] = _with_copies(spec.get("data") or [], names, band, spans)
     _place_extras(layout, names, band)
     for frame in spec.get("frames") or []:
-        _wrap_frame(frame, names, band, traces)
+        _wrap_frame(frame, names, band, traces, spans)
         _keep_from_top([(frame.get("layout") or {}).get("title")], ratio)
     for item in [*(layout.get("sliders") or []), *(layout.get("updatemenus") or [])]:
         if item.get("yref", "paper") == "paper" and isinstance(item.get("y"), int | float):
@@ -242,35 +242,31 @@ def _wrap_axes(layout: dict, names: _Renamed, spans: list[tuple[int, int]], band
 
 
 def _with_copies(
-    traces: list[dict],
-    names: _Renamed,
-    band: _Band,
-    spans: list[tuple[int, int]] | None = None,
+    traces: list[dict], names: _Renamed, band: _Band, spans: list[tuple[int, int]]
 ) -> list:
-    """``traces`` and their copies on each further block's axes (block by block). With the
-    blocks' ``spans`` (the figure's own traces, not a frame's): each block's heatmaps hold only
-    its own columns (:func:`_columns`), and the colour bars are placed and sized beside the first
-    block as they were beside the plots."""
-    if spans:
-        for trace in traces:
-            bar = trace.get("colorbar")
-            if isinstance(bar, dict) and trace.get("showscale", True) is not False:
-                if bar.get("lenmode", "fraction") == "fraction":
-                    bar["len"] = float(bar.get("len", 1)) * band.plot / band.total
-                bar["y"] = band.y(0, float(bar.get("y", 0.5)))
+    """``traces`` (the figure's, or an animation frame's) and their copies on each further
+    block's axes, block by block: each block's heatmaps hold only its own columns (``spans``:
+    :func:`_columns`), and the colour bars are placed and sized beside the first block as they
+    were beside the plots."""
+    for trace in traces:
+        bar = trace.get("colorbar")
+        if isinstance(bar, dict) and trace.get("showscale", True) is not False:
+            if bar.get("lenmode", "fraction") == "fraction":
+                bar["len"] = float(bar.get("len", 1)) * band.plot / band.total
+            bar["y"] = band.y(0, float(bar.get("y", 0.5)))
     blocks = [[] for _ in range(band.blocks)]
     for trace in traces:
-        whole = copy.deepcopy(trace) if spans else trace  # block 0 keeps only its columns
+        heatmap = trace.get("type") == "heatmap"
+        whole = copy.deepcopy(trace) if heatmap else trace  # block 0 keeps only its columns
         for k in range(band.blocks):
             twin = copy.deepcopy(whole) if k else trace
             if k:
                 for axis in ("xaxis", "yaxis"):
-                    if axis in trace or spans:
-                        twin[axis] = names.ref(trace.get(axis, axis[0]), k)
-                if twin.get("type") == "heatmap" or "colorbar" in twin:
+                    twin[axis] = names.ref(trace.get(axis, axis[0]), k)
+                if heatmap or "colorbar" in twin:
                     twin["showscale"] = False
                 twin["showlegend"] = False
-            if spans and twin.get("type") == "heatmap":
+            if heatmap:
                 _columns(twin, *spans[k])
             blocks[k].append(twin)
     return [trace for block in blocks for trace in block]
@@ -319,12 +315,15 @@ def _as_sent(values: np.ndarray) -> dict | list:
     return typed | ({"shape": ", ".join(map(str, values.shape))} if values.ndim > 1 else {})
 
 
-def _wrap_frame(frame: dict, names: _Renamed, band: _Band, traces: int) -> None:
-    """An animation frame: its traces' copies (block k's copy of trace t is t + k * traces)
-    and its layout's shapes and annotations, as the figure's."""
+def _wrap_frame(
+    frame: dict, names: _Renamed, band: _Band, traces: int, spans: list[tuple[int, int]]
+) -> None:
+    """An animation frame: its traces' copies (block k's copy of trace t is t + k * traces, a
+    heatmap's cut to the block's columns as the figure's) and its layout's shapes and
+    annotations, as the figure's."""
     data = frame.get("data") or []
     indices = frame.get("traces") or list(range(len(data)))
-    frame["data"] = _with_copies(data, names, band)
+    frame["data"] = _with_copies(data, names, band, spans)
     frame["traces"] = [t + k * traces for k in range(band.blocks) for t in indices]
     if isinstance(frame.get("layout"), dict):
         _place_extras(frame["layout"], names, band)
