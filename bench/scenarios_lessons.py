@@ -5,8 +5,10 @@ again (a question's step shows its options; it is not answered here).
 
 from __future__ import annotations
 
+from urllib.parse import parse_qs, urlparse
+
 from app_pages.lessons.schema import load_folder
-from bench.registry import Scenario, register
+from bench.registry import RENDERED, Scenario, register
 
 
 def _position(i: int, n: int) -> int:
@@ -16,9 +18,22 @@ def _position(i: int, n: int) -> int:
     return 1 + (k if k < n else cycle - k)
 
 
+LISTENING = "() => document.documentElement.dataset.presenterKeys === 'on'"
+
+
+def _step_shown(url: str) -> int:
+    """The step in the page's address (1 when none)."""
+    return int(parse_qs(urlparse(url).query).get("step", ["1"])[0])
+
+
 def _scenario(lesson_id: str, n: int) -> Scenario:
     def interact(page, i: int) -> None:  # a playwright Page
         before = _position(i - 1, n) if i else 1
+        shown = _step_shown(page.evaluate("location.href"))
+        if shown != before:  # a page opened afresh (the bare redraw's capture)
+            page.goto(page.evaluate("location.href").replace(f"step={shown}", f"step={before}"))
+            page.wait_for_function(RENDERED, timeout=120_000)
+        page.wait_for_function(LISTENING, timeout=120_000)  # app_pages/lessons/keys.py
         page.mouse.click(2, 700)  # the page has the focus, not a box
         page.keyboard.press("ArrowRight" if _position(i, n) > before else "ArrowLeft")
 

@@ -34,7 +34,11 @@ export default function (component) {
     setTriggerValue("key", move);
   };
   doc.addEventListener("keydown", onKey);
-  return () => doc.removeEventListener("keydown", onKey);
+  doc.documentElement.dataset.presenterKeys = "on"; // the bench waits for it before a key
+  return () => {
+    doc.removeEventListener("keydown", onKey);
+    delete doc.documentElement.dataset.presenterKeys;
+  };
 }
 """.replace("NEXT_KEYS", json.dumps(NEXT_KEYS)).replace("BACK_KEYS", json.dumps(BACK_KEYS))
 
