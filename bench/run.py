@@ -19,6 +19,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from bench.browser import CHROMIUM, launch_chromium
+from bench.phases import phase_rows
 from bench.registry import RENDERED, SCENARIOS, TIMINGS, Row, Scenario
 from bench.scenarios_floor import bare_react, floor_rows
 from bench.work import BrowserWork, server_cpu_ms, set_cpu_rate
@@ -30,7 +31,8 @@ TRIES = int(os.environ.get("BENCH_TRIES", "20"))  # warm tries per scenario (aft
 SLOWER = float(os.environ.get("BENCH_SLOWER", "4"))
 SLOWER_TRIES = int(os.environ.get("BENCH_SLOWER_TRIES", "8"))
 # BENCH_ONLY=anatomy,alignment: only the interaction scenarios whose names contain one of these
-# words (and the empty page), without the first renders and plain timings: a quick A/B check.
+# words (and the empty page), without the first renders and plain timings: a quick A/B check;
+# with the word "phases", the Alignment and Local attention Enters cut into phases too.
 ONLY = [word.strip() for word in os.environ.get("BENCH_ONLY", "").split(",") if word.strip()]
 BENCH_DIR = Path(__file__).resolve().parent
 
@@ -278,10 +280,15 @@ def main() -> None:
         if not ONLY:
             rows += page_rows(browser, urls[app])
         rows += scenario_rows(browser, urls)
+        phases = not ONLY or "phases" in ONLY  # BENCH_ONLY=phases: those alone
+        if phases:
+            rows += phase_rows(browser, urls[app], 1)
         if SLOWER > 1:  # the same on a school laptop's CPU
             slow_rows = [] if ONLY else page_rows(browser, urls[app], SLOWER)
             slow_rows += scenario_rows(browser, urls, SLOWER_TRIES, SLOWER)
             rows += [_slower(row) for row in slow_rows]
+            if phases:
+                rows += phase_rows(browser, urls[app], SLOWER)
         browser.close()
     for func in [] if ONLY else TIMINGS:
         rows += func()

@@ -41,7 +41,7 @@ register(
     )
 )
 
-register(
+LOCAL = register(
     Scenario(
         name="local attention (Enter -> local heatmap, 15 words)",
         url_path="local_attention",
