@@ -9,15 +9,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+# JS expression: every chart on the page is mounted and drawn. A page's elements first show as
+# skeletons while their code loads (a chart's among them: no chart element yet), and a chart
+# component is an empty element until its script has run: both are waited for, so that a first
+# visit is not timed as done before its charts exist. The presenter keys' component
+# (app_pages/lessons/keys.py) draws nothing and says so.
+CHARTS_DRAWN = """(!document.querySelector('[data-testid="stSkeleton"]')
+  && [...document.querySelectorAll('[data-testid="stBidiComponentRegular"]')].every(
+    p => p.hasAttribute('data-presenter-keys') || p.querySelector(':scope > .atlas-plotly .main-svg'))
+  && [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].every(
+    c => c.querySelector('.main-svg')))"""
 # JS predicate: the script has finished and every plotly chart on the page has drawn.
-RENDERED = """() => {
+RENDERED = f"""() => {{
   const app = document.querySelector('[data-testid="stApp"]');
   if (!app || app.dataset.testScriptState !== 'notRunning') return false;
   // a page's title, its text box, or a lesson's step row (app_pages/lessons)
   if (!document.querySelector('h1, [data-testid="stTextInput"], .st-key-les_next')) return false;
-  const charts = document.querySelectorAll('[data-testid="stPlotlyChart"]');
-  return [...charts].every(c => c.querySelector('.main-svg'));
-}"""
+  return {CHARTS_DRAWN};
+}}"""
 
 
 @dataclass(frozen=True)

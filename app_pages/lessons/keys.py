@@ -35,6 +35,7 @@ export default function (component) {
   };
   doc.addEventListener("keydown", onKey);
   doc.documentElement.dataset.presenterKeys = "on"; // the bench waits for it before a key
+  parentElement.setAttribute("data-presenter-keys", "on"); // an element that draws nothing
   return () => {
     doc.removeEventListener("keydown", onKey);
     delete doc.documentElement.dataset.presenterKeys;
