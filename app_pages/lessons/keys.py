@@ -35,7 +35,10 @@ export default function (component) {
   };
   doc.addEventListener("keydown", onKey);
   doc.documentElement.dataset.presenterKeys = "on"; // the bench waits for it before a key
-  parentElement.setAttribute("data-presenter-keys", "on"); // an element that draws nothing
+  // an element that draws nothing, said on its element (parentElement: its shadow root)
+  const host = parentElement.host || parentElement;
+  const element = host.closest('[data-testid="stBidiComponentRegular"]') || host;
+  element.setAttribute("data-presenter-keys", "on");
   return () => {
     doc.removeEventListener("keydown", onKey);
     delete doc.documentElement.dataset.presenterKeys;
