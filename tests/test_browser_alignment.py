@@ -268,3 +268,45 @@ def test_the_link_to_multi_head_is_whole(tab, url):
         ".filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.innerText)"
     )
     assert not cut
+
+
+def _new_elements(frames: list) -> list[str]:
+    """The element types of the ``new_element`` deltas among the websocket ``frames``."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    kinds = []
+    for frame in frames:
+        if isinstance(frame, str):
+            continue
+        msg = ForwardMsg()
+        msg.ParseFromString(frame)
+        if msg.WhichOneof("type") == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            kinds.append(msg.delta.new_element.WhichOneof("type"))
+    return kinds
+
+
+def test_moving_the_step_redraws_the_inspector_alone(tab, url):
+    """Issue 33: the step inspector is a fragment of its own, so moving its step sends the
+    inspector's elements only (not the sentence box, the controls, the heatmap and the lines)
+    and the charts above it are not drawn again."""
+    tab.set_viewport_size({"width": 1280, "height": 800})
+    frames: list = []
+    tab.on("websocket", lambda ws: ws.on("framereceived", lambda frame: frames.append(frame)))
+    _open(tab, url, {"aln_text": TYPED, "aln_step": "0"}, 4)
+    heatmap = tab.locator(".st-key-aln_main_heatmap [data-draws]")
+    draws = heatmap.get_attribute("data-draws")
+    frames.clear()
+    step = tab.get_by_test_id("stSlider").filter(has_text="Target step").get_by_role("slider")
+    step.focus()
+    step.press("ArrowRight")
+    tab.wait_for_url("**aln_step=1**")
+    tab.wait_for_function(
+        "() => [...document.querySelectorAll('.st-key-aln_step_fig .gtitle')]"
+        ".some(t => t.textContent.startsWith('Step 1:'))"
+    )
+    wait_settled(tab, 4)
+    sent = _new_elements(frames)
+    assert sent.count("bidi_component") == 2, sent  # the step's scores and its candidates
+    assert "text_input" not in sent and "button_group" not in sent, sent
+    assert len(sent) < 15, sent  # the whole page's rerun sends about 30
+    assert heatmap.get_attribute("data-draws") == draws

@@ -18,6 +18,7 @@ from i18n import N_, _
 from models.rnn.translator import Translation
 from models.subword_merge import group_pieces, word_text
 from ui.charts import plotly_chart
+from ui.errors import fragment
 from ui.sidebar import classroom_mode
 from ui.tables import table_ui
 from ui.text import escape_markdown
@@ -162,10 +163,14 @@ def stage_rows(tr: Translation, step: int) -> list[dict[str, object]]:
     ]
 
 
+@fragment
 def step_inspector_ui(tr: Translation, kind: str, level: str = "piece") -> None:
     """One target step of model ``kind``: the scores e, the weights alpha = softmax(e) and the
     context c, with their numbers, and the candidates for the next token; in the word view
-    (``level`` "word"), which word the step's piece belongs to."""
+    (``level`` "word"), which word the step's piece belongs to.
+
+    A fragment of its own inside the page's: moving the step reruns the inspector alone, not the
+    controls, the translation and the charts above it (docs/performance.md, issue 33)."""
     st.subheader(_("Step inspector"))
     step = step_slider(_("Target step (subword pieces)"), "aln_step", len(tr.target_tokens))
     if level == "word":
