@@ -49,3 +49,30 @@ LOCAL = register(
         redrawn=_heatmap_shows,
     )
 )
+
+
+def _move_step(page, i: int) -> None:  # a playwright Page
+    """Move the Alignment page's step slider to try i's step (0 and 1 in turn, from 0)."""
+    slider = page.get_by_test_id("stSlider").filter(has_text="Target step").get_by_role("slider")
+    slider.focus()
+    slider.press("ArrowRight" if (i + 1) % 2 else "ArrowLeft")
+
+
+def _step_shows(i: int) -> str:
+    """JS predicate: the step inspector's chart shows try i's step, every chart updated."""
+    from bench.scenarios_floor import ALL_UPDATED
+
+    return (
+        "() => [...document.querySelectorAll('.st-key-aln_step_fig .gtitle')]"
+        f".some(t => t.textContent.startsWith('Step {(i + 1) % 2}:')) && {ALL_UPDATED}"
+    )
+
+
+register(
+    Scenario(
+        name="alignment (step slider -> step inspector redrawn, 15 words)",
+        url_path=f"alignment?aln_beam=1&aln_step=0&aln_text={_sentence(0).replace(' ', '+')}",
+        interact=_move_step,
+        redrawn=_step_shows,
+    )
+)
