@@ -24,7 +24,7 @@ import statistics
 import sys
 from dataclasses import dataclass
 
-from bench.registry import RENDERED, Row, Scenario
+from bench.registry import ALL_UPDATED, RENDERED, Row, Scenario
 from bench.work import set_cpu_rate
 
 TRIES = 8
@@ -100,8 +100,6 @@ def phases_of(events: list[list], seen: float) -> Phases:
 def measure(browser, url: str, scenario: Scenario, rate: float, tries: int = TRIES) -> Phases:
     """Median phases of ``tries`` changes of ``scenario`` (after one warm-up) on a CPU ``rate``
     times slower, each until every chart is updated; a fresh page with the timeline script."""
-    from bench.scenarios_floor import ALL_UPDATED
-
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     try:
         context.add_init_script(TIMELINE)

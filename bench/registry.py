@@ -19,6 +19,12 @@ CHARTS_DRAWN = """(!document.querySelector('[data-testid="stSkeleton"]')
     p => p.hasAttribute('data-presenter-keys') || p.querySelector(':scope > .atlas-plotly .main-svg'))
   && [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].every(
     c => c.querySelector('.main-svg')))"""
+# Every chart drawn, nothing stale, no component chart still drawing (ui/plotly_component.py).
+ALL_UPDATED = (
+    "document.querySelector('[data-testid=\"stApp\"]')?.dataset.testScriptState === 'notRunning'"
+    " && !document.querySelector('[data-stale=\"true\"], [data-drawing]')"
+    f" && {CHARTS_DRAWN}"
+)
 # JS predicate: the script has finished and every plotly chart on the page has drawn.
 RENDERED = f"""() => {{
   const app = document.querySelector('[data-testid="stApp"]');

@@ -18,18 +18,12 @@ from __future__ import annotations
 import json
 import statistics
 
-from bench.registry import CHARTS_DRAWN, RENDERED, SCENARIOS, Row, Scenario, register
+from bench.registry import ALL_UPDATED, RENDERED, SCENARIOS, Row, Scenario, register
 from bench.scenarios_core import _tick_is, _typed
 from bench.scenarios_translation import _enter_sentence, _heatmap_shows
 from bench.work import set_cpu_rate
 
 REACTS = 15  # timed redraws per scenario, after two warm-ups
-# Every chart drawn, nothing stale, no component chart still drawing (ui/plotly_component.py).
-ALL_UPDATED = (
-    "document.querySelector('[data-testid=\"stApp\"]')?.dataset.testScriptState === 'notRunning'"
-    " && !document.querySelector('[data-stale=\"true\"], [data-drawing]')"
-    f" && {CHARTS_DRAWN}"
-)
 # Each chart's figure as the page holds it (typed arrays as lists) and its drawn size.
 CAPTURE = """() => [...document.querySelectorAll('.js-plotly-plot')].map(gd => JSON.parse(
   JSON.stringify({data: gd.data, layout: gd.layout, width: gd._fullLayout.width,

@@ -18,7 +18,7 @@ def _position(i: int, n: int) -> int:
     return 1 + (k if k < n else cycle - k)
 
 
-LISTENING = "() => document.documentElement.dataset.presenterKeys === 'on'"
+LISTENING = "() => !!document.querySelector('[data-presenter-keys=\"on\"]')"
 
 
 def _step_shown(url: str) -> int:

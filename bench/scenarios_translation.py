@@ -6,7 +6,7 @@ without the word-start mark, then contain ``with<i>dogs`` whatever the subword s
 
 from __future__ import annotations
 
-from bench.registry import Scenario, register
+from bench.registry import ALL_UPDATED, Scenario, register
 
 WORDS = "A man in a blue shirt is playing with {i} dogs on the green grass."  # 15 words
 
@@ -60,8 +60,6 @@ def _move_step(page, i: int) -> None:  # a playwright Page
 
 def _step_shows(i: int) -> str:
     """JS predicate: the step inspector's chart shows try i's step, every chart updated."""
-    from bench.scenarios_floor import ALL_UPDATED
-
     return (
         "() => [...document.querySelectorAll('.st-key-aln_step_fig .gtitle')]"
         f".some(t => t.textContent.startsWith('Step {(i + 1) % 2}:')) && {ALL_UPDATED}"

@@ -271,8 +271,10 @@ def test_the_link_to_multi_head_is_whole(tab, url):
 
 
 def _new_elements(frames: list) -> list[str]:
-    """The element types of the ``new_element`` deltas among the websocket ``frames``."""
+    """The kinds of the elements drawn by the websocket ``frames`` (bench.load.protocol's)."""
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    from bench.load.protocol import element_kind
 
     kinds = []
     for frame in frames:
@@ -280,9 +282,8 @@ def _new_elements(frames: list) -> list[str]:
             continue
         msg = ForwardMsg()
         msg.ParseFromString(frame)
-        if msg.WhichOneof("type") == "delta" and msg.delta.WhichOneof("type") == "new_element":
-            kinds.append(msg.delta.new_element.WhichOneof("type"))
-    return kinds
+        kinds.append(element_kind(msg))
+    return [kind for kind in kinds if kind]
 
 
 def test_moving_the_step_redraws_the_inspector_alone(tab, url):

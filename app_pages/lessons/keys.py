@@ -34,15 +34,12 @@ export default function (component) {
     setTriggerValue("key", move);
   };
   doc.addEventListener("keydown", onKey);
-  doc.documentElement.dataset.presenterKeys = "on"; // the bench waits for it before a key
-  // an element that draws nothing, said on its element (parentElement: its shadow root)
+  // Listening, said on the component's element (parentElement is its shadow root): the bench
+  // waits for it before a key, and counts the element as drawn (it draws nothing).
   const host = parentElement.host || parentElement;
   const element = host.closest('[data-testid="stBidiComponentRegular"]') || host;
   element.setAttribute("data-presenter-keys", "on");
-  return () => {
-    doc.removeEventListener("keydown", onKey);
-    delete doc.documentElement.dataset.presenterKeys;
-  };
+  return () => doc.removeEventListener("keydown", onKey);
 }
 """.replace("NEXT_KEYS", json.dumps(NEXT_KEYS)).replace("BACK_KEYS", json.dumps(BACK_KEYS))
 

@@ -83,15 +83,20 @@ def _range(kind: str, proto: object) -> tuple[float | None, float | None]:
     return None, None
 
 
+def element_kind(msg: ForwardMsg) -> str | None:
+    """The kind of element a ForwardMsg's delta draws ("markdown", "slider", "bidi_component"...);
+    None for other messages."""
+    if msg.WhichOneof("type") != "delta" or msg.delta.WhichOneof("type") != "new_element":
+        return None
+    return msg.delta.new_element.WhichOneof("type")
+
+
 def widgets_in(msg: ForwardMsg) -> list[Widget]:
     """The keyed widgets a ForwardMsg's delta draws (none for other messages)."""
-    if msg.WhichOneof("type") != "delta" or msg.delta.WhichOneof("type") != "new_element":
-        return []
-    element = msg.delta.new_element
-    kind = element.WhichOneof("type")
+    kind = element_kind(msg)
     if kind not in VALUE_FIELDS:
         return []
-    proto = getattr(element, kind)
+    proto = getattr(msg.delta.new_element, kind)
     key = key_of(proto.id)
     if key is None:
         return []
@@ -102,10 +107,8 @@ def widgets_in(msg: ForwardMsg) -> list[Widget]:
 def error_in(msg: ForwardMsg) -> str | None:
     """What a delta shows that counts as a failure: an exception box, or the app's error
     sentence with an id (ui/errors.py); None for anything else."""
-    if msg.WhichOneof("type") != "delta" or msg.delta.WhichOneof("type") != "new_element":
-        return None
+    kind = element_kind(msg)
     element = msg.delta.new_element
-    kind = element.WhichOneof("type")
     if kind == "exception":
         return f"exception box: {element.exception.type}"
     if kind == "alert" and ERROR_ID in element.alert.body:
@@ -133,11 +136,8 @@ def full_run(msg: ForwardMsg) -> bool:
 def text_in(msg: ForwardMsg) -> str | None:
     """What a delta's element says (markdown, caption, alert, heading, text: its body, as the
     app wrote it, markdown escapes included); None for other messages and elements."""
-    if msg.WhichOneof("type") != "delta" or msg.delta.WhichOneof("type") != "new_element":
-        return None
-    element = msg.delta.new_element
-    kind = element.WhichOneof("type")
-    return getattr(element, kind).body if kind in TEXT_KINDS else None
+    kind = element_kind(msg)
+    return getattr(msg.delta.new_element, kind).body if kind in TEXT_KINDS else None
 
 
 def find_text(msg: ForwardMsg, pattern: str | re.Pattern[str]) -> re.Match[str] | None:
