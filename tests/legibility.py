@@ -41,6 +41,10 @@ The rules, with ``TOLERANCE`` = 1 px everywhere:
    of it sideways, in a part that scrolls or past the page's width (nobody scrolls a chart
    sideways at a projector).
 
+7. Every option in view (the page, not a chart): no option of an option group (``st.pills``,
+   ``st.segmented_control``: a lesson's tokens to guess, a page's heads or modes) lies outside
+   its group's box, in a row that scrolls sideways: the group wraps its options.
+
 :func:`main_chart_box` and :func:`main_chart_visible` are classroom mode's rule: the page's main
 chart (the first plotly chart in the main area) has its top edge inside the viewport after load,
 or, on a page laid out chart first (issue 30), lies wholly inside it.
@@ -399,15 +403,40 @@ def chart_problems(chart: dict, *, classroom: bool, sideways_ok: bool = True) ->
     return [f"{label}: {problem}" for problem in found]
 
 
+_HIDDEN_OPTIONS = r"""() => [...document.querySelectorAll('[data-testid=stButtonGroup]')]
+  .filter((group) => group.getBoundingClientRect().width > 0)
+  .map((group) => {
+    const box = group.getBoundingClientRect();
+    const hidden = [...group.querySelectorAll('button')].filter((b) => {
+      const r = b.getBoundingClientRect();
+      return r.width > 0 && (r.left < box.left - 1 || r.right > box.right + 1);
+    });
+    const label = group.closest('[data-testid=stElementContainer]')
+      ?.querySelector('[data-testid=stWidgetLabel]')?.innerText ?? '';
+    return {label: label.trim(), hidden: hidden.map((b) => b.innerText.trim())};
+  })
+  .filter((group) => group.hidden.length > 0)"""
+
+
+def hidden_options(page) -> list[str]:
+    """Rule 7: one line per option group with options outside its box (scrolled sideways)."""
+    return [
+        f"options {group['hidden'][:MAX_EXAMPLES]} of {group['label']!r} are hidden sideways "
+        "(the group does not wrap)"
+        for group in page.evaluate(_HIDDEN_OPTIONS)
+    ]
+
+
 def check_page(page, *, classroom: bool, sideways_ok: bool = True) -> list[str]:
-    """Every problem of every plotly chart on ``page`` (settled), one line each; [] when all
-    are legible. ``classroom``: judge by classroom mode's larger minimums; ``sideways_ok``
-    False: a chart hidden in part sideways (rule 6) is a problem too."""
+    """Every problem of every plotly chart on ``page`` (settled), and every option group that
+    hides options sideways (rule 7), one line each; [] when all are legible. ``classroom``: judge
+    by classroom mode's larger minimums; ``sideways_ok`` False: a chart hidden in part sideways
+    (rule 6) is a problem too."""
     return [
         line
         for chart in collect(page)
         for line in chart_problems(chart, classroom=classroom, sideways_ok=sideways_ok)
-    ]
+    ] + hidden_options(page)
 
 
 def main_chart_box(page) -> tuple[float, float] | None:

@@ -86,3 +86,24 @@ def test_judge_measures_heatmap_cells_along_token_axes(blank):
     cells = [p for p in check_page(blank, classroom=False) if "cells" in p]
     assert len(cells) == 1 and cells[0].startswith("chart 2"), cells
     assert re.search(r"cells \d+\.\d px wide for 30 columns \(minimum 14\)", cells[0]), cells
+
+
+def _option_group(wrap: bool) -> str:
+    """An option group as Streamlit draws one (``st.pills``): label, then a row of buttons that
+    either wraps or scrolls sideways, 300 px wide."""
+    flow = "flex-wrap: wrap" if wrap else "flex-wrap: nowrap; overflow-x: auto"
+    buttons = "".join(f"<button style='width: 80px; flex: none'>{w}</button>" for w in WORDS[:6])
+    return (
+        "<div data-testid='stElementContainer' style='width: 300px'>"
+        "<div data-testid='stWidgetLabel'>Your guess</div>"
+        f"<div data-testid='stButtonGroup'><div style='display: flex; {flow}'>{buttons}</div>"
+        "</div></div>"
+    )
+
+
+def test_rule_7_finds_options_hidden_in_a_row_that_scrolls(blank):
+    blank.set_content(_option_group(wrap=False))
+    (problem,) = check_page(blank, classroom=False)
+    assert "'Your guess'" in problem and WORDS[5] in problem and WORDS[0] not in problem
+    blank.set_content(_option_group(wrap=True))
+    assert check_page(blank, classroom=False) == []

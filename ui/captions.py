@@ -144,7 +144,7 @@ def describe_ui(
 
 def source_ui() -> str:
     """Where the image comes from (kept in the URL as cap_src)."""
-    source = choice_ui(st.segmented_control, _("Image"), SOURCE_LABELS, key="cap_src")
+    source = choice_ui(st.segmented_control, _("Image"), SOURCE_LABELS, key="cap_src", wrap=True)
     return source or "example"
 
 

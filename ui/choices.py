@@ -72,5 +72,7 @@ def segmented_ui(
     """A segmented control in ``where`` (``st`` or a column) that always holds one of ``options``:
     :func:`choice_ui` with ``required=True``. Returns the chosen id, the first one (the default)
     while the control is empty."""
-    value = choice_ui(where.segmented_control, label, options, key=key, required=True, **kwargs)
+    value = choice_ui(
+        where.segmented_control, label, options, key=key, required=True, wrap=True, **kwargs
+    )
     return value or next(iter(options))

@@ -141,9 +141,16 @@ def _model_ui() -> tuple[str, int, bool, str]:
         default=default_cell,
         key="lab_cell",
         required=True,
+        wrap=True,  # in a column a control scrolls sideways by default
     )
     layers = _in_url(
-        c2.segmented_control, _("Layers"), (1, 2), default=1, key="lab_layers", required=True
+        c2.segmented_control,
+        _("Layers"),
+        (1, 2),
+        default=1,
+        key="lab_layers",
+        required=True,
+        wrap=True,
     )
     bi = _in_url(c3.toggle, _("Bidirectional encoder"), value=DEFAULTS.bidirectional, key="lab_bi")
     index = LAB_ATTENTIONS.index(DEFAULTS.attention)

@@ -12,13 +12,14 @@ from app_pages.lessons.step_ui import narration_ui
 from i18n import _
 from live.records import ClassInfo, Closed, NoSuchClass, Student
 from live.store import Store
+from ui.errors import fragment
 from ui.text import escape_markdown
 
 SEEN = "join_seen"  # session state: the class revision this page was drawn at
 SAVE_ERROR = "join_save_error"
 
 
-@st.fragment(run_every=live.FOLLOW_SECONDS)
+@fragment(run_every=live.FOLLOW_SECONDS)
 def _follow(store: Store, code: str, drawn: int) -> None:
     """Every FOLLOW_SECONDS: redraw the page when the teacher moved, revealed or ended."""
     info = store.get_class(code)
@@ -107,6 +108,7 @@ def question_ui(store: Store, info: ClassInfo, step: Step, student: Student, tex
             list(range(len(posed.labels))),
             format_func=lambda i: posed.labels[i],
             key=key,
+            wrap=True,  # every token in view: a row that scrolls sideways hides some
             on_change=_save,
             args=(store, info.code, student, info.step, key),
         )

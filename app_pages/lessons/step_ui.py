@@ -85,6 +85,7 @@ def _guess_ui(lesson: Lesson, index: int, question, posed: predict.Posed, key: s
         list(range(len(posed.labels))),
         format_func=lambda i: posed.labels[i],
         key=f"{key}_guess",
+        wrap=True,  # every token in view: a row that scrolls sideways hides some
     )
 
     def commit() -> None:

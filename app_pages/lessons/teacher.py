@@ -22,6 +22,7 @@ from live.codes import normal_code
 from live.qr import qr_png
 from live.records import ClassInfo, NoSuchClass, NotTeacher
 from live.store import Store
+from ui.errors import fragment
 from ui.text import escape_markdown
 
 LEADS = "live_leads"  # session state: (code, teacher key) of the class this browser leads
@@ -162,7 +163,7 @@ def join_card_ui(lead: Lead) -> None:
         join_card(lead)
 
 
-@st.fragment(run_every=live.COUNT_SECONDS)
+@fragment(run_every=live.COUNT_SECONDS)
 def _counts(code: str, step: int, shown: Step | None) -> None:
     """Who joined and, on a question, how many answered: live, never who answered what."""
     store = live.class_store()

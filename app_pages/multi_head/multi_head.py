@@ -206,7 +206,7 @@ def head_view_ui(
         key="mh_heads",
         default=every,
         format_func=lambda h: _("head {n}").format(n=h),
-        **({} if half else {"selection_mode": "multi"}),
+        **({} if half else {"selection_mode": "multi", "wrap": True}),
     )
     labels = [f"{i}: {t}" for i, t in enumerate(view.query_tokens)]
     c1, c2 = st.columns([3, 2])

@@ -76,6 +76,7 @@ def dims_ui() -> list[int]:
         default=list(DEFAULT_DIMS),
         format_func=str,
         selection_mode="multi",
+        wrap=True,
     )
     return sorted(int(d) for d in chosen)
 
