@@ -102,7 +102,7 @@ def test_a_teachers_own_lesson_is_uploaded_checked_and_shown_as_text(page, app_u
     page.locator("[data-testid=stFileUploaderDropzoneInput]").set_input_files(str(own))
     page.locator("[data-testid=stAlertContentSuccess]").wait_for()
     page.get_by_text("My <b>own</b> lesson", exact=False).first.wait_for()  # shown literally
-    page.locator("[data-testid=stButton] button").filter(has_text="Start").last.click()
+    page.locator(".st-key-les_start_mine button").click()  # its own card in the list
     page.wait_for_function("new URLSearchParams(location.search).get('lesson') === 'mine'")
     page.locator(".js-plotly-plot").first.wait_for()
     page.get_by_text("<script>alert(1)</script>", exact=False).wait_for()  # text, not a tag

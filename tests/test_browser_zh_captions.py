@@ -36,6 +36,7 @@ from tests.browser_helpers import (
     shown_texts,
     switch_language,
     wait_settled,
+    wait_still,
 )
 from tests.tiny_captions import build_tiny_caption_checkpoints
 from tests.tiny_seq2seq import build_tiny_checkpoints
@@ -251,10 +252,10 @@ def test_why_attention_page_in_chinese(tab, url):
     box.fill(SENTENCE)
     box.press("Enter")
     tab.wait_for_url("**why_text=*young*")
-    wait_settled(tab, 2)
     tab.wait_for_function(  # the gradient chart shows the new sentence's pieces
         f"[...document.querySelectorAll('{CHART}')].pop().textContent.includes('girl')"
     )
+    wait_still(tab, least=2)  # and the run has ended: the translations above it are the new ones
     _check_chinese(tab, WHY_KEPT | _why_tokens(tab))
     for name, code, title in (
         ("English", "en", "Why attention"),
