@@ -29,9 +29,9 @@ def _step_shown(url: str) -> int:
 def _scenario(lesson_id: str, n: int) -> Scenario:
     def interact(page, i: int) -> None:  # a playwright Page
         before = _position(i - 1, n) if i else 1
-        shown = _step_shown(page.evaluate("location.href"))
+        shown = _step_shown(page.url)
         if shown != before:  # a page opened afresh (the bare redraw's capture)
-            page.goto(page.evaluate("location.href").replace(f"step={shown}", f"step={before}"))
+            page.goto(page.url.replace(f"step={shown}", f"step={before}"))
             page.wait_for_function(RENDERED, timeout=120_000)
         page.wait_for_function(LISTENING, timeout=120_000)  # app_pages/lessons/keys.py
         page.mouse.click(2, 700)  # the page has the focus, not a box

@@ -13,7 +13,9 @@ import json
 import urllib.parse
 
 import pytest
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
+from bench.load.protocol import element_kind
 from models.rnn.translator import Translator
 from tests.browser_helpers import (
     CHART,
@@ -272,10 +274,6 @@ def test_the_link_to_multi_head_is_whole(tab, url):
 
 def _new_elements(frames: list) -> list[str]:
     """The kinds of the elements drawn by the websocket ``frames`` (bench.load.protocol's)."""
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-    from bench.load.protocol import element_kind
-
     kinds = []
     for frame in frames:
         if isinstance(frame, str):

@@ -89,14 +89,11 @@ def fragment(func: Callable[P, R] | None = None, /, **options: object):
     errors are reported with an id: the fragment's own reruns do not pass through ``app.py``'s
     :func:`run_page`.
 
-    A fragment that reruns on a timer is drawn inside a container of its own. Streamlit (1.67)
-    sends a fragment as a block at its place among its siblings. When the timer's run starts
-    before the previous full run's messages have left the server (a busy server), that run's
-    block for the fragment is dropped from the queue; the browser then removes the old block at
-    the end of the full run, the later siblings move up one place, and the timer's run puts its
-    block over the sibling that moved into its place. A student's question went blank after an
-    answer that way (about 1 click in 300 under load). Alone in a container, the fragment's
-    block has no later sibling to overwrite."""
+    A fragment that reruns on a timer is drawn alone in a container of its own: in Streamlit 1.67
+    a timer's run that starts before the previous run's messages have left the server can put
+    the fragment's block over the sibling after it (a student's question went blank after an
+    answer; docs/deployment.md, "A second race").
+    """
 
     def make(inner: Callable[P, R]) -> Callable[P, R | None]:
         timed = st.fragment(reported(inner), **options)
