@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench.answer_clicks import WORDS, main, word_for
+from bench.answer_clicks import WORDS, click_rounds, word_for
+from serve.launch import streamlit_server
 
 
 def test_each_round_another_option_and_students_apart():
@@ -18,8 +19,8 @@ def test_each_round_another_option_and_students_apart():
 
 
 @pytest.mark.browser
-def test_a_short_run_loses_no_click(capsys, monkeypatch, tmp_path):
-    monkeypatch.chdir(tmp_path)  # its screenshots of lost clicks go under runs/ here
-    monkeypatch.setenv("ATLAS_CLASS_DIR", str(tmp_path / "unused"))  # main sets its own
-    main(4, 2)
-    assert "answer clicks: 8 made, 0 lost" in capsys.readouterr().out
+def test_a_short_run_loses_no_click(browser, monkeypatch, tmp_path):
+    monkeypatch.setenv("ATLAS_CLASS_DIR", str(tmp_path / "classes"))  # the server's and ours
+    with streamlit_server("app.py") as (url, __):
+        clicks = click_rounds(browser, url, rounds=4, pages=2, shots=tmp_path)
+    assert (clicks.made, clicks.lost) == (8, 0), sorted(p.name for p in tmp_path.glob("*.png"))
