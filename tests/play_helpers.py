@@ -108,8 +108,13 @@ def played(page, host, play: str, pause: str) -> tuple[list[dict], int, dict]:
     assert sent, "the websocket listener saw none of Streamlit's messages"  # it can count
     before, drawn = len(sent), host.get_attribute("data-draws")
     press(host, play)
+    # polled every 100 ms, not at each animation frame: a busy machine's Chromium may hold back
+    # a tab's frames (a full run once waited 10 s here for a chart that plays)
     page.wait_for_function(
-        "h => h.dataset.playState === 'playing'", arg=host.element_handle(), timeout=10_000
+        "h => h.dataset.playState === 'playing'",
+        arg=host.element_handle(),
+        timeout=10_000,
+        polling=100,
     )
     samples = sampled(page, host)
     during = len(sent) - before
@@ -122,7 +127,10 @@ def played(page, host, play: str, pause: str) -> tuple[list[dict], int, dict]:
     if host.get_attribute("data-play-state") == "playing":
         _press_while_playing(page, host, pause)
     page.wait_for_function(
-        "h => h.dataset.playState === 'paused'", arg=host.element_handle(), timeout=10_000
+        "h => h.dataset.playState === 'paused'",
+        arg=host.element_handle(),
+        timeout=10_000,
+        polling=100,
     )
     page.wait_for_timeout(300)
     return samples, during, host.evaluate(EXACT)
