@@ -3,6 +3,7 @@ the Chinese fragments, the report) and the committed catalogues (complete and cu
 
 from __future__ import annotations
 
+import re
 import textwrap
 import threading
 from pathlib import Path
@@ -245,3 +246,31 @@ def test_a_registry_text_the_extraction_misses_is_reported(tmp_path: Path):
     _write(tmp_path, {"ui/pages.toml": '[[page]]\ntitle = "Lab"\ndescription = """Two\nlines"""\n'})
     problems = check_sources(tmp_path)
     assert len(problems) == 1 and "Two\\nlines" in problems[0]
+
+
+_PLACEHOLDER = re.compile(r"\{[A-Za-z_]\w*(?:[:!][^{}]*)?\}")
+
+
+def _rendered_text(markdown: str) -> str:
+    """``markdown`` through a CommonMark renderer (the flanking rules Streamlit's renderer
+    follows), placeholders filled with a letter, tags stripped: the text a reader sees."""
+    from markdown_it import MarkdownIt
+
+    html = MarkdownIt("commonmark").render(_PLACEHOLDER.sub("X", markdown))
+    return re.sub(r"<[^>]+>", "", html)
+
+
+def test_chinese_emphasis_closes_as_the_english_does():
+    """A CommonMark bold opened or closed next to full-width punctuation (``**预测：**文``) is
+    not emphasis: the reader sees the asterisks. No Chinese message shows more literal
+    asterisks than its English."""
+    broken = []
+    for path in sorted((ROOT / "locale" / "zh" / "fragments").glob("*.po")):
+        for message in read_catalog(path, "zh"):
+            if not message.id or message.fuzzy:
+                continue
+            english = _rendered_text(_strings(message.id)[0]).count("*")
+            for text in _strings(message.string):
+                if text and _rendered_text(text).count("*") > english:
+                    broken.append(f"{path.name}: {text[:60]!r}")
+    assert not broken, "\n".join(broken)
