@@ -222,3 +222,32 @@ def test_positional_any_script_and_large_matrix():
 def test_positional_bad_dimension_text():
     at = _app({"pe_dims": "0, 999, abc"}, PE)
     assert "Ignored 999, abc" in at.warning[0].value
+
+
+def test_no_page_script_has_an_expression_that_magic_would_write():
+    """Streamlit's magic writes every bare expression of a page script that is not a call (a
+    conditional expression of two calls included): the value, often "None", shows on the page."""
+    import ast
+
+    from ui.registry import PAGES
+
+    written = []
+    for file in ["app.py", *(entry.file for entry in PAGES)]:
+        tree = ast.parse(Path(file).read_text(encoding="utf-8"))
+        docstrings = {
+            id(node.body[0])
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)
+        }
+        kept = ast.Call | ast.Yield | ast.YieldFrom | ast.Await
+        written += [
+            f"{file}:{node.lineno}: {ast.unparse(node)}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Expr)
+            and id(node) not in docstrings
+            and not isinstance(node.value, kept)
+        ]
+    assert not written, "\n".join(written)

@@ -173,7 +173,10 @@ def step_ui(lesson: Lesson, step: int, lead: teacher.Lead | None = None) -> None
     """The step: narration beside the view (under it on a phone), or the summary after the last;
     with a class (``lead``), its questions are the class's."""
     if step > len(lesson.steps):
-        teacher.summary_ui(lead, lesson) if lead else summary_ui(lesson)
+        if lead is not None:
+            teacher.summary_ui(lead, lesson)
+        else:
+            summary_ui(lesson)
         return
     index = step - 1
     raw_step = lesson.steps[index]
