@@ -173,6 +173,19 @@ def test_the_join_page_in_chinese(db):
     assert "课堂代码由 6 个字母组成" in _text(at)
 
 
+def test_a_chinese_students_end_of_class_is_a_summary_not_an_aggregation(db):
+    """The student's header after the last step has its own message: "Summary" as the end of a
+    class, not Multi-head's "Summary" (汇总方式, the aggregation mode)."""
+    teacher, code, key = _teacher()
+    student = open_app(JOIN, {"code": code}, first={"lang": "zh"})
+    student.button[0].click().run()
+    lesson = live.shipped_lessons()["bahdanau"]
+    _go(teacher, len(lesson.steps) + 1)
+    student.run()
+    header = " ".join(c.value for c in student.caption)
+    assert "总结" in header and "汇总方式" not in header, header
+
+
 def test_a_class_starts_from_the_list_and_from_a_lessons_outline(db):
     at = open_app(LESSONS)
     at.button(key="live_start_anatomy").click().run()

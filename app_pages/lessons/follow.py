@@ -9,7 +9,7 @@ from app_pages.lessons import live, predict, views
 from app_pages.lessons.answers import score_answer
 from app_pages.lessons.schema import Lesson, Step
 from app_pages.lessons.step_ui import narration_ui
-from i18n import _
+from i18n import _, pgettext
 from live.records import ClassInfo, Closed, NoSuchClass, Student
 from live.store import Store
 from ui.errors import fragment
@@ -32,7 +32,7 @@ def _header(info: ClassInfo, lesson: Lesson, student: Student) -> None:
     where = (
         _("Step {k} of {n}").format(k=info.step, n=len(lesson.steps))
         if info.step <= len(lesson.steps)
-        else _("Summary")
+        else pgettext("the end of a class", "Summary")
     )
     st.caption(
         _("Class {code} · you are student {number}{name} · {lesson} · {where}").format(
