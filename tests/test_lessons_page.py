@@ -152,3 +152,12 @@ def test_chinese_lessons():
         or "→" in at.button(key="les_next").label
     )
     assert any("法语" in m.value for m in at.markdown)
+
+
+def test_a_translations_step_without_a_pair_shows_both_models(at):
+    """A ``translations`` step with a sentence and no reference pair (the bottleneck's first
+    step) shows the model without attention's translation too, not a dash."""
+    _goto(at, "bottleneck", 1)
+    table = at.table[0].value
+    without, with_attention = table["without attention"][0], table["with attention"][0]
+    assert without not in ("", "—") and with_attention not in ("", "—"), table

@@ -59,6 +59,17 @@ def translation(model: str, sentence: str, target: str | None, *, level: str = "
     return TranslationData(tr, view, target_row(view.target, target, view.weights))
 
 
+def both_translations(sentence: str) -> dict[str, Translation] | None:
+    """``sentence`` through the translator without attention and Bahdanau's (greedy, cached):
+    model -> its translation; None after a message (missing model, refused input)."""
+    models = {"none": cached_translator("none"), "bahdanau": cached_translator("bahdanau")}
+    text = _clean(sentence)
+    if text is None or any(model is None for model in models.values()):
+        return None
+    found = {name: guarded_ui(lambda m=model: decode(m, text)) for name, model in models.items()}
+    return None if any(tr is None for tr in found.values()) else found
+
+
 def bleu_pair(
     pair: tuple[tuple[str, str], ...],
 ) -> tuple[dict[str, list[Translation]], np.ndarray] | None:

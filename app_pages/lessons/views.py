@@ -111,6 +111,8 @@ def _translations(step: Step, key: str) -> None:
     if not pair:
         pair = ((step.sentence, ""),)
     outputs = compute.bleu_pair(pair) if all(fr for _en, fr in pair) else None
+    # a sentence without a reference (no pair): both models' translations, without BLEU
+    alone = compute.both_translations(pair[0][0]) if len(pair) == 1 and not pair[0][1] else None
     rows = []
     for i, (en, fr) in enumerate(pair):
         rows.append({_("English"): en})
@@ -119,8 +121,7 @@ def _translations(step: Step, key: str) -> None:
             if outputs is not None:
                 tr = outputs[0][name][i]
             else:
-                data = compute.translation(name, en, None) if name == "bahdanau" else None
-                tr = data.translation if data else None
+                tr = alone[name] if alone is not None else None
             rows[-1][label] = tr.text if tr is not None else "—"
         if fr:
             rows[-1][_("reference")] = fr
