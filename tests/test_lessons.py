@@ -20,7 +20,14 @@ from app_pages.lessons.answers import (
     token_answer,
     window_answer,
 )
-from app_pages.lessons.schema import KINDS, LESSONS_DIR, LessonError, load_folder, parse_lesson
+from app_pages.lessons.schema import (
+    KINDS,
+    LESSONS_DIR,
+    LessonError,
+    answered_first,
+    load_folder,
+    parse_lesson,
+)
 
 GOOD = b"""
 id = "mine"
@@ -52,6 +59,70 @@ def test_shipped_lessons_follow_the_story_and_the_schema():
     assert len(questions) >= 12
     assert {q.kind for q in questions} == set(KINDS)  # every kind is asked somewhere
     assert len({q.kind for q in questions}) >= 6
+
+
+def test_no_shipped_question_is_answered_before_it_is_asked():
+    lessons, _errors = load_folder()
+    assert {lesson.id: answered_first(lesson.steps) for lesson in lessons} == {
+        lesson.id: [] for lesson in lessons
+    }
+
+
+def _two_steps(first: str, second: str = GOOD.split(b"[[step]]")[1].decode()) -> bytes:
+    """GOOD's head, then ``first`` (a step's table), then ``second`` (GOOD's question step)."""
+    head = GOOD.split(b"[[step]]")[0].decode()
+    return f"{head}[[step]]\n{first}\n[[step]]{second}".encode()
+
+
+VIEW = 'title = "t"\ntext = "x"\n'
+
+
+@pytest.mark.parametrize(
+    ("first", "answered"),
+    [
+        (VIEW + 'view = "alignment"\nsentence = "a black dog"', True),  # the whole matrix
+        (VIEW + 'view = "alignment"\nsentence = "A  Black dog"', True),  # the same input, typed so
+        (VIEW + 'view = "stages"\nsentence = "a black dog"', True),  # the same numbers, in stages
+        (VIEW + 'view = "alignment"\nsentence = "a white cat"', False),  # another sentence
+        (VIEW + 'view = "alignment"\nmodel = "luong-dot"\nsentence = "a black dog"', False),
+        (VIEW + 'view = "local"\nsentence = "a black dog"', False),  # another model's view
+    ],
+)
+def test_a_view_of_the_same_input_before_a_question_is_refused_naming_both_steps(first, answered):
+    data = _two_steps(first)
+    if not answered:
+        assert parse_lesson(data, "mine.toml").questions == [1]
+        return
+    error = _broken(data)
+    assert error.step == 2 and "step 1" in error.problem
+
+
+def test_an_earlier_reveal_answers_only_its_own_part():
+    noir = GOOD.split(b"[[step]]")[1].decode()
+    verte = noir.replace('target = "noir"', 'target = "verte"')
+    assert parse_lesson(_two_steps(noir.strip(), verte), "mine.toml").questions == [0, 1]
+    assert _broken(_two_steps(noir.strip(), noir)).step == 2  # the same row, asked twice
+
+
+@pytest.mark.parametrize(
+    ("shown", "answered"),
+    [
+        ('view = "heads"', True),  # layer 1's twelve heads
+        ('view = "heads"\nlayer = 2', False),
+        ('view = "head"\nlayer = 1\nhead = 3', True),
+        ('view = "head"\nlayer = 1\nhead = 1', False),
+    ],
+)
+def test_a_head_is_answered_by_a_view_that_shows_that_head(shown, answered):
+    question = (
+        '\ntitle = "q"\ntext = "x"\nview = "head"\nsentence = "the cat sat"\n'
+        '[step.question]\nkind = "pattern"\nlayer = 1\nhead = 3\nprompt = "p"\nexplain = "e"\n'
+    )
+    data = _two_steps(f'{VIEW}{shown}\nsentence = "the cat sat"', question)
+    if answered:
+        assert _broken(data).step == 2
+    else:
+        assert parse_lesson(data, "mine.toml").questions == [1]
 
 
 def test_a_good_file_parses():

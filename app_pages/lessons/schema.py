@@ -91,8 +91,9 @@ class Question:
 @dataclass(frozen=True)
 class Step:
     """One step: a ``view`` (VIEWS) of ``sentence`` (or ``scene``, the example image's number)
-    through ``model``, with a ``title`` and ``text`` (message ids); ``try_it`` lets the student
-    type their own sentence; ``question`` hides the view until the student has guessed."""
+    through ``model``, with a ``title`` and ``text`` (message ids); ``layer`` and ``head``
+    (1-based) pick what the ``heads`` and ``head`` views show; ``try_it`` lets the student type
+    their own sentence; ``question`` hides the view until the student has guessed."""
 
     title: str
     text: str
@@ -100,6 +101,8 @@ class Step:
     sentence: str = ""
     model: str = "bahdanau"
     scene: int = 0
+    layer: int = 1
+    head: int = 1
     try_it: bool = False
     question: Question | None = None
 
@@ -121,9 +124,124 @@ class Lesson:
         return [i for i, step in enumerate(self.steps) if step.question is not None]
 
 
+# ---------------------------------------------------------------- the answer never shown first
+
+ALL = None  # a Sight's parts: the whole view is in sight
+
+
+@dataclass(frozen=True)
+class Sight:
+    """What a step puts in view: a view ``family`` (the views that draw the same numbers) on one
+    ``source`` (model, sentence, scene ...), and which ``parts`` of it (a French word's row, a
+    head, a caption word's map, a d_k), ALL for the whole view."""
+
+    family: str
+    source: tuple
+    parts: frozenset | None = ALL
+
+    def shows(self, asked: Sight) -> bool:
+        """Whether this sight holds what ``asked`` (one part) asks about."""
+        same = self.family == asked.family and self.source == asked.source
+        return same and (self.parts is ALL or bool(self.parts & (asked.parts or frozenset())))
+
+
+def _words(sentence: str) -> str:
+    """A sentence as the models read it for comparison: spaces collapsed, case ignored."""
+    return " ".join(sentence.split()).casefold()
+
+
+def _target(target: str | None) -> str:
+    return (target or "").strip().casefold() or "<most confident>"
+
+
+def asked(step: Step) -> Sight:
+    """What ``step``'s question asks about, as one part of its view (``step.question`` is set)."""
+    q = step.question
+    one = frozenset
+    match q.kind:
+        case "token":
+            return Sight("alignment", (step.model, _words(step.sentence)), one({_target(q.target)}))
+        case "window":
+            return Sight("local", (_words(step.sentence),), one({_target(q.target)}))
+        case "region":
+            return Sight("caption", (step.scene,), one({_target(q.target)}))
+        case "pattern":
+            return Sight("heads", (_words(step.sentence),), one({(q.layer, q.head)}))
+        case "scaling":
+            return Sight("scaling", (), one({q.d_k}))
+        case "shuffle":
+            return Sight("shuffle", (_words(step.sentence), q.with_pe), one({"map"}))
+        case _:  # bleu
+            return Sight("bleu", tuple(q.pair), one({"loss"}))
+
+
+def in_view(step: Step) -> Sight:
+    """What ``step`` shows of its model's numbers: a question's step only its own answer (at the
+    reveal; before it, the options), any other step its whole view."""
+    if step.question is not None:
+        return asked(step)
+    sentence = _words(step.sentence)
+    match step.view:
+        case "alignment" | "stages":
+            return Sight("alignment", (step.model, sentence))
+        case "local":
+            return Sight("local", (sentence,))
+        case "caption":
+            return Sight("caption", (step.scene,))
+        case "heads":
+            return Sight("heads", (sentence,), frozenset((step.layer, h) for h in range(1, 13)))
+        case "head":
+            return Sight("heads", (sentence,), frozenset({(step.layer, step.head)}))
+        case "shuffle":
+            return Sight("shuffle", (sentence, False))
+        case "translations":  # the two translations, no references: no BLEU in view
+            return Sight("bleu", ((step.sentence, ""),))
+        case _:  # scaling's curves over d_k; the positional encodings
+            return Sight(step.view, ())
+
+
+def answered_first(steps: tuple[Step, ...]) -> list[tuple[int, int]]:
+    """(question's step, earlier step) for each question that an earlier step (a view, or an
+    earlier question's reveal) answers: it shows what the question asks, on the same model and
+    input (1-based step numbers)."""
+    found = []
+    for number, step in enumerate(steps, start=1):
+        if step.question is None:
+            continue
+        wanted = asked(step)
+        for before, earlier in enumerate(steps[: number - 1], start=1):
+            if in_view(earlier).shows(wanted):
+                found.append((number, before))
+                break
+    return found
+
+
+def check_predictions(steps: tuple[Step, ...], source: str) -> None:
+    """Every question is a prediction: raises LessonError naming the first question that an
+    earlier step answers, and that step."""
+    for number, before in answered_first(steps)[:1]:
+        problem = _(
+            "its question is answered before it is asked: step {before} shows the same view of "
+            "the same input. Show another sentence, scene or head there, or ask first and show "
+            "the whole view after."
+        ).format(before=before)
+        raise LessonError(source, problem, number)
+
+
 # ---------------------------------------------------------------- reading a file
 
-_STEP_KEYS = {"title", "text", "view", "sentence", "model", "scene", "try_it", "question"}
+_STEP_KEYS = {
+    "title",
+    "text",
+    "view",
+    "sentence",
+    "model",
+    "scene",
+    "layer",
+    "head",
+    "try_it",
+    "question",
+}
 _QUESTION_KEYS = {"kind", "prompt", "explain", "target", "layer", "head", "d_k", "with_pe", "pair"}
 ID_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789-_")
 
@@ -242,6 +360,8 @@ def _step(raw: object, number: int, source: str) -> Step:
         sentence=sentence.strip(),
         model=model,
         scene=_int(raw, "scene", 0, 0, 11, where),
+        layer=_int(raw, "layer", 1, 1, 6, where),
+        head=_int(raw, "head", 1, 1, 12, where),
         try_it=try_it,
         question=None if question is None else _question(question, view, where),
     )
@@ -269,11 +389,13 @@ def parse_lesson(data: bytes, source: str) -> Lesson:
     if not isinstance(steps, list) or not MIN_STEPS <= len(steps) <= MAX_STEPS:
         problem = _("a lesson needs 1 to {n} steps ([[step]] tables).").format(n=MAX_STEPS)
         raise LessonError(source, problem)
+    parsed = tuple(_step(step, i + 1, source) for i, step in enumerate(steps))
+    check_predictions(parsed, source)
     return Lesson(
         id=lesson_id,
         title=_text(raw, "title", where, limit=120),
         summary=_text(raw, "summary", where, limit=400),
-        steps=tuple(_step(step, i + 1, source) for i, step in enumerate(steps)),
+        steps=parsed,
         source=source,
     )
 

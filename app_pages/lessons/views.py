@@ -212,7 +212,7 @@ def _heads(step: Step, key: str) -> None:
     found = compute.encoder(step.sentence)
     if found is None:
         return
-    layer = step.question.layer if step.question else 1
+    layer = step.question.layer if step.question else step.layer
     weights = found.attentions[layer - 1 : layer]  # (1, H, T, T)
     # the title in the page: over the grid it would meet the heads' labels
     st.markdown(_("all-MiniLM-L6-v2, layer {layer}: its 12 heads").format(layer=layer))
@@ -224,7 +224,7 @@ def _head(step: Step, key: str) -> None:
     if found is None:
         return
     q = step.question
-    layer, head = (q.layer, q.head) if q else (1, 1)
+    layer, head = (q.layer, q.head) if q else (step.layer, step.head)
     weights = found.attentions[layer - 1, head - 1]  # (T, T)
     title = _("Layer {layer}, head {head}").format(layer=layer, head=head)
     chart(head_heatmap(weights, found.tokens, found.tokens, title=title), key=key)
