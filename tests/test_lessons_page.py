@@ -161,3 +161,14 @@ def test_a_translations_step_without_a_pair_shows_both_models(at):
     table = at.table[0].value
     without, with_attention = table["without attention"][0], table["with attention"][0]
     assert without not in ("", "—") and with_attention not in ("", "—"), table
+
+
+WINDOWS = [(lesson, i) for lesson, i in _questions() if lesson.steps[i].question.kind == "window"]
+
+
+@pytest.mark.parametrize(("lesson", "index"), WINDOWS[:1], ids=lambda v: getattr(v, "id", str(v)))
+def test_window_options_are_words_without_the_subword_mark(at, lesson, index):
+    _goto(at, lesson.id, index + 1)
+    options = [str(option) for option in at.button_group[0].options]
+    assert options and not any("▁" in option for option in options), options
+    assert options[0].startswith("0: ") and len(options[0]) > 3

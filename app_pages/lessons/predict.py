@@ -96,13 +96,18 @@ def _token(step: Step) -> Posed | None:
     )
 
 
+def _word(piece: str) -> str:
+    """A subword piece as a reader writes it: without SentencePiece's word-start mark."""
+    return piece.replace("▁", "") or "▁"
+
+
 def _window(step: Step) -> Posed | None:
     data = compute.translation("local-p", step.sentence, step.question.target, level="subword")
     if data is None:
         return None
     tr, row = data.translation, data.row
     answer = window_answer(tr.source_tokens, tr.weights[row], float(tr.p_t[row]))
-    labels = tuple(f"{i}: {t}" for i, t in enumerate(tr.source_tokens))
+    labels = tuple(f"{i}: {_word(t)}" for i, t in enumerate(tr.source_tokens))
     lo, hi = (float(v) for v in tr.window[row])
 
     line = _("French: {line}").format(line=views.quoted(tr.target_tokens, row))
