@@ -30,6 +30,13 @@ def normal_code(raw: str) -> str | None:
     return code
 
 
+def foreign_letters(raw: str) -> str:
+    """The characters of ``raw`` that no code has (separators aside, any case), each once, in
+    order: "AEIOU" for "aeioux". Empty when every one is a code's letter."""
+    typed = _SEPARATORS.sub("", raw[: 4 * CODE_LENGTH]).upper()
+    return "".join(dict.fromkeys(letter for letter in typed if letter not in ALPHABET))
+
+
 def new_secret() -> str:
     """A secret for a link (a teacher's key, a student's token): 24 random bytes, URL-safe."""
     return secrets.token_urlsafe(24)

@@ -5,8 +5,10 @@ The page asks the class store every second whether the teacher moved, and redraw
 the reveal or the end changed. On a question the student picks a guess, saved at once (the page
 says "saved" only after the database committed it) and changeable until the reveal; then the
 student sees their guess, the model's answer and the class's spread. The student's link
-(``?code=…&me=…``) carries their anonymous identity: after a lost connection, a reload or a
-restarted server the page comes back to the same student with the same answers."""
+(``?code=…&me=…``) carries their anonymous identity, and the browser remembers it per class (a
+cookie, :mod:`ui.browser_memory`): after a lost connection, a reload, a restarted server, a phone
+that slept or the QR code scanned again, the page comes back to the same student with the same
+answers, never a second join."""
 
 from __future__ import annotations
 
@@ -15,10 +17,12 @@ import streamlit as st
 from app_pages.lessons import live
 from app_pages.lessons.follow import follow_ui
 from i18n import N_, _
-from live.codes import CODE_LENGTH, normal_code
+from live.codes import ALPHABET, CODE_LENGTH, foreign_letters, normal_code
 from live.inputs import NICKNAME_CHARS
-from live.records import ClassFull, NoSuchClass
-from ui.text import page_intro
+from live.records import ClassFull, NoSuchClass, Student
+from live.store import Store
+from ui.browser_memory import recalled, remember
+from ui.text import escape_markdown, page_intro
 
 ABOUT = N_(
     "Type the code your teacher shows (or scan its QR code). Your name is optional: the teacher "
@@ -26,18 +30,50 @@ ABOUT = N_(
 )
 
 
+NOTICE = "join_notice"  # session state: a note for the page the student lands on
+
+
+def student_cookie(code: str) -> str:
+    """The name under which this browser remembers who it is in the class ``code``."""
+    return f"atlas_student_{code}"
+
+
+def known_student(store: Store, code: str) -> Student | None:
+    """The student this browser already is in the class ``code`` (it joined before: a refresh,
+    a phone that slept, the QR code scanned again); None if none."""
+    me = recalled(student_cookie(code))
+    return store.student(code, me) if me else None
+
+
+def code_error(raw: str) -> str:
+    """Why ``raw`` is not a class code: its length, or the letters no code has, named."""
+    foreign = foreign_letters(raw)
+    if foreign and len("".join(raw.split()).replace("-", "")) == CODE_LENGTH:
+        return _(
+            "A class code has no vowels and no digits, only the letters {alphabet}: "
+            "{letters} cannot be in one. Check the code on the projector."
+        ).format(alphabet=ALPHABET, letters=escape_markdown(", ".join(foreign[:8])))
+    return _("A class code has {n} letters, like BCD FGH.").format(n=CODE_LENGTH)
+
+
 def _join() -> None:
     store = live.class_store()
-    code = normal_code(st.session_state.get("join_code") or "")
+    raw = st.session_state.get("join_code") or ""
+    code = normal_code(raw)
     if store is None:
         return
     if code is None:
-        st.session_state["join_error"] = _("A class code has {n} letters, like BCD FGH.").format(
-            n=CODE_LENGTH
-        )
+        st.session_state["join_error"] = code_error(raw)
         return
+    name = st.session_state.get("join_name") or ""
+    student = known_student(store, code)  # Join pressed again: the same student
     try:
-        student = store.join(code, st.session_state.get("join_name") or "")
+        if student is None:
+            student = store.join(code, name)
+            if len(" ".join(name.split())) > NICKNAME_CHARS:
+                st.session_state[NOTICE] = _(
+                    "A nickname has at most {n} characters: yours is “{name}”."
+                ).format(n=NICKNAME_CHARS, name=escape_markdown(student.nickname))
     except NoSuchClass:
         st.session_state["join_error"] = _(
             "There is no open class with the code {code}. Check it on the projector."
@@ -57,7 +93,9 @@ def join_form() -> None:
     st.session_state.setdefault("join_code", given)
     with st.form("join_form", border=True):
         st.text_input(_("Class code"), key="join_code", max_chars=CODE_LENGTH + 4)
-        st.text_input(_("Nickname (optional)"), key="join_name", max_chars=NICKNAME_CHARS)
+        # No max_chars: the browser drops a paste longer than that whole, leaving the box
+        # empty; the store keeps the first NICKNAME_CHARS characters and the page says so.
+        st.text_input(_("Nickname (optional)"), key="join_name")
         st.form_submit_button(_("Join"), type="primary", on_click=_join, key="join_submit")
     error = st.session_state.get("join_error")
     if error:
@@ -67,9 +105,17 @@ def join_form() -> None:
 def main() -> None:
     code = normal_code(st.query_params.get("code") or "")
     me = (st.query_params.get("me") or "")[:200]
-    store = live.class_store() if code and me else None
-    student = store.student(code, me) if store else None
+    store = live.class_store() if code else None
+    student = store.student(code, me) if store and me else None
+    if store is not None and student is None:
+        student = known_student(store, code)  # this browser joined already: no second join
+        if student is not None:
+            st.query_params["me"] = student.id
     if student is not None:
+        remember(student_cookie(code), student.id)
+        notice = st.session_state.pop(NOTICE, None)
+        if notice:
+            st.info(notice, icon=":material/info:")
         follow_ui(store, code, student)
         return
     if code and me:

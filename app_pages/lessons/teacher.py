@@ -3,8 +3,11 @@ join code, its link and a QR code large on the projector, lead the class step by
 of the teacher's lesson is the class's step), see how many joined and answered, reveal the
 class's guesses beside the model's answer, and after class download the answers and delete them.
 
-The teacher's key never appears on the screen: it lives in this browser's session, and in a
-"teacher link" the teacher may save as a file to take the controls back after a reload."""
+The teacher's key never appears on the screen nor in the URL: it lives in this browser's session
+and in its memory (a cookie, :mod:`ui.browser_memory`), so that a reload, or a replica that died
+and the browser reconnected to another, brings the teacher's controls back at the class's step;
+ending or deleting the class clears it. A "teacher link" the teacher may save as a file moves the
+controls to another computer."""
 
 from __future__ import annotations
 
@@ -23,11 +26,14 @@ from live.qr import qr_png
 from live.records import ClassInfo, NoSuchClass, NotTeacher
 from live.store import Store
 from ui.errors import fragment
+from ui.browser_memory import forget, recalled, remember
 from ui.text import escape_markdown
+from ui.sidebar import classroom_mode
 
 LEADS = "live_leads"  # session state: (code, teacher key) of the class this browser leads
 SHOW_JOIN = "live_show_join"  # session state: the join card is shown
 
+TEACHER_COOKIE = "atlas_teacher"  # this browser's memory: "CODE.KEY" of the class it leads
 
 @dataclass(frozen=True)
 class Lead:
@@ -77,30 +83,83 @@ def _forget() -> None:
 
 
 def lead(lesson: Lesson, step: int) -> Lead | None:
+def _recall_lead(store: Store) -> bool:
+    """The class this browser led before its session ended (a reload, a replica that died):
+    the controls back from the browser's memory; True when they came back. A remembered class
+    that is gone, ended or not this key's is forgotten."""
+    held = recalled(TEACHER_COOKIE)
+    if held is None:
+        return False
+    code, _dot, key = held.partition(".")
+    info = store.get_class(code) if code and key else None
+    if info is None or info.ended or not store.is_teacher(info.code, key):
+        forget(TEACHER_COOKIE)
+        return False
+    st.session_state[LEADS] = (info.code, key)
+    return True
+
+
+def _not_the_teacher(store: Store | None) -> None:
+    """A page that shows ``?class=CODE`` without leading that class says so, clearly."""
+    code = normal_code(st.query_params.get("class") or "")
+    if code is None:
+        return
+    info = store.get_class(code) if store else None
+    if info is None or info.ended:
+        st.query_params.pop("class", None)
+        st.info(_("The class {code} has ended or expired.").format(code=code))
+        return
+    st.warning(
+        _(
+            "This browser is not the teacher of class {code}: only the teacher's browser controls "
+            "it. This page shows the lesson on its own; to lead the class from this computer, "
+            "open the saved teacher link."
+        ).format(code=code),
+        icon=":material/warning:",
+    )
+
+
+def _keep_in_browser(code: str, key: str, info: ClassInfo) -> None:
+    """The class in this browser's memory while it runs (written in every run: a script the
+    browser may have missed is sent again); forgotten once it has ended."""
+    if not info.ended:
+        remember(TEACHER_COOKIE, f"{code}.{key}")
+    elif recalled(TEACHER_COOKIE) is not None:
+        forget(TEACHER_COOKIE)
+
+
     """The class this browser leads on this lesson, moved to ``step`` (the teacher's step is the
-    class's), or, when a teacher link just gave the controls back, at the class's own step;
-    None when it leads none. A class that is gone is forgotten with a note."""
-    if LEADS not in st.session_state and "teacher" not in st.query_params:
-        if "class" in st.query_params:  # a projector reloaded: the key is not in the URL
-            st.caption(_("A class runs on this lesson: open your saved teacher link to lead it."))
+    class's), or, when a teacher link or the browser's memory just gave the controls back, at
+    the class's own step; None when it leads none (a page showing a class it does not lead says
+    so). A class that is gone is forgotten with a note."""
+    remembered = LEADS in st.session_state or recalled(TEACHER_COOKIE) is not None
+    if not remembered and "teacher" not in st.query_params and "class" not in st.query_params:
         return None
     store = live.class_store()
     if store is None:
         return None
     taken = _take_teacher_link(store)
+    linked = "teacher" in st.query_params
     held = st.session_state.get(LEADS)
+    if LEADS not in st.session_state:
+        taken = _recall_lead(store)
     if held is None:
         return None
+        if not linked:  # a refused link has said why
+            _not_the_teacher(store)
     code, key = held
     info = store.get_class(code)
     if info is None:
         _forget()
         st.info(_("The class {code} has ended or expired.").format(code=code))
+        if recalled(TEACHER_COOKIE) is not None:
+            forget(TEACHER_COOKIE)
         return None
     if info.lesson != lesson.id:
+    _keep_in_browser(code, key, info)
         return None
     st.query_params["class"] = code
-    if taken:  # back at the class's step, wherever the link was saved
+    if taken:  # back at the class's step, wherever the link was saved or the page reloaded
         st.query_params["step"] = str(info.step)
     elif info.step != step and not info.ended:
         try:
@@ -211,7 +270,12 @@ def _class_menu(lead: Lead, lesson: Lesson) -> None:
 
 
 def _teacher_link(lead: Lead, lesson: Lesson) -> str:
-    return f"{live.site_root()}/lessons?lesson={lesson.id}&class={lead.code}&teacher={lead.key}\n"
+    """The link that gives the controls back on any computer (in classroom mode if on here)."""
+    mode = "&classroom=true" if classroom_mode() else ""
+    return (
+        f"{live.site_root()}/lessons?lesson={lesson.id}&class={lead.code}{mode}"
+        f"&teacher={lead.key}\n"
+    )
 
 
 def _end(lead: Lead) -> None:
