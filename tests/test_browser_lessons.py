@@ -107,3 +107,15 @@ def test_a_teachers_own_lesson_is_uploaded_checked_and_shown_as_text(page, app_u
     page.locator(".js-plotly-plot").first.wait_for()
     page.get_by_text("<script>alert(1)</script>", exact=False).wait_for()  # text, not a tag
     assert page.locator("script:text('alert(1)')").count() == 0
+    page.reload()  # a new session: the browser keeps the lesson, checked again
+    page.locator(".js-plotly-plot").first.wait_for()
+    page.get_by_text("<script>alert(1)</script>", exact=False).wait_for()
+    page.goto(f"{app_url}/lessons")
+    page.locator(".st-key-les_start_mine button").wait_for()
+    page.get_by_text("Your own lesson").click()
+    page.locator(".st-key-les_remove_mine button").click()
+    page.locator(".st-key-les_start_mine").wait_for(state="detached")
+    page.reload()  # removed from this browser too
+    page.locator(".st-key-les_start_bahdanau button").wait_for()
+    page.wait_for_timeout(1_000)  # time for a saved lesson to come back, were there one
+    assert page.locator(".st-key-les_start_mine").count() == 0

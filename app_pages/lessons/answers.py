@@ -42,18 +42,23 @@ class Score:
     distance: float | None = None
 
 
+def _clean(token: str) -> str:
+    return token.replace("▁", "").strip().lower()
+
+
+def word_row(target_tokens: list[str], word: str) -> int | None:
+    """The row of ``word`` among the target tokens (case and ``▁`` ignored); None if absent."""
+    rows = [i for i, token in enumerate(target_tokens) if _clean(token) == word.strip().lower()]
+    return rows[0] if rows else None
+
+
 def target_row(target_tokens: list[str], word: str | None, weights: np.ndarray) -> int:
     """The row of ``word`` among the target tokens (case and ``▁`` ignored), else the most
     peaked row that is not ``</s>`` or punctuation: the row a question asks about."""
-
-    def clean(token: str) -> str:
-        return token.replace("▁", "").strip().lower()
-
-    if word:
-        for i, token in enumerate(target_tokens):
-            if clean(token) == word.strip().lower():
-                return i
-    rows = [i for i, t in enumerate(target_tokens) if clean(t).isalnum() and t != "</s>"] or list(
+    found = word_row(target_tokens, word) if word else None
+    if found is not None:
+        return found
+    rows = [i for i, t in enumerate(target_tokens) if _clean(t).isalnum() and t != "</s>"] or list(
         range(len(target_tokens))
     )
     return max(rows, key=lambda i: float(np.max(weights[i])))

@@ -7,9 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import streamlit as st
 import torch
 
-from app_pages.lessons.answers import target_row
+from app_pages.lessons.answers import target_row, word_row
+from i18n import _
 from models.analysis.scaling import dot_sample, entropy, softmax
 from models.analysis.toy import PermutationResult, permutation_demo
 from models.captioning.inference import CaptionResult
@@ -21,7 +23,7 @@ from ui.guard import guarded_ui, show_refusal
 from ui.loaders import cached_captioner, cached_translator, model_key
 from ui.multi_head import encode_ui
 from ui.sidebar import current_device
-from ui.text import read_text, show_text_notices, tokenize
+from ui.text import escape_markdown, read_text, show_text_notices, tokenize
 from ui.translation_compute import SENTENCE_BOX, AlignmentView, decode, tokens_view
 
 SCALING_DIMS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
@@ -56,7 +58,22 @@ def translation(model: str, sentence: str, target: str | None, *, level: str = "
     if tr is None or tr.weights is None:
         return None
     view = tokens_view(tr.source_tokens, tr.target_tokens, tr.weights, level)
-    return TranslationData(tr, view, target_row(view.target, target, view.weights))
+    row = target_row(view.target, target, view.weights)
+    if target and word_row(view.target, target) is None:
+        missing_target(target, view.target[row])
+    return TranslationData(tr, view, row)
+
+
+def missing_target(target: str, used: str) -> None:
+    """Say that a lesson's ``target`` word is not in the model's output, and which word the
+    question asks about instead (a mistyped or stale target must not go unnoticed)."""
+    st.warning(
+        _(
+            "This step asks about “{target}”, but the model's output has no such word: the "
+            "question asks about “{used}” instead, the word the model is surest of."
+        ).format(target=escape_markdown(target), used=escape_markdown(used.replace("▁", ""))),
+        icon=":material/warning:",
+    )
 
 
 def both_translations(sentence: str) -> dict[str, Translation] | None:
@@ -107,10 +124,13 @@ def caption_word(result: CaptionResult, target: str | None) -> int:
     """The caption word a question asks about: ``target`` if the caption has it, else the word
     whose map is most peaked (an object, usually), never an article."""
     words = [w.lower() for w in result.words]
-    if target and target.lower() in words:
-        return words.index(target.lower())
+    if target and target.strip().lower() in words:
+        return words.index(target.strip().lower())
     peaks = result.alphas.reshape(len(words), -1).max(axis=1)  # (T,)
-    return int(np.argmax([p if len(w) > 2 else -1.0 for p, w in zip(peaks, words, strict=False)]))
+    t = int(np.argmax([p if len(w) > 2 else -1.0 for p, w in zip(peaks, words, strict=False)]))
+    if target:
+        missing_target(target, result.words[t])
+    return t
 
 
 def encoder(sentence: str) -> EncoderAttention | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.lessons import live, teacher, views
+from app_pages.lessons import live, saved, teacher, views
 from app_pages.lessons.keys import presenter_keys
 from app_pages.lessons.schema import Lesson, LessonError, load_folder, parse_lesson
 from app_pages.lessons.step_ui import narration_ui, question_ui, sentence_of, summary_ui
@@ -18,6 +18,9 @@ from ui.text import escape_markdown, page_intro
 from ui.url_state import parse_int
 
 UPLOADED = "les_uploaded"  # session state: lessons the teacher uploaded (id -> Lesson)
+UPLOADS = "les_uploads"  # session state: the uploader's generation (a removal empties it)
+SAVING = "les_saving"  # session state: [id, text] to keep in this browser in this run
+DROPPING = "les_dropping"  # session state: ids to remove from this browser in this run
 ABOUT = N_(
     "Each lesson walks one part of the story over the atlas's own views, computed live. At the "
     "key moments you predict first: click the word, the part of the image or the choice you "
@@ -35,23 +38,46 @@ def lessons() -> tuple[dict[str, Lesson], list[LessonError]]:
 
 
 def lesson_upload_ui() -> None:
-    """A teacher's own lesson file (TOML, docs/lessons.md): checked, never executed; kept for
-    this session."""
+    """A teacher's own lesson file (TOML, docs/lessons.md): checked, never executed; kept in this
+    browser (``saved``) until removed."""
+    uploaded = st.session_state.setdefault(UPLOADED, {})
     with st.expander(_("Your own lesson (a TOML file, see docs/lessons.md)")):
-        upload = st.file_uploader(_("Lesson file"), type=["toml"], key="les_upload")
-        if upload is None:
-            return
-        try:
-            lesson = parse_lesson(upload.getvalue(), upload.name)
-        except LessonError as exc:
-            st.error(exc.message, icon=":material/error:")
-            return
-        st.session_state.setdefault(UPLOADED, {})[lesson.id] = lesson
-        st.success(
-            _("Loaded “{title}”: open it from the list.").format(
-                title=escape_markdown(_(lesson.title))
-            )
+        upload = st.file_uploader(
+            _("Lesson file"), type=["toml"], key=f"les_upload_{st.session_state.get(UPLOADS, 0)}"
         )
+        for message in st.session_state.get(saved.ERRORS, []):
+            st.warning(message, icon=":material/warning:")
+        if upload is not None:
+            try:
+                lesson = parse_lesson(upload.getvalue(), upload.name)
+            except LessonError as exc:
+                st.error(exc.message, icon=":material/error:")
+            else:
+                uploaded[lesson.id] = lesson
+                st.session_state.setdefault(SAVING, []).append(
+                    [lesson.id, upload.getvalue().decode()]
+                )
+                st.success(
+                    _("Loaded “{title}”: open it from the list. This browser keeps it.").format(
+                        title=escape_markdown(_(lesson.title))
+                    )
+                )
+        for lesson_id, lesson in uploaded.items():
+            st.button(
+                _("Remove “{title}” from this browser").format(
+                    title=escape_markdown(_(lesson.title))
+                ),
+                key=f"les_remove_{lesson_id}",
+                icon=":material/delete:",
+                on_click=_remove,
+                args=(lesson_id,),
+            )
+
+
+def _remove(lesson_id: str) -> None:
+    st.session_state.get(UPLOADED, {}).pop(lesson_id, None)
+    st.session_state.setdefault(DROPPING, []).append(lesson_id)
+    st.session_state[UPLOADS] = st.session_state.get(UPLOADS, 0) + 1  # a fresh, empty uploader
 
 
 def index_ui() -> None:
@@ -211,8 +237,13 @@ def main() -> None:
     lesson, step = current(by_id)
     if lesson is None:
         index_ui()
-        return
-    lesson_ui(lesson, step)
+    else:
+        lesson_ui(lesson, step)
+    saved.keep_in_browser(
+        st.session_state.setdefault(UPLOADED, {}),
+        st.session_state.pop(SAVING, []),
+        st.session_state.pop(DROPPING, []),
+    )
 
 
 main()

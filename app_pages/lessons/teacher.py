@@ -25,15 +25,15 @@ from live.codes import normal_code
 from live.qr import qr_png
 from live.records import ClassInfo, NoSuchClass, NotTeacher
 from live.store import Store
-from ui.errors import fragment
 from ui.browser_memory import forget, recalled, remember
-from ui.text import escape_markdown
+from ui.errors import fragment
 from ui.sidebar import classroom_mode
+from ui.text import escape_markdown
 
 LEADS = "live_leads"  # session state: (code, teacher key) of the class this browser leads
 SHOW_JOIN = "live_show_join"  # session state: the join card is shown
-
 TEACHER_COOKIE = "atlas_teacher"  # this browser's memory: "CODE.KEY" of the class it leads
+
 
 @dataclass(frozen=True)
 class Lead:
@@ -82,7 +82,6 @@ def _forget() -> None:
     st.query_params.pop("class", None)
 
 
-def lead(lesson: Lesson, step: int) -> Lead | None:
 def _recall_lead(store: Store) -> bool:
     """The class this browser led before its session ended (a reload, a replica that died):
     the controls back from the browser's memory; True when they came back. A remembered class
@@ -128,6 +127,7 @@ def _keep_in_browser(code: str, key: str, info: ClassInfo) -> None:
         forget(TEACHER_COOKIE)
 
 
+def lead(lesson: Lesson, step: int) -> Lead | None:
     """The class this browser leads on this lesson, moved to ``step`` (the teacher's step is the
     class's), or, when a teacher link or the browser's memory just gave the controls back, at
     the class's own step; None when it leads none (a page showing a class it does not lead says
@@ -138,25 +138,25 @@ def _keep_in_browser(code: str, key: str, info: ClassInfo) -> None:
     store = live.class_store()
     if store is None:
         return None
-    taken = _take_teacher_link(store)
     linked = "teacher" in st.query_params
-    held = st.session_state.get(LEADS)
+    taken = _take_teacher_link(store)
     if LEADS not in st.session_state:
         taken = _recall_lead(store)
+    held = st.session_state.get(LEADS)
     if held is None:
-        return None
         if not linked:  # a refused link has said why
             _not_the_teacher(store)
+        return None
     code, key = held
     info = store.get_class(code)
     if info is None:
         _forget()
-        st.info(_("The class {code} has ended or expired.").format(code=code))
         if recalled(TEACHER_COOKIE) is not None:
             forget(TEACHER_COOKIE)
+        st.info(_("The class {code} has ended or expired.").format(code=code))
         return None
-    if info.lesson != lesson.id:
     _keep_in_browser(code, key, info)
+    if info.lesson != lesson.id:
         return None
     st.query_params["class"] = code
     if taken:  # back at the class's step, wherever the link was saved or the page reloaded
