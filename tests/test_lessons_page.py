@@ -59,7 +59,8 @@ def test_every_lesson_runs_to_its_summary(at, lesson):
             assert charts(at) or at.get("table"), f"{lesson.id} step {step} shows no view"
     at.button(key="les_next").click().run()
     assert at.query_params["step"] == str(len(lesson.steps) + 1)
-    assert at.get("arrow_data_frame") or at.dataframe  # the predictions, in one view
+    assert at.table  # the predictions, in one table
+    assert "None" not in [m.value for m in at.markdown]  # nothing written by Streamlit's magic
 
 
 def test_next_and_back_move_from_where_the_url_is_now(at):
@@ -129,8 +130,31 @@ def test_the_verdict_gives_the_weight_and_rank_of_a_click():
     at.button(key="les_next").click().run()
     at.button(key="les_next").click().run()
     at.button(key="les_next").click().run()  # the summary
-    rows = at.dataframe[0].value
+    rows = at.table[0].value
     assert list(rows.iloc[:, 2])[0] == "black" and "right" in list(rows.iloc[:, 4])[0]
+
+
+def test_the_summary_names_what_each_question_asked():
+    """Each row of the end-of-lesson table names its question's word, head or d_k (never the
+    same prompt on every row), answered or not; a note the student wrote is in it."""
+    at = open_app(PAGE)
+    lesson = next(lesson for lesson in LESSONS if lesson.id == "bahdanau")
+    first = lesson.questions[0]
+    _goto(at, lesson.id, first + 1)
+    at.button_group[0].set_value(0).run()
+    at.button(key=next(b.key for b in at.button if b.key and b.key.endswith("_reveal"))).click()
+    at.run()
+    at.text_input(key=next(t.key for t in at.text_input if t.key.endswith("_note"))).input(
+        "<b>because</b>"
+    ).run()
+    _goto(at, lesson.id, len(lesson.steps) + 1)
+    rows = at.table[0].value
+    asked = list(rows["Question"])
+    assert len(asked) == len(lesson.questions) and len(set(asked)) == len(asked), asked
+    assert all(a.endswith(" →") for a in asked), asked  # the French word asked about
+    prompts = {q.question.prompt for q in lesson.steps if q.question}
+    assert not prompts & set(asked)
+    assert list(rows["Your note"])[0] == "<b>because</b>"  # as text
 
 
 def test_bad_url_positions_get_a_message_and_the_list(at):

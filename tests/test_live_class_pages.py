@@ -146,7 +146,7 @@ def test_csv_summary_end_and_delete(db):
     assert len(rows) == 1 and rows[0]["student"] == "1" and rows[0]["nickname"] == "'=cmd"
     assert rows[0]["step"] == "2"
     _go(teacher, 7)  # after the last step: the class's predictions
-    assert teacher.dataframe
+    assert teacher.table
     teacher.button(key="live_end").click().run()
     assert db.get_class(code).ended
     cat.run()
@@ -184,6 +184,30 @@ def test_a_chinese_students_end_of_class_is_a_summary_not_an_aggregation(db):
     student.run()
     header = " ".join(c.value for c in student.caption)
     assert "总结" in header and "汇总方式" not in header, header
+
+
+def test_the_class_summary_names_each_question_and_says_a_tie(db):
+    """After the last step the teacher's table names what each question asked and, when the
+    class split evenly, says it is a tie and lists the tied options; each student's table names
+    the questions too."""
+    lesson = live.shipped_lessons()["bahdanau"]
+    first = lesson.questions[0]
+    teacher, code, key = _teacher(first + 1)
+    students = [_student(code) for _n in range(3)]
+    for choice, student in enumerate(students):
+        student.button_group[0].set_value(choice).run()
+    labels = [str(o) for o in students[0].button_group[0].options][:3]
+    db.reveal(code, key)
+    _go(teacher, len(lesson.steps) + 1)
+    rows = teacher.table[0].value
+    row = rows[rows["Step"] == first + 1].iloc[0]
+    assert row["Question"].endswith(" →") and row["Answers"] == 3
+    assert "tie" in row["Most chosen"] and all(label in row["Most chosen"] for label in labels)
+    assert len(set(rows["Question"])) == len(rows)
+    students[0].run()
+    mine = students[0].table[0].value
+    assert list(mine["Question"]) == list(rows["Question"])
+    assert list(mine["Your guess"])[0] == labels[0]
 
 
 def test_a_class_starts_from_the_list_and_from_a_lessons_outline(db):

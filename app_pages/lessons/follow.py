@@ -8,7 +8,7 @@ import streamlit as st
 from app_pages.lessons import live, predict, views
 from app_pages.lessons.answers import score_answer
 from app_pages.lessons.schema import Lesson, Step
-from app_pages.lessons.step_ui import narration_ui
+from app_pages.lessons.step_ui import narration_ui, summary_table
 from i18n import _, pgettext
 from live.records import ClassInfo, Closed, NoSuchClass, Student
 from live.store import Store
@@ -144,17 +144,25 @@ def _reveal_ui(store, info, step, posed, mine, key, text_col, view_col) -> None:
 
 
 def mine_ui(store: Store, info: ClassInfo, lesson: Lesson, student: Student) -> None:
-    """The student's own answers of the class against the model's."""
+    """The student's own answers of the class against the model's, each row named by what the
+    question asked."""
     st.markdown("### " + _("Your predictions"))
     rows = []
     for index, posed in live.posed_questions(lesson):
         mine = store.my_answer(info.code, student.id, index + 1)
+        answered = mine in range(len(posed.labels))
+        if not answered:
+            result = _("not answered")
+        else:
+            correct = score_answer(lesson.steps[index].question.kind, posed.answer, mine).correct
+            result = _("right") if correct else _("not quite")
         rows.append(
             {
                 _("Step"): index + 1,
-                _("Question"): _(lesson.steps[index].question.prompt),
-                _("Your guess"): posed.labels[mine] if mine in range(len(posed.labels)) else "—",
+                _("Question"): posed.asked,
+                _("Your guess"): posed.labels[mine] if answered else "—",
                 _("Model"): posed.labels[posed.answer.best],
+                _("Result"): result,
             }
         )
-    st.dataframe(rows, hide_index=True)
+    summary_table(rows)

@@ -49,7 +49,9 @@ class Posed:
     """A question ready to ask: ``labels`` of its options (translated), the model's ``answer``
     (kept on the server until the reveal), ``line``: markdown shown with the question (escaped),
     ``reveal(score, key)``: the answer drawn with the guess over it, ``value_name``: what the
-    answer's values are, and ``preview(key)``: a figure that may be shown before the reveal."""
+    answer's values are, ``preview(key)``: a figure that may be shown before the reveal, and
+    ``asked``: what the question asks about in a few words (plain text: the French word, the
+    caption word, the head, d_k), as the end-of-lesson tables name it."""
 
     labels: tuple[str, ...]
     answer: Answer
@@ -57,6 +59,7 @@ class Posed:
     reveal: Callable[[Score, str], None]
     value_name: str
     preview: Callable[[str], None] | None = None
+    asked: str = ""
 
 
 def _bars(posed_labels, answer: Answer, title: str, value_name: str, **marks) -> Callable:
@@ -84,15 +87,15 @@ def _token(step: Step) -> Posed | None:
     answer = token_answer(view.source, view.weights[row])
 
     line = _("French: {line}").format(line=views.quoted(view.target, row))
-    title = _("Where “{word}” looked ({model})").format(
-        word=view.target[row].replace("▁", ""), model=step.model
-    )
+    word = _word(view.target[row])
+    title = _("Where “{word}” looked ({model})").format(word=word, model=step.model)
     return Posed(
         tuple(view.source),
         answer,
         line,
         _bars(view.source, answer, title, _("weight")),
         _("weight"),
+        asked=f"{word} →",
     )
 
 
@@ -111,11 +114,13 @@ def _window(step: Step) -> Posed | None:
     lo, hi = (float(v) for v in tr.window[row])
 
     line = _("French: {line}").format(line=views.quoted(tr.target_tokens, row))
+    word = _word(tr.target_tokens[row])
     title = _("local-p for “{word}”: p_t = {p:.1f}, window [{lo:.0f}, {hi:.0f}]").format(
-        word=tr.target_tokens[row].replace("▁", ""), p=answer.centre, lo=lo, hi=hi
+        word=word, p=answer.centre, lo=lo, hi=hi
     )
     reveal = _bars(labels, answer, title, _("weight"), window=(lo, hi), centre=answer.centre)
-    return Posed(labels, answer, line, reveal, _("weight"))
+    asked = f"{word} →"
+    return Posed(labels, answer, line, reveal, _("weight"), asked=asked)
 
 
 def _region(step: Step) -> Posed | None:
@@ -143,7 +148,8 @@ def _region(step: Step) -> Posed | None:
         )
         views.chart(fig, key=key)
 
-    return Posed(names, answer, line, reveal, _("attention mass"), preview)
+    asked = _("“{word}” in the image").format(word=result.words[t])
+    return Posed(names, answer, line, reveal, _("attention mass"), preview, asked)
 
 
 def _pattern(step: Step) -> Posed | None:
@@ -166,7 +172,8 @@ def _pattern(step: Step) -> Posed | None:
         )
         st.caption(_("How much of each pattern (mean weight): {shares}").format(shares=shares))
 
-    return Posed(labels, answer, line, reveal, _("share"))
+    asked = _("Layer {layer}, head {head}").format(layer=q.layer, head=q.head)
+    return Posed(labels, answer, line, reveal, _("share"), asked=asked)
 
 
 def _choice_labels(answer: Answer) -> tuple[str, ...]:
@@ -191,7 +198,8 @@ def _scaling(step: Step) -> Posed:
         )
         views.chart(fig, key=key)
 
-    return Posed(_choice_labels(answer), answer, line, reveal, _("entropy (bits)"))
+    asked = f"d_k = {d_k}"  # a symbol: not translated
+    return Posed(_choice_labels(answer), answer, line, reveal, _("entropy (bits)"), asked=asked)
 
 
 def _shuffle(step: Step) -> Posed | None:
@@ -208,7 +216,8 @@ def _shuffle(step: Step) -> Posed | None:
     def reveal(s: Score, key: str) -> None:
         views.show_view(step, key)
 
-    return Posed(_choice_labels(answer), answer, line, reveal, "max |difference|")
+    asked = _("shuffled, with PE") if step.question.with_pe else _("shuffled, without PE")
+    return Posed(_choice_labels(answer), answer, line, reveal, "max |difference|", asked=asked)
 
 
 def _bleu(step: Step) -> Posed | None:
@@ -234,7 +243,8 @@ def _bleu(step: Step) -> Posed | None:
         views.chart(fig, key=f"{key}_loss")
         views.show_view(step, key)
 
-    return Posed(_choice_labels(answer), answer, line, reveal, _("BLEU lost"))
+    asked = _("BLEU lost: sentence 1 or 2")
+    return Posed(_choice_labels(answer), answer, line, reveal, _("BLEU lost"), asked=asked)
 
 
 POSERS: dict[str, Callable[[Step], Posed | None]] = {

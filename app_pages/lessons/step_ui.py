@@ -12,6 +12,7 @@ from app_pages.lessons import predict, views
 from app_pages.lessons.answers import Score, score_answer
 from app_pages.lessons.schema import Lesson, Step
 from i18n import _
+from ui.tables import table_ui
 from ui.text import escape_markdown
 
 ANSWERS = "les_answers"  # session state: (lesson id, step) -> Record
@@ -19,9 +20,10 @@ ANSWERS = "les_answers"  # session state: (lesson id, step) -> Record
 
 @dataclass(frozen=True)
 class Record:
-    """A revealed question: the prompt, the guess's and the answer's labels, the score, the note."""
+    """A revealed question: what it asked (``Posed.asked``), the guess's and the answer's labels,
+    the score, the note."""
 
-    prompt: str
+    asked: str
     guess: str
     answer: str
     score: Score
@@ -95,7 +97,7 @@ def _guess_ui(lesson: Lesson, index: int, question, posed: predict.Posed, key: s
         s = score_answer(question.kind, posed.answer, int(chosen))
         st.session_state[f"{key}_score"] = s
         records()[(lesson.id, index)] = Record(
-            _(question.prompt), posed.labels[s.guess], posed.labels[posed.answer.best], s
+            posed.asked, posed.labels[s.guess], posed.labels[posed.answer.best], s
         )
 
     st.button(
@@ -129,24 +131,30 @@ def _reveal_ui(
 
 
 def summary_ui(lesson: Lesson) -> None:
-    """The student's predictions of the lesson, right and wrong, in one view."""
+    """The student's predictions of the lesson, right and wrong, in one table that a phone shows
+    whole: each row names what was asked (the French word, the head, d_k), the guess, the
+    model's answer and the result; the notes, where the student wrote any."""
     st.markdown("### " + _("Your predictions"))
-    rows = []
     done = records()
+    rows = []
     for index in lesson.questions:
         record = done.get((lesson.id, index))
+        if record is None:  # not answered: what it asks, from the question posed now
+            posed = predict.pose(lesson.steps[index])
+            asked = posed.asked if posed is not None else "—"
         rows.append(
             {
                 _("Step"): index + 1,
-                _("Question"): _(lesson.steps[index].question.prompt),
+                _("Question"): record.asked if record else asked,
                 _("Your guess"): record.guess if record else "—",
                 _("Model"): record.answer if record else "—",
                 _("Result"): (_("right") if record.score.correct else _("not quite"))
                 if record
                 else _("not answered"),
-                _("Your note"): record.note if record else "",
             }
         )
+        if record is not None and record.note:
+            rows[-1][_("Your note")] = record.note
     right = sum(
         1 for index in lesson.questions if (r := done.get((lesson.id, index))) and r.score.correct
     )
@@ -155,4 +163,12 @@ def summary_ui(lesson: Lesson) -> None:
             right=right, n=len(lesson.questions)
         )
     )
-    st.dataframe(rows, hide_index=True)
+    summary_table(rows)
+
+
+def summary_table(rows: list[dict[str, object]]) -> None:
+    """An end-of-lesson table (the student's, the class's): a static table whose cells wrap, so
+    that every column fits a phone's width; its text shown as text, never as markdown or HTML.
+    A column only some rows have (a note) is blank in the others."""
+    columns = list(dict.fromkeys(name for row in rows for name in row))
+    table_ui([{name: row.get(name, "") for name in columns} for row in rows])

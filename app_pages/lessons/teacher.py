@@ -20,7 +20,8 @@ import streamlit as st
 
 from app_pages.lessons import live, predict
 from app_pages.lessons.schema import Lesson, Step
-from i18n import _
+from app_pages.lessons.step_ui import summary_table
+from i18n import _, pgettext
 from live.codes import normal_code
 from live.qr import qr_png
 from live.records import ClassInfo, NoSuchClass, NotTeacher
@@ -360,20 +361,30 @@ def question_ui(lead: Lead, step: Step, key: str, text_col, view_col) -> None:
 
 
 def summary_ui(lead: Lead, lesson: Lesson) -> None:
-    """After the last step: each question's counts per option and the share that matched."""
+    """After the last step: each question (named by what it asked), how many answered, the
+    option most chosen (every one of a tie), the model's answer and the share that matched."""
     st.markdown("### " + _("The class's predictions"))
     rows = []
     for index, posed in live.posed_questions(lesson):
         tally = lead.store.tally(lead.code, index + 1)
         part = live.shares(tally, len(posed.labels))
+        most = "—"
+        if tally.answered:
+            tied = [posed.labels[i] for i in np.flatnonzero(part == part.max())]
+            separator = pgettext("list separator", ", ")
+            most = (
+                tied[0]
+                if len(tied) == 1
+                else _("a tie: {options}").format(options=separator.join(tied))
+            )
         rows.append(
             {
                 _("Step"): index + 1,
-                _("Question"): _(lesson.steps[index].question.prompt),
+                _("Question"): posed.asked,
                 _("Answers"): tally.answered,
-                _("Most chosen"): posed.labels[int(np.argmax(part))] if tally.answered else "—",
+                _("Most chosen"): most,
                 _("Model"): posed.labels[posed.answer.best],
                 _("Matched the model"): f"{part[posed.answer.best]:.0%}" if tally.answered else "—",
             }
         )
-    st.dataframe(rows, hide_index=True)
+    summary_table(rows)
