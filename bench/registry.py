@@ -12,11 +12,13 @@ from dataclasses import dataclass
 # JS expression: every chart on the page is mounted and drawn. A page's elements first show as
 # skeletons while their code loads (a chart's among them: no chart element yet), and a chart
 # component is an empty element until its script has run: both are waited for, so that a first
-# visit is not timed as done before its charts exist. The presenter keys' component
-# (app_pages/lessons/keys.py) draws nothing and says so.
+# visit is not timed as done before its charts exist. The components that draw nothing say so on
+# their element once their script has run: the presenter keys (app_pages/lessons/keys.py), and
+# data-draws-nothing (the document's language, the browser's memory, the saved lessons).
 CHARTS_DRAWN = """(!document.querySelector('[data-testid="stSkeleton"]')
   && [...document.querySelectorAll('[data-testid="stBidiComponentRegular"]')].every(
-    p => p.hasAttribute('data-presenter-keys') || p.querySelector(':scope > .atlas-plotly .main-svg'))
+    p => p.hasAttribute('data-presenter-keys') || p.hasAttribute('data-draws-nothing')
+      || p.querySelector(':scope > .atlas-plotly .main-svg'))
   && [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].every(
     c => c.querySelector('.main-svg')))"""
 # Every chart drawn, nothing stale, no component chart still drawing (ui/plotly_component.py).
