@@ -52,13 +52,19 @@ def streamlit_command(script: str, port: int, extra_args: Sequence[str] = ()) ->
 
 
 def start(
-    cmd: list[str], log: Path | None, env: Mapping[str, str] | None = None, cwd: Path = ROOT
+    cmd: list[str],
+    log: Path | None,
+    env: Mapping[str, str] | None = None,
+    cwd: Path = ROOT,
+    *,
+    append: bool = False,
 ) -> subprocess.Popen:
-    """Run ``cmd`` in ``cwd``, its output to ``log`` (discarded when None)."""
+    """Run ``cmd`` in ``cwd``, its output to ``log`` (discarded when None; added to its end
+    with ``append``, else written anew)."""
     if log is None:
         out = subprocess.DEVNULL
         return subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=env)
-    with open(log, "w") as out:  # the child keeps its own descriptor
+    with open(log, "a" if append else "w") as out:  # the child keeps its own descriptor
         return subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=env)
 
 
