@@ -133,6 +133,27 @@ def test_the_toolbar_stays_off_the_title_while_the_cells_are_read(tab, url):
     )
 
 
+def test_no_toolbar_on_a_phone(tab, url):
+    """On a phone plotly's toolbar covered the charts' titles (a tap on the top margin shows it,
+    and a narrow chart's title spans that margin): on a narrow screen there is none, on the top
+    margin either; a wide screen keeps it."""
+    tab.set_viewport_size({"width": 390, "height": 844})
+    tab.goto(url)
+    tab.locator(f"{HOST} .main-svg").first.wait_for()
+    _settled(tab)
+    chart = tab.locator(f"{HOST} .js-plotly-plot").first.bounding_box()
+    tab.mouse.move(chart["x"] + chart["width"] - 40, chart["y"] + 10)  # the top margin
+    tab.wait_for_function(  # not laid out at all: no button takes any room over the title
+        f"[...document.querySelectorAll('{HOST} .modebar-btn')]"
+        ".every(b => !b.getClientRects().length)",
+        timeout=5_000,
+    )
+    tab.set_viewport_size({"width": 1280, "height": 800})
+    tab.wait_for_function(
+        f"getComputedStyle(document.querySelector('{HOST} .modebar-container')).display !== 'none'"
+    )
+
+
 def _wide_chart(tab, url: str, wide: str):
     """The test app's second chart (``?wide=...``) at 900 px, drawn and still."""
     tab.set_viewport_size({"width": 900, "height": 1000})

@@ -162,11 +162,16 @@ function clicked(state, event) {
 // Plotly's toolbar (the modebar) shows whenever the pointer is over the chart, on top of the
 // chart's title at its top right. Here it shows only while the pointer is over the chart's top
 // margin (where the toolbar is) or a button of it has the keyboard's focus: reading the cells
-// with the pointer leaves the titles clear.
+// with the pointer leaves the titles clear. On a phone (a narrow screen, or a touch screen
+// without hover) there is no toolbar at all: a tap on a chart's top margin would show it over
+// the title, which a narrow chart's title spans (the full-screen button, fullscreen.js, stays).
 const TOOLBAR_CSS = `
 .atlas-plotly .js-plotly-plot .plotly:hover .modebar--hover .modebar-group { opacity: 0; }
 .atlas-plotly.atlas-toolbar .js-plotly-plot .plotly .modebar--hover .modebar-group,
 .atlas-plotly .js-plotly-plot .plotly .modebar--hover:focus-within .modebar-group { opacity: 1; }
+@media (max-width: 640px), (hover: none) {
+  .atlas-plotly .js-plotly-plot .modebar-container { display: none; }
+}
 `;
 const TOOLBAR_PX = 32; // the toolbar's own height, in case a chart's top margin is smaller
 
