@@ -210,6 +210,35 @@ def test_the_class_summary_names_each_question_and_says_a_tie(db):
     assert list(mine["Your guess"])[0] == labels[0]
 
 
+def _in_order(node) -> list:
+    """The page's elements in the order they are drawn (blocks walked depth first)."""
+    children = getattr(node, "children", None)
+    if not children:
+        return [node]
+    return [e for k in sorted(children) for e in _in_order(children[k])]
+
+
+def _card_before_step(at, title: str) -> bool:
+    drawn = _in_order(at.main)
+    card = next(i for i, e in enumerate(drawn) if getattr(e, "key", None) == "live_hide_join")
+    step = next(i for i, e in enumerate(drawn) if title in str(getattr(e, "value", "")))
+    return card < step
+
+
+def test_the_join_card_leaves_the_top_once_the_class_moves_on(db):
+    """On a projector the join card pushed the step and its reveal below the first screen: it is
+    above the step while the class gathers (the first step, before a reveal), under it after."""
+    lesson = live.shipped_lessons()["bahdanau"]
+    teacher, code, key = _teacher()
+    assert _card_before_step(teacher, lesson.steps[0].title)
+    asked = lesson.questions[0] + 1
+    _go(teacher, asked)
+    assert not _card_before_step(teacher, lesson.steps[asked - 1].title)  # still there, under
+    db.reveal(code, key)
+    teacher.run()
+    assert not _card_before_step(teacher, lesson.steps[asked - 1].title)
+
+
 def test_a_class_starts_from_the_list_and_from_a_lessons_outline(db):
     at = open_app(LESSONS)
     at.button(key="live_start_anatomy").click().run()

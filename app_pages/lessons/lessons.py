@@ -227,9 +227,14 @@ def lesson_ui(lesson: Lesson, step: int) -> None:
     if lead is not None:
         step = min(max(lead.info.step, 1), len(lesson.steps) + 1)  # the class's step
     nav_ui(lesson, step, lead)
-    if lead is not None:
+    # the join card above the step while the class gathers (its first step, before a reveal);
+    # after that under it, so that the step and its reveal fill a projector's first screen
+    card_first = lead is not None and step == 1 and not lead.info.revealed
+    if card_first:
         teacher.join_card_ui(lead)
     step_ui(lesson, step, lead)
+    if lead is not None and not card_first:
+        teacher.join_card_ui(lead)
 
 
 def main() -> None:
