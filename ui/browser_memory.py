@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
+import secrets
 from collections.abc import Callable, Mapping
 
 import streamlit as st
@@ -28,6 +29,7 @@ from ui import plotly_component
 _LOG = logging.getLogger(__name__)
 DAY_S = 24 * 3600
 WRITTEN = "browser_memory"  # session state: name -> value written (None: cleared) this session
+SESSION = "browser_memory_session"  # session state: a random mark of this session
 _NAME = re.compile(r"[A-Za-z0-9_]{1,64}")
 _VALUE = re.compile(r"[A-Za-z0-9._-]{1,300}")  # codes, URL-safe secrets: nothing to escape
 # The page's document, not the component's shadow root: a cookie of the whole site (path=/),
@@ -88,8 +90,12 @@ def _write(name: str, value: str | None, max_age_s: int) -> None:
     if mount is None:
         return
     cookie = [name, value or "", max(int(max_age_s), 0)]
+    # the session's own mark in the data: the browser keeps a mounted component (and does not
+    # run its script again) while its data is the same, also across a reconnection; a new
+    # session (a reload, another replica) writes the cookie again
+    session = st.session_state.setdefault(SESSION, secrets.token_hex(8))
     with st.sidebar:
-        mount(key=f"browser_memory_{name}", data={"cookies": [cookie]})
+        mount(key=f"browser_memory_{name}", data={"cookies": [cookie], "session": session})
 
 
 @functools.cache
