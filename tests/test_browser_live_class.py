@@ -96,15 +96,16 @@ BACK_IN_CONTROL = """() => {
 }"""
 
 
-def _remembered(context, name: str) -> str:
-    """The value of the cookie ``name`` once the page has written it."""
+def _remembered(context, name: str, present: bool = True) -> str:
+    """The value of the cookie ``name`` once the page has written it (with ``present=False``:
+    once the page has cleared it, "")."""
     deadline = time.monotonic() + FOLLOW_S / 1000
     while time.monotonic() < deadline:
         found = [c["value"] for c in context.cookies() if c["name"] == name]
-        if found:
-            return found[0]
+        if bool(found) == present:
+            return found[0] if found else ""
         time.sleep(0.1)
-    raise AssertionError(f"the page did not remember {name}")
+    raise AssertionError(f"the page did not {'remember' if present else 'forget'} {name}")
 
 
 def _step(page, step: int) -> None:
@@ -263,5 +264,8 @@ def test_a_class_across_two_replicas_survives_losing_one(
     wait_healthy(replica.url, replica.proc)
     assert replica.restarts == 1 and len(said) == 1, said
     assert f"replica {serving + 1}" in said[0] and "SIGKILL" in said[0], said
+    teacher.get_by_role("button", name=f"Class {code}").click()  # ending the class forgets it
+    teacher.get_by_role("button", name="End the class").click()
+    _remembered(browser_memory, "atlas_teacher", present=False)
     for page in (teacher, *students, again):
         page.close()
