@@ -6,7 +6,8 @@ through the proxy, to another one) starts a new session with empty session state
 page must find again there (the live class's teacher key, a student's anonymous id) is kept in a
 cookie: ``remember(name, value)`` writes it (``path=/; SameSite=Strict``, ``Secure`` on https;
 never in the URL, never drawn on the page), ``recalled(name)`` reads it, ``forget(name)`` clears
-it.
+it. Writing draws the script (at the sidebar's end), so a page writes in its script's run, not in
+a widget's callback.
 
 The browser sends its cookies once, when the session's connection opens (``st.context.cookies``),
 so a value written or cleared during a session is read back from session state for the rest of
