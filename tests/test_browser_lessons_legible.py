@@ -40,6 +40,11 @@ WIDER_THAN_THE_PAGE = """() => {
   return [...document.querySelectorAll('.js-plotly-plot')]
     .map(e => Math.round(e.getBoundingClientRect().right)).filter(r => r > edge + 1);
 }"""
+# the end-of-lesson table: any part of it that scrolls sideways or reaches past the window
+TABLE_CUT = """() => [...document.querySelectorAll('[data-testid=stTable], [data-testid=stTable] *')]
+  .filter(e => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible'
+    || e.getBoundingClientRect().right > window.innerWidth + 1)
+  .map(e => `${e.tagName}: ${e.scrollWidth} > ${e.clientWidth}, right ${Math.round(e.getBoundingClientRect().right)}`)"""
 SETUPS = [Setup("projector", 1280, 720, "en", True), Setup("phone", 390, 844, "zh", False)]
 
 
@@ -94,5 +99,9 @@ def test_every_step_is_legible_all_the_way_by_keyboard(page, app_url, setup: Set
     page.wait_for_function(
         f"new URLSearchParams(location.search).get('step') === '{len(lesson.steps) + 1}'"
     )
-    page.locator("[data-testid=stDataFrame]").wait_for()  # the predictions, in one view
+    page.locator("[data-testid=stTable]").wait_for()  # the predictions, in one table
+    wait_still(page, quiet_ms=800)
+    cut = page.evaluate(TABLE_CUT)
+    if cut:  # every column in view, on a phone too: nothing scrolls sideways
+        problems.append(f"{lesson.id} summary: the table's columns past the screen: {cut}")
     assert not problems, "\n".join(problems)

@@ -46,3 +46,55 @@ def test_guess_bars_mark_the_guess_and_the_answer():
     (bars,) = fig.data
     assert list(bars.marker.color).count(INK) == 1 and bars.marker.color[1] == INK
     assert bars.marker.line.color[0] == GUESS
+
+
+NAMES = (
+    "top left",
+    "top",
+    "top right",
+    "left",
+    "centre",
+    "right",
+    "bottom left",
+    "bottom",
+    "bottom right",
+)
+
+
+def test_the_scene_is_large_and_named_outside_the_picture():
+    """The scene as large as its column allows (no fixed width, about 320 px high on a phone),
+    its regions named beside and under the picture, never over its objects; before the reveal
+    nothing is drawn over the picture but the thin lines between the regions."""
+    from viz.lessons import SCENE_HEIGHT, region_figure
+
+    image = np.full((224, 224, 3), 200, dtype=np.uint8)
+    fig = region_figure(image, NAMES, 3, title="scene")
+    assert fig.layout.width is None and SCENE_HEIGHT >= 380
+    assert list(fig.layout.xaxis.ticktext) == ["left", "centre", "right"]
+    assert list(fig.layout.yaxis.ticktext) == ["top", "centre", "bottom"]
+    assert not fig.layout.annotations
+    assert all(shape.line.width <= 1 for shape in fig.layout.shapes)
+
+
+def test_the_reveal_keeps_the_objects_visible():
+    """At the reveal the masses sit small in each region's corner (no label over the middle of a
+    region, where its object stands), and a region the map leaves dark keeps most of its
+    brightness; the guess and the model's top region are outlined."""
+    from viz.lessons import LIT_FLOOR, region_figure
+
+    image = np.full((224, 224, 3), 200, dtype=np.uint8)
+    light = np.zeros((7, 7))
+    light[0, 0] = 1.0
+    masses = np.linspace(0, 1, 9)
+    fig = region_figure(image, NAMES, 3, title="t", light=light, masses=masses, guess=1, best=8)
+    cell = 224 / 3
+    for note in fig.layout.annotations:
+        x_in, y_in = note.x % cell, note.y % cell
+        assert x_in < cell / 4 and y_in < cell / 4, (note.x, note.y)  # in a corner
+    assert LIT_FLOOR >= 0.5
+    from viz.captions import blend
+
+    lit = blend(image, light, 224, floor=LIT_FLOOR)
+    assert lit[-1, -1].min() >= 0.5 * 200  # far from the map: dimmed, still visible
+    colours = [shape.line.color for shape in fig.layout.shapes]
+    assert colours[1] == GUESS and colours[8] == INK

@@ -47,15 +47,18 @@ def upsample(alpha: np.ndarray, size: int) -> np.ndarray:
     return np.clip(np.asarray(big), 0.0, None)
 
 
-def blend(image: np.ndarray, alpha: np.ndarray, size: int | None = None) -> np.ndarray:
-    """The image lit by the upsampled map (max -> full brightness, 0 -> FLOOR): (size, size, 3) uint8."""
+def blend(
+    image: np.ndarray, alpha: np.ndarray, size: int | None = None, floor: float = FLOOR
+) -> np.ndarray:
+    """The image lit by the upsampled map (max -> full brightness, 0 -> ``floor``): (size, size, 3)
+    uint8."""
     size = size or image.shape[0]
     picture = np.asarray(
         Image.fromarray(image).resize((size, size), Image.LANCZOS), dtype=np.float32
     )
     light = upsample(alpha, size)
     light = light / light.max() if light.max() > 0 else light
-    return (picture * (FLOOR + (1 - FLOOR) * light[..., None])).astype(np.uint8)
+    return (picture * (floor + (1 - floor) * light[..., None])).astype(np.uint8)
 
 
 def data_uri(pixels: np.ndarray) -> str:

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from viz._checks import escape
 from viz._margins import LEGEND_ROW_PX, widest_px
 from viz.axes import token_axis
-from viz.captions import data_uri
+from viz.captions import blend, data_uri
 from viz.figure import figure
 from viz.palette import (
     BLACK,
@@ -113,53 +113,90 @@ def _window_marks(window: tuple[float, float] | None, centre: float | None) -> l
     return shapes
 
 
+SCENE_HEIGHT = 390  # px: the scene about 300 px square on a laptop or a phone; in classroom mode
+# 520 px high (FIT_HEIGHT_PX), a projector's first screen under the step's row
+# the scene before the reveal in classroom mode: 390 px high (x 5/3, classroom mode's scale), so
+# that the options and the button under it stay on a projector's first screen
+SCENE_PREVIEW_CLASSROOM = 234
+LIT_FLOOR = 0.6  # the reveal's brightness where attention is zero: every object stays visible
+SCENE_MARGIN = {"l": 10, "r": 10, "t": 36, "b": 10}
+TICK_GAP_PX, TICK_ROW_PX = 12, 22  # the rows' names beside the picture, the columns' under it
+
+
 def region_figure(
     image: np.ndarray,
     names: Sequence[str],
     parts: int,
     *,
     title: str,
+    light: np.ndarray | None = None,
     masses: Sequence[float] | None = None,
     guess: int | None = None,
     best: int | None = None,
+    height: int = SCENE_HEIGHT,
 ) -> go.Figure:
-    """The image (square, uint8 RGB) cut into ``parts`` x ``parts`` named regions. Before the
-    reveal only the names show; at the reveal each region shows its attention mass (``masses``),
-    the guessed region is outlined in orange and the model's top one in blue."""
+    """The image (square, uint8 RGB) cut into ``parts`` x ``parts`` named regions (row by row
+    from the top left; ``parts`` odd), as large as its column allows. The regions are named
+    outside the picture, never over it: its columns under it (the middle row's names: left,
+    centre, right), its rows beside it (the middle column's: top, centre, bottom). At the reveal
+    the picture is lit by the attention map ``light`` (g, g), dimmed where attention is zero
+    only to LIT_FLOOR so that every object stays visible; each region's attention mass
+    (``masses``) sits small in its top-left corner, the guessed region is outlined in orange and
+    the model's top one in blue. ``height``: the figure's, in px before classroom mode's scale."""
     size = image.shape[0]
     cell = size / parts
+    mid = parts // 2
+    if light is not None:
+        image = blend(image, light, size, floor=LIT_FLOOR)
     shapes, notes = [], []
-    for k, name in enumerate(names):
+    for k in range(len(names)):
         r, c = divmod(k, parts)
-        mark = GUESS if k == guess else INK if k == best else rgba(WHITE, 0.9)
-        width = 5 if k in (guess, best) else 1.5
+        marked = k in (guess, best)
         shapes.append(
             {
                 "type": "rect",
-                "x0": c * cell + 2,
-                "x1": (c + 1) * cell - 2,
-                "y0": r * cell + 2,
-                "y1": (r + 1) * cell - 2,
-                "line": {"color": mark, "width": width, "dash": "dot" if k == guess else "solid"},
+                "x0": c * cell + (3 if marked else 0),
+                "x1": (c + 1) * cell - (3 if marked else 0),
+                "y0": r * cell + (3 if marked else 0),
+                "y1": (r + 1) * cell - (3 if marked else 0),
+                "line": {
+                    "color": GUESS if k == guess else INK if k == best else rgba(WHITE, 0.7),
+                    "width": 5 if marked else 1,
+                    "dash": "dot" if k == guess else "solid",
+                },
             }
         )
-        label = name if masses is None else f"{name}<br>{float(masses[k]):.2f}"
-        notes.append(
-            {
-                "x": (c + 0.5) * cell,
-                "y": (r + 0.5) * cell,
-                "text": label,
-                "showarrow": False,
-                "font": {"color": BLACK},
-                "bgcolor": rgba(WHITE, 0.75),
-            }
-        )
+        if masses is not None:  # small, in the corner: the objects stay in view
+            notes.append(
+                {
+                    "x": c * cell + 4,
+                    "y": r * cell + 4,
+                    "xanchor": "left",
+                    "yanchor": "top",
+                    "text": f"{float(masses[k]):.2f}",
+                    "showarrow": False,
+                    "font": {"color": BLACK},
+                    "bgcolor": rgba(WHITE, 0.7),
+                }
+            )
+    columns = [names[mid * parts + c] for c in range(parts)]
+    rows = [names[r * parts + mid] for r in range(parts)]
+    centres = [(i + 0.5) * cell for i in range(parts)]
+    # constrained to the picture's square: the names stay beside it, not at the plot's edge
+    axis = {
+        "showgrid": False,
+        "zeroline": False,
+        "ticks": "",
+        "tickvals": centres,
+        "constrain": "domain",
+    }
+    margin = {**SCENE_MARGIN, "l": widest_px(rows) + TICK_GAP_PX, "b": TICK_ROW_PX}
     layout = {
         "title": {"text": title},
-        "height": 250,
-        "margin": {"l": 10, "r": 10, "t": 56, "b": 10},
-        "xaxis": {"visible": False, "range": [0, size]},
-        "yaxis": {"visible": False, "range": [size, 0], "scaleanchor": "x"},
+        "height": height,
+        "margin": margin,
+        "xaxis": {**axis, "range": [0, size], "ticktext": escape(columns)},
+        "yaxis": {**axis, "range": [size, 0], "scaleanchor": "x", "ticktext": escape(rows)},
         "images": [
             {
                 "source": data_uri(image),

@@ -27,9 +27,9 @@ from app_pages.lessons.answers import (
 )
 from app_pages.lessons.schema import PATTERN_LABELS, PATTERNS, Question, Step
 from i18n import N_, _
+from ui.sidebar import classroom_mode
 from ui.text import escape_markdown
-from viz.captions import blend
-from viz.lessons import guess_bars, region_figure
+from viz.lessons import SCENE_HEIGHT, SCENE_PREVIEW_CLASSROOM, guess_bars, region_figure
 from viz.multi_head import head_heatmap
 
 NOTE_CHARS = 200
@@ -135,16 +135,24 @@ def _region(step: Step) -> Posed | None:
     line = _("Caption: {line}").format(line=views.quoted(list(result.words), t))
 
     def preview(key: str) -> None:
-        views.chart(
-            region_figure(image, names, REGIONS, title=_("The scene, in nine parts")),
-            key=f"{key}_scene",
+        # on a projector the options and the button under the scene stay on the first screen
+        height = SCENE_PREVIEW_CLASSROOM if classroom_mode() else SCENE_HEIGHT
+        fig = region_figure(
+            image, names, REGIONS, title=_("The scene, in nine parts"), height=height
         )
+        views.chart(fig, key=f"{key}_scene")
 
     def reveal(s: Score, key: str) -> None:
-        lit = blend(image, result.alphas[t], image.shape[0])
         title = _("Soft attention while it says “{word}”").format(word=result.words[t])
         fig = region_figure(
-            lit, names, REGIONS, title=title, masses=answer.values, guess=s.guess, best=answer.best
+            image,
+            names,
+            REGIONS,
+            title=title,
+            light=result.alphas[t],
+            masses=answer.values,
+            guess=s.guess,
+            best=answer.best,
         )
         views.chart(fig, key=key)
 

@@ -19,7 +19,6 @@ from ui.charts import plotly_chart
 from ui.text import escape_markdown
 from viz._margins import widest_px, x_ticks_height
 from viz.alignment import alignment_heatmap
-from viz.captions import blend
 from viz.heatmaps import COLUMN_PX
 from viz.lessons import guess_bars, region_figure
 from viz.local_heatmap import local_heatmap
@@ -117,7 +116,6 @@ def _translations(step: Step, key: str) -> None:
     for i, (en, fr) in enumerate(pair):
         rows.append({_("English"): en})
         for name, label in (("none", _("without attention")), ("bahdanau", _("with attention"))):
-            tr = None
             if outputs is not None:
                 tr = outputs[0][name][i]
             else:
@@ -200,11 +198,18 @@ def _caption(step: Step, key: str) -> None:
     image, result = found
     t = compute.caption_word(result, step.question.target if step.question else None)
     st.markdown(_("Caption: {line}").format(line=quoted(list(result.words), t)))
-    lit = blend(image, result.alphas[t], image.shape[0])
     masses = region_masses(result.alphas[t])
     best = int(np.argmax(masses))
     title = _("Soft attention while it says “{word}”").format(word=result.words[t])
-    fig = region_figure(lit, region_names(), REGIONS, title=title, masses=masses, best=best)
+    fig = region_figure(
+        image,
+        region_names(),
+        REGIONS,
+        title=title,
+        light=result.alphas[t],
+        masses=masses,
+        best=best,
+    )
     chart(fig, key=key)
 
 
