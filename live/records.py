@@ -19,6 +19,11 @@ class ClassInfo:
     created: float  # unix seconds
     expires: float
     students: int  # how many joined
+    round: int = 1  # the current step's vote: 1 (each alone) or 2 (again, after a discussion)
+    stage: str = "vote"  # the current round's stage: one of STAGES
+
+
+STAGES = ("vote", "closed", "split", "discuss")  # taking answers; closed; split shown; discussing
 
 
 @dataclass(frozen=True)
@@ -38,6 +43,7 @@ class Tally:
     joined: int
     answered: int
     counts: dict[int, int]  # choice -> how many students chose it (their last answer)
+    round: int = 1  # which vote: 1 or 2
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,7 @@ class AnswerRow:
     nickname: str
     choice: int
     at: float
+    round: int = 1  # the first vote or the second
 
 
 class NoSuchClass(LookupError):

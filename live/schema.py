@@ -46,6 +46,31 @@ MIGRATIONS: list[str] = [
         FOREIGN KEY (code, student) REFERENCES students (code, number) ON DELETE CASCADE
     )
     """,
+    # 2: the peer-instruction loop and a teacher's own lesson. A class's question has a round
+    # (1: each alone; 2: again, after the split and a discussion) and a stage ('vote': answers
+    # taken; 'closed': voting closed; 'split': the class's split shown; 'discuss': the
+    # discussion round); an answer is one per student, step and round (the answers of version
+    # 1 are round 1's). lesson_text: the TOML of a teacher's own lesson (NULL: a shipped one),
+    # deleted with its class.
+    """
+    ALTER TABLE classes ADD COLUMN round INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE classes ADD COLUMN stage TEXT NOT NULL DEFAULT 'vote';
+    ALTER TABLE classes ADD COLUMN lesson_text TEXT;
+    CREATE TABLE answers_by_round (
+        code TEXT NOT NULL,
+        step INTEGER NOT NULL,
+        round INTEGER NOT NULL CHECK (round BETWEEN 1 AND 2),
+        student INTEGER NOT NULL,
+        choice INTEGER NOT NULL CHECK (choice BETWEEN 0 AND 63),
+        at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (code, step, round, student), -- one answer per student, step and round
+        FOREIGN KEY (code, student) REFERENCES students (code, number) ON DELETE CASCADE
+    );
+    INSERT INTO answers_by_round (code, step, round, student, choice, at)
+        SELECT code, step, 1, student, choice, at FROM answers;
+    DROP TABLE answers;
+    ALTER TABLE answers_by_round RENAME TO answers
+    """,
 ]
 
 

@@ -426,6 +426,119 @@ def test_answers_need_a_known_student_and_a_choice_in_range(store: Store):
     assert store.tally(info.code, 1).counts == {63: 1}
 
 
+def test_the_peer_instruction_loop_keeps_both_votes(store: Store):
+    info, key = store.create_class(LESSON, step=2)
+    ann, bob, cy = (store.join(info.code, name) for name in ("Ann", "Bob", "Cy"))
+    assert (info.round, info.stage) == (1, "vote")
+    for student, choice in ((ann, 0), (bob, 1), (cy, 1)):
+        store.answer(info.code, student.id, 2, choice, round=1)
+    store.answer(info.code, ann.id, 2, 0)  # sent again (a retry): still one answer
+    assert store.tally(info.code, 2).counts == {0: 1, 1: 2}
+    closed = store.set_stage(info.code, key, "closed")
+    assert closed.stage == "closed" and closed.revision == info.revision + 1
+    _closed(store, info.code, ann, 2)  # voting closed
+    assert store.set_stage(info.code, key, "split").stage == "split"
+    assert store.set_stage(info.code, key, "discuss").stage == "discuss"
+    _closed(store, info.code, ann, 2)  # no vote while they discuss
+    second = store.second_vote(info.code, key)
+    assert (second.round, second.stage) == (2, "vote")
+    with pytest.raises(Closed):  # a click from the first vote's page arrives late
+        store.answer(info.code, bob.id, 2, 0, round=1)
+    store.answer(info.code, ann.id, 2, 1, round=2)
+    store.answer(info.code, bob.id, 2, 1, round=2)
+    store.answer(info.code, bob.id, 2, 1, round=2)  # twice: counted once
+    assert store.tally(info.code, 2, round=2).counts == {1: 2}
+    assert store.tally(info.code, 2, round=2).round == 2
+    assert store.tally(info.code, 2).counts == {0: 1, 1: 2}  # the first vote as it was
+    assert store.my_answer(info.code, ann.id, 2) == 0
+    assert store.my_answer(info.code, ann.id, 2, round=2) == 1
+    assert store.my_answer(info.code, cy.id, 2, round=2) is None
+    assert store.both_votes(info.code, 2) == [(0, 1), (1, 1)]
+    rows = store.answers(info.code, key)
+    assert [(r.student, r.round, r.choice) for r in rows] == [
+        (1, 1, 0),
+        (1, 2, 1),
+        (2, 1, 1),
+        (2, 2, 1),
+        (3, 1, 1),
+    ]
+    store.reveal(info.code, key)
+    for change in (partial(store.set_stage, stage="vote"), store.second_vote):
+        with pytest.raises(Closed):
+            change(info.code, key)
+    moved = store.set_step(info.code, key, 3)  # the next question starts at its first vote
+    assert (moved.round, moved.stage, moved.revealed) == (1, "vote", False)
+    with pytest.raises(ValueError):
+        store.set_stage(info.code, key, "shout")
+    with pytest.raises(ValueError):
+        store.answer(info.code, ann.id, 3, 0, round=3)
+    with pytest.raises(NotTeacher):
+        store.second_vote(info.code, new_secret())
+    with pytest.raises(NoSuchClass):
+        store.both_votes(_other_code(info.code), 2)
+
+
+def test_answers_never_outnumber_the_students(store: Store):
+    info, key = store.create_class(LESSON)
+    students = [store.join(info.code) for _ in range(6)]
+
+    def answer(student: Student) -> None:
+        for _ in range(3):  # the same answer sent three times at once by each
+            store.answer(info.code, student.id, 1, student.number % 2)
+
+    assert _at_once([partial(answer, s) for s in students]) == []
+    store.second_vote(info.code, key)
+    assert _at_once([partial(answer, s) for s in students]) == []
+    for round_ in (1, 2):
+        assert store.tally(info.code, 1, round=round_).answered == 6
+    assert _count(store, "answers") == 12
+
+
+def test_a_teachers_own_lesson_is_kept_with_its_class(store: Store):
+    text = 'id = "mine"\ntitle = "Mine"\n'
+    info, key = store.create_class("mine", text=text)
+    shipped, _ = store.create_class(LESSON)
+    assert store.lesson_text(info.code) == text
+    assert store.lesson_text(shipped.code) is None
+    assert store.get_class(info.code).lesson == "mine"
+    store.delete_class(info.code, key)
+    assert store.lesson_text(info.code) is None
+    for bad in ("", "x" * (store_module.MAX_LESSON_BYTES + 1)):
+        with pytest.raises(ValueError):
+            store.create_class("mine", text=bad)
+
+
+def test_version_1_answers_become_the_first_vote(db_url: str, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(schema_module, "MIGRATIONS", MIGRATIONS[:1])
+    old = open_store(db_url)
+    old._db.run(
+        lambda tx: [
+            tx.run(
+                "INSERT INTO classes (code, lesson, step, revealed, ended, revision, teacher,"
+                " created, expires, joined) VALUES ('BCDFGH', ?, 2, FALSE, FALSE, 0, 'x', 0, ?, 1)",
+                (LESSON, 4e9),
+            ),
+            tx.run(
+                "INSERT INTO students (code, number, token, nickname) VALUES ('BCDFGH', 1, ?, '')",
+                (digest("tok"),),
+            ),
+            tx.run("INSERT INTO answers VALUES ('BCDFGH', 2, 1, 5, 1.0)"),
+        ],
+        write=True,
+    )
+    old.close()
+    monkeypatch.setattr(schema_module, "MIGRATIONS", MIGRATIONS)
+    new = open_store(db_url)
+    info = new.get_class("BCDFGH")
+    assert (info.round, info.stage) == (1, "vote")
+    assert new.my_answer("BCDFGH", "tok", 2) == 5
+    assert new.tally("BCDFGH", 2).counts == {5: 1}
+    assert new.lesson_text("BCDFGH") is None
+    new.answer("BCDFGH", "tok", 2, 6)  # the primary key now holds the round
+    assert new.tally("BCDFGH", 2).counts == {6: 1}
+    new.close()
+
+
 def test_the_teacher_gets_every_answer(store: Store):
     info, key = store.create_class(LESSON)
     ann, bob = store.join(info.code, "Ann"), store.join(info.code)
