@@ -27,6 +27,7 @@ from live.connections import Database, Tx
 from live.inputs import check_choice, check_step, clean_nickname, stored_code
 from live.notify import publish
 from live.records import (
+    STAGES,
     AnswerRow,
     ClassFull,
     ClassInfo,
@@ -49,16 +50,20 @@ SQLITE_FILE = "classes.sqlite3"
 DEFAULT_HOURS, HOURS_RANGE = 12, (1, 168)
 DEFAULT_MAX_STUDENTS, MAX_STUDENTS_RANGE = 200, (1, 2000)
 CODE_TRIES = 20  # new codes tried when a code is taken
+MAX_LESSON_BYTES = 64_000  # a teacher's own lesson stored with a class (as the upload's limit)
+ROUNDS = (1, 2)  # a question's votes: alone, then again after the discussion
 
 _now = time.time  # the clock (tests move it)
-_COLUMNS = "code, lesson, step, revealed, ended, revision, created, expires, joined"
+_COLUMNS = "code, lesson, step, revealed, ended, revision, created, expires, joined, round, stage"
 _OPEN_CLASS = f"SELECT {_COLUMNS} FROM classes WHERE code = ? AND expires > ?"
 
 
 def _info(row: tuple) -> ClassInfo:
-    code, lesson, step, revealed, ended, revision, created, expires, joined = row
+    code, lesson, step, revealed, ended, revision, created, expires, joined, round_, stage = row
     flags = bool(revealed), bool(ended)  # SQLite keeps booleans as 0 and 1
-    return ClassInfo(code, lesson, step, *flags, revision, created, expires, joined)
+    return ClassInfo(
+        code, lesson, step, *flags, revision, created, expires, joined, int(round_), stage
+    )
 
 
 class Store:
@@ -77,22 +82,32 @@ class Store:
 
     # --- the teacher ---------------------------------------------------------------------------
 
-    def create_class(self, lesson: str, step: int = 1) -> tuple[ClassInfo, str]:
+    def create_class(
+        self, lesson: str, step: int = 1, text: str | None = None
+    ) -> tuple[ClassInfo, str]:
         """A new class on ``lesson`` at ``step``, and its teacher key (a secret for the teacher's
-        link: only its digest is stored)."""
+        link: only its digest is stored). ``text``: a teacher's own lesson file (the pages
+        checked it), kept with the class for the students' pages and deleted with it; None for
+        a lesson that ships with the atlas."""
         check_step(step)
         if not lesson:
             raise ValueError("a class needs a lesson")
+        if text is not None and (not text or len(text.encode()) > MAX_LESSON_BYTES):
+            raise ValueError(f"a class's own lesson has 1 to {MAX_LESSON_BYTES} bytes")
         key = new_secret()
         for _ in range(CODE_TRIES):
-            make = partial(self._insert_class, code=new_code(), lesson=lesson, step=step, key=key)
+            make = partial(
+                self._insert_class, code=new_code(), lesson=lesson, step=step, key=key, text=text
+            )
             try:
                 return self._db.run(make, write=True), key
             except self._db.backend.integrity_errors:  # the code is taken: another one
                 continue
         raise RuntimeError(f"no free class code in {CODE_TRIES} tries")
 
-    def _insert_class(self, tx: Tx, code: str, lesson: str, step: int, key: str) -> ClassInfo:
+    def _insert_class(
+        self, tx: Tx, code: str, lesson: str, step: int, key: str, text: str | None
+    ) -> ClassInfo:
         now = _now()
         mine = tx.one(f"{_OPEN_CLASS} AND teacher = ?", (code, now, digest(key)))
         if mine is not None:  # a retry after a commit whose answer was lost: that class
@@ -100,8 +115,9 @@ class Store:
         tx.run("DELETE FROM classes WHERE expires <= ?", (now,))  # with their rows; frees codes
         info = ClassInfo(code, lesson, step, False, False, 0, now, now + self._hours * 3600.0, 0)
         tx.run(
-            f"INSERT INTO classes ({_COLUMNS}, teacher) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (*astuple(info), digest(key)),  # the fields in _COLUMNS' order
+            f"INSERT INTO classes ({_COLUMNS}, teacher, lesson_text)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (*astuple(info), digest(key), text),  # the fields in _COLUMNS' order
         )
         return info
 
@@ -129,15 +145,23 @@ class Store:
         return _info(row[1:])
 
     def _change(
-        self, code: str, key: str, change: str, params: tuple = (), ended_too: bool = False
+        self,
+        code: str,
+        key: str,
+        change: str,
+        params: tuple = (),
+        ended_too: bool = False,
+        unrevealed: bool = False,
     ) -> ClassInfo:
         """Apply the teacher's ``change`` (SET clauses), revision + 1; Closed on an ended class
-        unless ``ended_too``."""
+        unless ``ended_too``, and on a revealed step when ``unrevealed``."""
 
         def work(tx: Tx) -> ClassInfo:
             info = self._lead(tx, code, key)
             if info.ended and not ended_too:
                 raise Closed(f"the class {info.code} has ended")
+            if info.revealed and unrevealed:
+                raise Closed(f"the class {info.code} has revealed step {info.step}")
             row = tx.one(
                 f"UPDATE classes SET {change}, revision = revision + 1 WHERE code = ?"
                 f" RETURNING {_COLUMNS}",
@@ -151,13 +175,29 @@ class Store:
         return self._db.run(work, write=True)
 
     def set_step(self, code: str, key: str, step: int) -> ClassInfo:
-        """Move the class to ``step``, not revealed (Closed once the class ended)."""
+        """Move the class to ``step``, not revealed, its first vote open (Closed once the class
+        ended)."""
         check_step(step)
-        return self._change(code, key, "step = ?, revealed = FALSE", (step,))
+        return self._change(
+            code, key, "step = ?, revealed = FALSE, round = 1, stage = 'vote'", (step,)
+        )
 
     def reveal(self, code: str, key: str) -> ClassInfo:
         """Reveal the current step's answers: no more answers to it."""
         return self._change(code, key, "revealed = TRUE")
+
+    def set_stage(self, code: str, key: str, stage: str) -> ClassInfo:
+        """The current round's stage (``STAGES``): 'vote' opens it again, 'closed' closes the
+        voting, 'split' shows the class its split, 'discuss' starts the discussion round.
+        Closed after the reveal or the end; ValueError for another stage."""
+        if stage not in STAGES:
+            raise ValueError(f"a stage is one of {', '.join(STAGES)}")
+        return self._change(code, key, "stage = ?", (stage,), unrevealed=True)
+
+    def second_vote(self, code: str, key: str) -> ClassInfo:
+        """Open the current question's second vote (round 2); the first stays as it was.
+        Closed after the reveal or the end."""
+        return self._change(code, key, "round = 2, stage = 'vote'", unrevealed=True)
 
     def end_class(self, code: str, key: str) -> ClassInfo:
         """End the class: nobody joins or answers any more; the answers stay for the CSV."""
@@ -174,14 +214,15 @@ class Store:
         self._db.run(work, write=True)
 
     def answers(self, code: str, key: str) -> list[AnswerRow]:
-        """Every answer (the last per student and step), by step and student: the teacher's CSV."""
+        """Every answer (the last per student, step and round), by step, student and round: the
+        teacher's CSV."""
 
         def work(tx: Tx) -> list[AnswerRow]:
             info = self._lead(tx, code, key, lock="")
             return tx.all(
-                "SELECT a.step, a.student, s.nickname, a.choice, a.at FROM answers a"
+                "SELECT a.step, a.student, s.nickname, a.choice, a.at, a.round FROM answers a"
                 " JOIN students s ON s.code = a.code AND s.number = a.student"
-                " WHERE a.code = ? ORDER BY a.step, a.student",
+                " WHERE a.code = ? ORDER BY a.step, a.student, a.round",
                 (info.code,),
             )
 
@@ -194,15 +235,15 @@ class Store:
         row = self._db.run(lambda tx: tx.one(_OPEN_CLASS, (stored_code(code), _now())), write=False)
         return None if row is None else _info(row)
 
-    def tally(self, code: str, step: int) -> Tally:
-        """How the class answered ``step`` so far (NoSuchClass)."""
+    def tally(self, code: str, step: int, round: int = 1) -> Tally:
+        """How the class answered ``step`` in vote ``round`` so far (NoSuchClass)."""
 
         def work(tx: Tx) -> tuple[tuple | None, list[tuple]]:
             row = tx.one(_OPEN_CLASS, (stored_code(code), _now()))
             counts = tx.all(
-                "SELECT choice, COUNT(*) FROM answers WHERE code = ? AND step = ?"
+                "SELECT choice, COUNT(*) FROM answers WHERE code = ? AND step = ? AND round = ?"
                 " GROUP BY choice ORDER BY choice",
-                (stored_code(code), step),
+                (stored_code(code), step, round),
             )
             return row, counts
 
@@ -210,7 +251,39 @@ class Store:
         if row is None:
             raise NoSuchClass(code)
         by_choice = {int(choice): int(count) for choice, count in counts}
-        return Tally(step, _info(row).students, sum(by_choice.values()), by_choice)
+        return Tally(step, _info(row).students, sum(by_choice.values()), by_choice, round)
+
+    def both_votes(self, code: str, step: int) -> list[tuple[int, int]]:
+        """(first, second) choice of each student who voted in both rounds of ``step``, in
+        student order: what changed between the votes (no names; NoSuchClass)."""
+
+        def work(tx: Tx) -> tuple[tuple | None, list[tuple]]:
+            row = tx.one(_OPEN_CLASS, (stored_code(code), _now()))
+            pairs = tx.all(
+                "SELECT a.choice, b.choice FROM answers a JOIN answers b"
+                " ON b.code = a.code AND b.step = a.step AND b.student = a.student"
+                " WHERE a.code = ? AND a.step = ? AND a.round = 1 AND b.round = 2"
+                " ORDER BY a.student",
+                (stored_code(code), step),
+            )
+            return row, pairs
+
+        row, pairs = self._db.run(work, write=False)
+        if row is None:
+            raise NoSuchClass(code)
+        return [(int(first), int(second)) for first, second in pairs]
+
+    def lesson_text(self, code: str) -> str | None:
+        """The teacher's own lesson the class follows (the file's text), or None: a shipped
+        lesson, or no open class with this code."""
+        row = self._db.run(
+            lambda tx: tx.one(
+                "SELECT lesson_text FROM classes WHERE code = ? AND expires > ?",
+                (stored_code(code), _now()),
+            ),
+            write=False,
+        )
+        return None if row is None else row[0]
 
     def purge_expired(self, now: float | None = None) -> int:
         """Delete the classes expired at ``now`` (default: now), with their rows; how many."""
@@ -263,10 +336,17 @@ class Store:
         )
         return None if row is None else Student(student_id, int(row[0]), row[1])
 
-    def answer(self, code: str, student_id: str, step: int, choice: int) -> None:
-        """Record the student's ``choice`` for ``step`` (replacing an earlier one), committed when
-        this returns. ValueError, NoSuchClass, LookupError (no such student), Closed."""
+    def answer(
+        self, code: str, student_id: str, step: int, choice: int, round: int | None = None
+    ) -> None:
+        """Record the student's ``choice`` for ``step`` in the class's current vote (replacing
+        their earlier answer to it: one per student, step and round, however often it is sent),
+        committed when this returns. ``round``: the vote the student's page showed (Closed when
+        the class is at another); None: the current one. ValueError, NoSuchClass, LookupError
+        (no such student), Closed (voting closed, revealed, another step or round, ended)."""
         check_choice(choice)
+        if round is not None and round not in ROUNDS:
+            raise ValueError(f"a round is one of {ROUNDS}")
 
         def work(tx: Tx) -> None:
             # SHARE: waits for a reveal in progress
@@ -280,26 +360,28 @@ class Store:
             )
             if number is None:
                 raise LookupError(f"no such student in the class {info.code}")
-            if info.ended or info.revealed or info.step != step:
+            shut = info.ended or info.revealed or info.stage != "vote"
+            if shut or info.step != step or round not in (None, info.round):
                 raise Closed(f"the class {info.code} takes no answer to step {step} now")
             tx.run(
-                "INSERT INTO answers (code, step, student, choice, at) VALUES (?, ?, ?, ?, ?)"
-                " ON CONFLICT (code, step, student)"
+                "INSERT INTO answers (code, step, round, student, choice, at)"
+                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (code, step, round, student)"
                 " DO UPDATE SET choice = excluded.choice, at = excluded.at",
-                (info.code, step, number[0], choice, _now()),
+                (info.code, step, info.round, number[0], choice, _now()),
             )
 
         self._db.run(work, write=True)
 
-    def my_answer(self, code: str, student_id: str, step: int) -> int | None:
-        """The student's answer to ``step``, or None."""
+    def my_answer(self, code: str, student_id: str, step: int, round: int = 1) -> int | None:
+        """The student's answer to ``step`` in vote ``round``, or None."""
         row = self._db.run(
             lambda tx: tx.one(
                 "SELECT a.choice FROM answers a"
                 " JOIN students s ON s.code = a.code AND s.number = a.student"
                 " JOIN classes c ON c.code = a.code"
-                " WHERE a.code = ? AND a.step = ? AND s.token = ? AND c.expires > ?",
-                (stored_code(code), step, digest(student_id), _now()),
+                " WHERE a.code = ? AND a.step = ? AND a.round = ? AND s.token = ?"
+                " AND c.expires > ?",
+                (stored_code(code), step, round, digest(student_id), _now()),
             ),
             write=False,
         )
