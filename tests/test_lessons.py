@@ -134,7 +134,7 @@ def test_a_good_file_parses():
 def _broken(text: bytes) -> LessonError:
     with pytest.raises(LessonError) as info:
         parse_lesson(text, "bad.toml")
-    assert "bad.toml" in info.value.message
+    assert info.value.source == "bad.toml" and "bad\\.toml" in info.value.message  # escaped
     return info.value
 
 

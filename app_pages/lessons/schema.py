@@ -5,15 +5,22 @@ short narration, and may ask one prediction question (``KINDS``) whose answer is
 model at the reveal. Parsing never executes anything from the file (``tomllib`` only) and every
 problem becomes a :class:`LessonError` naming the file, the step and what is wrong, so that one
 broken lesson never stops the others (docs/lessons.md describes the format).
+
+A lesson is data, never a door: a teacher's lesson reaches every phone of a class, so no text in
+it may make a browser fetch from anywhere (no Markdown image, no ``data:`` or ``javascript:``
+link, no ``\\includegraphics``), and a message quoting a value from the file escapes it.
 """
 
 from __future__ import annotations
 
+import html
+import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from i18n import N_, _
+from ui.text import escape_markdown
 
 LESSONS_DIR = Path(__file__).resolve().parents[2] / "lessons"
 MAX_FILE_BYTES = 64_000  # an uploaded lesson file larger than this is refused
@@ -21,6 +28,14 @@ MAX_STEPS = 12
 MIN_STEPS = 1
 MAX_TEXT = 1_500  # characters of one narration or explanation
 MAX_SENTENCE = 300  # characters of a lesson's sentence (the pages' own limits still apply)
+QUOTED = 60  # characters of a file's value that a message quotes
+# what would make a browser fetch or run something: an image (inline or by reference), a link
+# to a data:, javascript:, vbscript: or file: address (inline, by reference or an autolink), a
+# formula's picture
+_DOORS = re.compile(
+    r"!\[|(?:\]\s*\(|\]\s*:|<)\s*<?\s*(?:javascript|data|vbscript|file)\s*:|\\includegraphics",
+    re.IGNORECASE,
+)
 
 # view -> what it shows (the page it opens, see app_pages.lessons.views)
 VIEWS = (
@@ -59,11 +74,24 @@ class LessonError(ValueError):
 
     @property
     def message(self) -> str:
+        file = quoted(self.source)  # the problem quotes the file's values escaped already
         if self.step is None:
-            return _("Lesson file {file}: {problem}").format(file=self.source, problem=self.problem)
+            return _("Lesson file {file}: {problem}").format(file=file, problem=self.problem)
         return _("Lesson file {file}, step {step}: {problem}").format(
-            file=self.source, step=self.step, problem=self.problem
+            file=file, step=self.step, problem=self.problem
         )
+
+
+def quoted(value: object) -> str:
+    """A value from a lesson file (or its name) as a message quotes it: its first QUOTED
+    characters, Markdown escaped, so that it shows as typed and makes nothing of itself."""
+    return escape_markdown(str(value)[:QUOTED])
+
+
+def opens_a_door(text: str) -> bool:
+    """Whether ``text`` holds Markdown that makes a browser fetch or run something (_DOORS),
+    also written with HTML entities (``&#33;[``) or spread over spaces and lines."""
+    return bool(_DOORS.search(html.unescape(text)))
 
 
 @dataclass(frozen=True)
@@ -117,6 +145,7 @@ class Lesson:
     summary: str
     steps: tuple[Step, ...]
     source: str
+    text: str = field(default="", compare=False, repr=False)  # the file, for a class to keep
 
     @property
     def questions(self) -> list[int]:
@@ -256,7 +285,19 @@ def _text(table: dict, key: str, where: tuple[str, int | None], *, limit: int = 
     if len(value) > limit:
         problem = _("'{key}' is longer than {n} characters.").format(key=key, n=limit)
         raise LessonError(where[0], problem, where[1])
+    _no_door(value, key, where)
     return value.strip()
+
+
+def _no_door(value: str, key: str, where: tuple[str, int | None]) -> None:
+    """A lesson's text shows Markdown and formulas, never an image or a data: or javascript:
+    link (:func:`opens_a_door`): LessonError naming ``key``."""
+    if opens_a_door(value):
+        problem = _(
+            "'{key}' holds an image or a data:, javascript: or file: link. A lesson shows text "
+            "and formulas only: nothing in it may load from another address."
+        ).format(key=key)
+        raise LessonError(where[0], problem, where[1])
 
 
 def _int(table: dict, key: str, default: int, lo: int, hi: int, where: tuple[str, int]) -> int:
@@ -272,7 +313,7 @@ def _int(table: dict, key: str, default: int, lo: int, hi: int, where: tuple[str
 def _unknown(table: dict, allowed: set[str], where: tuple[str, int]) -> None:
     extra = sorted(set(table) - allowed)
     if extra:
-        problem = _("unknown key '{key}'.").format(key=extra[0])
+        problem = _("unknown key '{key}'.").format(key=quoted(extra[0]))
         raise LessonError(where[0], problem, where[1])
 
 
@@ -291,6 +332,8 @@ def _pair(raw: object, where: tuple[str, int]) -> tuple[tuple[str, str], ...]:
     if not ok:
         problem = _("'pair' must hold two [English, French] sentences.")
         raise LessonError(where[0], problem, where[1])
+    for sentence in (s for item in raw for s in item):
+        _no_door(sentence, "pair", where)
     return tuple((en.strip(), fr.strip()) for en, fr in raw)
 
 
@@ -301,7 +344,7 @@ def _question(raw: object, view: str, where: tuple[str, int]) -> Question:
     kind = raw.get("kind")
     if kind not in KINDS:
         problem = _("unknown question kind '{kind}' (known: {known}).").format(
-            kind=kind, known=", ".join(KINDS)
+            kind=quoted(kind), known=", ".join(KINDS)
         )
         raise LessonError(where[0], problem, where[1])
     if view not in KINDS[kind]:
@@ -312,6 +355,8 @@ def _question(raw: object, view: str, where: tuple[str, int]) -> Question:
     target = raw.get("target")
     if target is not None and (not isinstance(target, str) or not 0 < len(target) <= 40):
         raise LessonError(where[0], _("'target' must be a short word."), where[1])
+    if target is not None:
+        _no_door(target, "target", where)
     with_pe = raw.get("with_pe", False)
     if not isinstance(with_pe, bool):
         raise LessonError(where[0], _("'with_pe' must be true or false."), where[1])
@@ -336,19 +381,20 @@ def _step(raw: object, number: int, source: str) -> Step:
     view = raw.get("view")
     if view not in VIEWS:
         problem = _("unknown view '{view}' (known: {known}).").format(
-            view=view, known=", ".join(VIEWS)
+            view=quoted(view), known=", ".join(VIEWS)
         )
         raise LessonError(source, problem, number)
     model = raw.get("model", "bahdanau")
     if model not in TRANSLATORS:
         problem = _("unknown model '{model}' (known: {known}).").format(
-            model=model, known=", ".join(TRANSLATORS)
+            model=quoted(model), known=", ".join(TRANSLATORS)
         )
         raise LessonError(source, problem, number)
     sentence = raw.get("sentence", "")
     if not isinstance(sentence, str) or len(sentence) > MAX_SENTENCE:
         problem = _("'sentence' must be a text of at most {n} characters.").format(n=MAX_SENTENCE)
         raise LessonError(source, problem, number)
+    _no_door(sentence, "sentence", where)
     try_it = raw.get("try_it", False)
     if not isinstance(try_it, bool):
         raise LessonError(source, _("'try_it' must be true or false."), number)
@@ -368,7 +414,16 @@ def _step(raw: object, number: int, source: str) -> Step:
 
 
 def parse_lesson(data: bytes, source: str) -> Lesson:
-    """The lesson in ``data`` (the bytes of a TOML file named ``source``); raises LessonError."""
+    """The lesson in ``data`` (the bytes of a TOML file named ``source``); raises LessonError,
+    also for a file nested too deeply to read (arrays in arrays in ..., under the size limit)."""
+    try:
+        return _parse(data, source)
+    except RecursionError:
+        problem = _("it nests arrays or tables too deeply to be a lesson.")
+        raise LessonError(source, problem) from None
+
+
+def _parse(data: bytes, source: str) -> Lesson:
     if len(data) > MAX_FILE_BYTES:
         problem = _("the file is larger than {n:,} bytes.").format(n=MAX_FILE_BYTES)
         raise LessonError(source, problem)
@@ -377,7 +432,9 @@ def parse_lesson(data: bytes, source: str) -> Lesson:
     except UnicodeDecodeError:
         raise LessonError(source, _("the file is not UTF-8 text.")) from None
     except tomllib.TOMLDecodeError as exc:
-        problem = _("it is not valid TOML ({detail}).").format(detail=str(exc)[:160])
+        problem = _("it is not valid TOML ({detail}).").format(
+            detail=escape_markdown(str(exc)[:160])
+        )
         raise LessonError(source, problem) from None
     where = (source, None)
     _unknown(raw, {"id", "title", "summary", "step"}, where)
@@ -397,6 +454,7 @@ def parse_lesson(data: bytes, source: str) -> Lesson:
         summary=_text(raw, "summary", where, limit=400),
         steps=parsed,
         source=source,
+        text=data.decode("utf-8"),
     )
 
 
@@ -417,7 +475,9 @@ def load_folder(folder: Path = LESSONS_DIR) -> tuple[list[Lesson], list[LessonEr
             continue
         if any(other.id == lesson.id for other in lessons):
             errors.append(
-                LessonError(path.name, _("another lesson has the id '{id}'.").format(id=lesson.id))
+                LessonError(
+                    path.name, _("another lesson has the id '{id}'.").format(id=quoted(lesson.id))
+                )
             )
             continue
         lessons.append(lesson)
