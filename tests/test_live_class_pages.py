@@ -14,6 +14,7 @@ import pytest
 from app_pages.lessons import live
 from app_pages.lessons.schema import load_folder
 from app_pages.lessons.teacher import Lead, answers_csv
+from live import attempts
 from live.store import open_store
 from tests.app_helpers import charts, check_path, open_app
 
@@ -134,6 +135,30 @@ def test_bad_codes_and_links_get_messages(db):
     stale = open_app(JOIN, {"code": code, "me": "not-a-student"})
     assert "no longer belongs to an open class" in _text(stale)
     assert "me" not in stale.query_params
+
+
+def test_guessing_codes_waits_longer_after_five_wrong_ones(db, monkeypatch):
+    now = [1000.0]
+    monkeypatch.setattr(attempts, "clock", lambda: now[0])  # the page's clock, held still
+    _teacher_page, code, _key = _teacher()
+    wrong = next(c for c in ("BCDFGH", "ZXWVTS") if c != code)
+    at = open_app(JOIN)
+
+    def join(typed: str) -> str:
+        at.text_input(key="join_code").input(typed)
+        at.button[0].click().run()
+        return _text(at)
+
+    for _ in range(4):
+        assert "try again" not in join(wrong)
+    assert "try again in 10 seconds" in join(wrong)  # the fifth wrong code
+    assert "try again in 10 seconds" in join(code)  # even the right one waits
+    assert "me" not in at.query_params and db.get_class(code).students == 0
+    now[0] += 10
+    assert "try again in 20 seconds" in join(wrong)  # longer after each
+    now[0] += 20
+    join(code)
+    assert at.query_params["me"] and db.get_class(code).students == 1
 
 
 def test_csv_summary_end_and_delete(db):

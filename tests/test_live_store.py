@@ -18,6 +18,7 @@ import pytest
 
 import live.schema as schema_module
 import live.store as store_module
+from live.attempts import FREE_TRIES, Attempts
 from live.codes import (
     ALPHABET,
     CODE_LENGTH,
@@ -143,6 +144,19 @@ def test_normal_code_accepts_what_people_type_and_rejects_the_rest():
 def test_code_odds_are_those_security_md_states():
     assert len(ALPHABET) ** CODE_LENGTH == 47_045_881
     assert "47,045,881" in (ROOT / "SECURITY.md").read_text(encoding="utf-8")
+
+
+def test_wrong_codes_wait_longer_after_the_free_tries():
+    tries = Attempts()
+    for _ in range(FREE_TRIES - 1):
+        tries = tries.failed(100.0)
+        assert tries.wait(100.0) == 0
+    waits = []
+    for _ in range(8):
+        tries = tries.failed(100.0)
+        waits.append(tries.wait(100.0))
+    assert waits[:3] == [10, 20, 40] and waits[-1] == 600  # doubled, then capped
+    assert tries.wait(100.0 + 600) == 0 and tries.wait(100.0 + 599.5) == 1
 
 
 def test_secrets_are_random_and_kept_as_digests():

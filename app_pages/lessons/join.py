@@ -8,7 +8,11 @@ student sees their guess, the model's answer and the class's spread. The student
 (``?code=…&me=…``) carries their anonymous identity, and the browser remembers it per class (a
 cookie, :mod:`ui.browser_memory`): after a lost connection, a reload, a restarted server, a phone
 that slept or the QR code scanned again, the page comes back to the same student with the same
-answers, never a second join."""
+answers, never a second join.
+
+Codes are not guessed: a session that typed ``live.attempts.FREE_TRIES`` codes of no open class
+waits before each further try, longer after each wrong one (:mod:`live.attempts`), and is told
+how long in words."""
 
 from __future__ import annotations
 
@@ -16,7 +20,9 @@ import streamlit as st
 
 from app_pages.lessons import live
 from app_pages.lessons.follow import follow_ui
-from i18n import N_, _
+from i18n import N_, _, ngettext
+from live import attempts
+from live.attempts import Attempts
 from live.codes import ALPHABET, CODE_LENGTH, foreign_letters, normal_code
 from live.inputs import NICKNAME_CHARS
 from live.records import ClassFull, NoSuchClass, Student
@@ -31,6 +37,7 @@ ABOUT = N_(
 
 
 NOTICE = "join_notice"  # session state: a note for the page the student lands on
+TRIES = "join_tries"  # session state: this session's wrong codes (live.attempts.Attempts)
 
 
 def student_cookie(code: str) -> str:
@@ -65,6 +72,10 @@ def _join() -> None:
     if code is None:
         st.session_state["join_error"] = code_error(raw)
         return
+    tries = st.session_state.get(TRIES, Attempts())
+    if tries.wait(attempts.clock()):
+        st.session_state["join_error"] = _wait_message(tries)
+        return
     name = st.session_state.get("join_name") or ""
     student = known_student(store, code)  # Join pressed again: the same student
     try:
@@ -75,16 +86,28 @@ def _join() -> None:
                     "A nickname has at most {n} characters: yours is “{name}”."
                 ).format(n=NICKNAME_CHARS, name=escape_markdown(student.nickname))
     except NoSuchClass:
+        tries = st.session_state[TRIES] = tries.failed(attempts.clock())
         st.session_state["join_error"] = _(
             "There is no open class with the code {code}. Check it on the projector."
-        ).format(code=code)
+        ).format(code=code) + (" " + _wait_message(tries) if tries.until else "")
         return
     except ClassFull:
         st.session_state["join_error"] = _("This class is full.")
         return
     st.session_state.pop("join_error", None)
+    st.session_state.pop(TRIES, None)
     st.query_params["code"] = code
     st.query_params["me"] = student.id
+
+
+def _wait_message(tries: Attempts) -> str:
+    """How long this session waits before its next code, in words."""
+    seconds = tries.wait(attempts.clock())
+    return ngettext(
+        "Too many wrong codes: you can try again in {n} second.",
+        "Too many wrong codes: you can try again in {n} seconds.",
+        seconds,
+    ).format(n=seconds)
 
 
 def join_form() -> None:
