@@ -98,3 +98,12 @@ def test_the_reveal_keeps_the_objects_visible():
     assert lit[-1, -1].min() >= 0.5 * 200  # far from the map: dimmed, still visible
     colours = [shape.line.color for shape in fig.layout.shapes]
     assert colours[1] == GUESS and colours[8] == INK
+
+
+def test_class_bars_before_the_reveal_show_the_split_alone():
+    fig = class_bars(
+        ["a", "b", "c"], [1, 3, 0], None, title="t", class_name="c", value_name="v", mine=0
+    )
+    ticks = list(fig.layout.yaxis.ticktext)
+    assert not any("<b>" in tick for tick in ticks)  # nothing says which is the model's
+    assert "▶" in ticks[0] and list(fig.data[0].text) == ["1 · 25%", "3 · 75%", ""]

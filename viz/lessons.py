@@ -222,7 +222,7 @@ GROUP_ROW_PX = 32  # an option's two bars (the model's, the class's) and their g
 def class_bars(
     labels: Sequence[str],
     counts: Sequence[int],
-    best: int,
+    best: int | None,
     *,
     title: str,
     class_name: str,
@@ -234,14 +234,17 @@ def class_bars(
     """A class's answers over the options: the share that chose each (its count and percent
     beside the bar), beside the model's own numbers on the same 0-1 scale where they are weights
     or shares (``model_values``, in blue). The model's top choice (``best``) has its label in
-    bold; ``mine`` (the viewer's own answer) is marked ▶ in the guess's orange."""
+    bold (None before the reveal: the split alone, nothing of the model's answer in it);
+    ``mine`` (the viewer's own answer) is marked ▶ in the guess's orange."""
     counts = np.asarray(counts, dtype=float)  # (n,)
     n = len(counts)
-    if len(labels) != n or not 0 <= best < n or (mine is not None and not 0 <= mine < n):
+    outside = (best is not None and not 0 <= best < n) or (mine is not None and not 0 <= mine < n)
+    if len(labels) != n or outside:
         raise ValueError(f"{len(labels)} labels, {n} counts, best {best}, mine {mine}")
     shares = counts / max(counts.sum(), 1.0)  # (n,)
     ticks = escape(list(labels))
-    ticks[best] = f"<b>{ticks[best]}</b>"
+    if best is not None:
+        ticks[best] = f"<b>{ticks[best]}</b>"
     if mine is not None:
         ticks[mine] = f'<span style="color:{GUESS}">▶ {ticks[mine]}</span>'
     rows = list(range(n))
