@@ -57,9 +57,10 @@ lock: | $(BIN)/uv
 	! grep -n -i -E "^(nvidia|cuda|triton)" requirements.lock requirements-dev.lock
 
 # Serves http://localhost:$(PORT) (`make run PORT=8600` for another port); .streamlit/config.toml
-# binds it to 127.0.0.1 and turns the file watcher off (restart after editing the code).
+# binds it to 127.0.0.1 and turns the file watcher off (restart after editing the code). app.py is
+# served through serve/asgi.py: Streamlit's routes and, beside them, the live class's event stream.
 run: $(STAMP_RUN)
-	$(BIN)/streamlit run app.py --server.port $(PORT)
+	$(BIN)/streamlit run serve/asgi.py --server.port $(PORT)
 
 # The suite on TEST_WORKERS processes (pytest-xdist): a browser test mostly waits for a page, so
 # three workers keep two cores busy. Each test module is one group, run by one worker

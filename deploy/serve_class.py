@@ -33,7 +33,15 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from serve.launch import ROOT, free_port, start, stop, streamlit_command, wait_healthy
+from serve.launch import (
+    ROOT,
+    entry_script,
+    free_port,
+    start,
+    stop,
+    streamlit_command,
+    wait_healthy,
+)
 
 SITE_TEMPLATE = Path(__file__).with_name("nginx-atlas.conf.template")
 MAIN_CONF = """\
@@ -210,7 +218,8 @@ def start_replica(
     127.0.0.1:port, with :data:`SERVER_ENV` unless the environment sets those already; its
     output to ``log`` (added to its end with ``append``)."""
     env = {**SERVER_ENV, **os.environ}
-    return start(streamlit_command(app.name, port), log, env, app.parent, append=append)
+    script = entry_script(app.name, app.parent)  # serve/asgi.py: the class's event stream
+    return start(streamlit_command(script, port), log, env, app.parent, append=append)
 
 
 @contextmanager

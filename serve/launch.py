@@ -21,6 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 HEALTH_TIMEOUT_S = 120.0
+ASGI_ENTRY = "serve/asgi.py"  # app.py with the app's own routes (serve/asgi.py)
 STOP_TIMEOUT_S = 15.0  # a stopped server has this long to exit before it is killed
 # base URL -> process id of each server :func:`streamlit_server` runs (the bench reads their CPU
 # time), and its log where it writes one (the legibility sweep reads the tracebacks it sees)
@@ -37,6 +38,15 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def entry_script(script: str, cwd: Path = ROOT) -> str:
+    """What ``streamlit run`` runs for ``script``: ``app.py`` is served through
+    :data:`ASGI_ENTRY` (the app's own routes beside Streamlit's: :mod:`serve.asgi`) where the
+    checkout in ``cwd`` has one; any other script, or an older checkout, as it is."""
+    if script == "app.py" and (cwd / ASGI_ENTRY).is_file():
+        return ASGI_ENTRY
+    return script
 
 
 def streamlit_command(script: str, port: int, extra_args: Sequence[str] = ()) -> list[str]:
@@ -110,7 +120,7 @@ def streamlit_server(
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     began = time.monotonic()
-    cmd = streamlit_command(script, port, extra_args)
+    cmd = streamlit_command(entry_script(script, cwd), port, extra_args)
     proc = start(cmd, log, {**os.environ, **(env or {})}, cwd)
     try:
         wait_healthy(url, proc)

@@ -7,6 +7,7 @@ import streamlit as st
 
 from app_pages.lessons import live, predict, views
 from app_pages.lessons.answers import score_answer
+from app_pages.lessons.follow_events import listen_ui
 from app_pages.lessons.schema import Lesson, Step
 from app_pages.lessons.step_ui import narration_ui, summary_table
 from i18n import _, pgettext
@@ -19,9 +20,14 @@ SEEN = "join_seen"  # session state: the class revision this page was drawn at
 SAVE_ERROR = "join_save_error"
 
 
-@fragment(run_every=live.FOLLOW_SECONDS)
-def _follow(store: Store, code: str, drawn: int) -> None:
-    """Every FOLLOW_SECONDS: redraw the page when the teacher moved, revealed or ended."""
+@fragment
+def _follow(store: Store, code: str, student: Student, drawn: int) -> None:
+    """Redraw the page when the teacher moved, revealed or ended: the listener
+    (:mod:`app_pages.lessons.follow_events`) reruns this fragment alone when the class's event
+    stream says its revision changed (or, without the stream, on its slow poll); only then is the
+    store asked."""
+    if not listen_ui(code, student.id, drawn, key=f"join_follow_{code}"):
+        return  # the page's own run: it has just read the class
     info = store.get_class(code)
     if info is None or info.revision != drawn:
         st.rerun(scope="app")
@@ -53,7 +59,7 @@ def follow_ui(store: Store, code: str, student: Student) -> None:
         return
     _header(info, lesson, student)
     if not info.ended:
-        _follow(store, code, info.revision)
+        _follow(store, code, student, info.revision)
     if info.ended or info.step > len(lesson.steps):
         if info.ended:
             st.success(_("The teacher ended the class. Thank you!"))

@@ -1,0 +1,165 @@
+"""How a student's page learns that the teacher moved, revealed or ended the class: a tiny
+components-v2 script listens to the class's event stream (:mod:`serve.class_events`, on the
+page's own origin) and asks for a rerun only when the class's revision differs from the one the
+page was drawn at. An idle student's page sends nothing and runs nothing.
+
+Where the stream cannot be had (the app served as ``streamlit run app.py``, a proxy that does not
+pass it, a browser without ``EventSource``), or while it is down (a replica died: the browser
+opens it again after a jittered wait), the script falls back to asking every
+:data:`POLL_S` seconds, jittered by a third either way so that a hall's phones do not ask in the
+same second, and never from a hidden tab; a tab shown again asks at once. A change that arrives
+while the tab is hidden is asked for when it is shown.
+
+The script's state lives on its element, so a rerun that only changes the revision keeps the
+stream open; a stream is closed when its element leaves the page.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from serve.class_events import EVENTS_PATH
+
+_LOG = logging.getLogger(__name__)
+POLL_S = 10.0  # the fallback's mean interval between asks
+REOPEN_S = 3.0  # the mean wait before a dropped stream is opened again
+
+FOLLOW_JS = """
+const KEY = "__atlasClassFollow";
+
+function follower(data, win, doc, host) {
+  const f = { url: data.url, drawn: data.revision, latest: null, asked: null, listening: false,
+              source: null, poll: null, reopen: null, stopped: false, trigger: null, mounts: 0,
+              asks: 0 };
+  const jitter = (ms) => ms * (2 / 3 + (2 / 3) * Math.random());
+  const visible = () => doc.visibilityState !== "hidden";
+  const alive = () => {
+    if (!f.stopped && !host.isConnected) f.stop();
+    return !f.stopped;
+  };
+  f.ask = (why) => {
+    if (!alive() || !f.trigger) return;
+    f.asks += 1;
+    doc.documentElement.dataset.atlasFollowAsks = String(f.asks);
+    f.trigger("moved", { why, revision: f.latest, n: f.asks });
+  };
+  f.check = () => {
+    if (f.latest === null || f.latest === f.drawn || f.asked === f.latest || !visible()) return;
+    f.asked = f.latest;
+    f.ask("changed");
+  };
+  const poll = () => {  // the fallback: only while the stream is not listening
+    win.clearTimeout(f.poll);
+    f.poll = win.setTimeout(() => {
+      if (!alive()) return;
+      if (!f.listening && visible()) f.ask("poll");
+      poll();
+    }, jitter(data.poll_ms));
+  };
+  const open = () => {
+    f.reopen = null;
+    if (!alive() || !data.url || !win.EventSource) return;
+    const source = (f.source = new win.EventSource(data.url));
+    source.onopen = () => {
+      f.listening = true;
+      doc.documentElement.dataset.atlasFollow = "stream";  // for the tests: how it follows
+    };
+    source.onmessage = (event) => {
+      const revision = parseInt(event.data, 10);
+      f.listening = true;
+      if (!Number.isNaN(revision)) {
+        f.latest = revision;
+        f.check();
+      }
+    };
+    source.addEventListener("gone", () => {
+      source.close();
+      f.source = null;
+      f.listening = false;
+      f.ask("gone");
+    });
+    source.onerror = () => {
+      f.listening = false;
+      doc.documentElement.dataset.atlasFollow = "poll";
+      if (source.readyState === 2 && f.reopen === null && alive()) {  // CLOSED: not retried
+        f.source = null;
+        f.reopen = win.setTimeout(open, jitter(data.reopen_ms));
+      }
+    };
+  };
+  const shown = () => {
+    if (!alive() || !visible()) return;
+    if (!f.listening) f.ask("shown");  // a phone that slept: look now
+    else f.check();
+  };
+  f.stop = () => {
+    f.stopped = true;
+    if (f.source) f.source.close();
+    win.clearTimeout(f.poll);
+    win.clearTimeout(f.reopen);
+    doc.removeEventListener("visibilitychange", shown);
+    if (host[KEY] === f) delete host[KEY];
+  };
+  doc.addEventListener("visibilitychange", shown);
+  open();
+  poll();
+  return f;
+}
+
+export default function (component) {
+  const { data, setTriggerValue, parentElement } = component;
+  const host = parentElement.host || parentElement;
+  // it draws nothing, and says so on its element (bench/registry.py's CHARTS_DRAWN)
+  (host.closest('[data-testid="stBidiComponentRegular"]') || host).setAttribute("data-draws-nothing", "");
+  const doc = host.ownerDocument || document;
+  const win = doc.defaultView || window;
+  let f = host[KEY];
+  if (!f || f.stopped || f.url !== data.url) {
+    if (f) f.stop();
+    f = host[KEY] = follower(data, win, doc, host);
+  }
+  f.drawn = data.revision;
+  f.trigger = setTriggerValue;
+  f.mounts += 1;
+  const mine = f.mounts;
+  f.check();
+  return () => win.setTimeout(() => {
+    if (f.mounts === mine && !host.isConnected) f.stop();
+  }, 0);
+}
+"""
+
+
+def events_url(code: str, me: str) -> str:
+    """The class's event stream for this student, on the page's own origin."""
+    return f"{EVENTS_PATH}?{urlencode({'code': code, 'me': me})}"
+
+
+@functools.cache
+def _mount() -> Callable | None:
+    try:
+        return st.components.v2.component("atlas_class_follow", js=FOLLOW_JS)
+    except Exception:  # components v2 unavailable: the page follows on its reruns only
+        _LOG.warning("the class follower is unavailable", exc_info=True)
+        return None
+
+
+def listen_ui(code: str, me: str, revision: int, key: str) -> bool:
+    """Mount the listener for the page drawn at ``revision``; True in the run that it asked for
+    (the class may have changed: look), False in any other run."""
+    mount = _mount()
+    if mount is None:
+        return False
+    data = {
+        "url": events_url(code, me),
+        "revision": revision,
+        "poll_ms": int(POLL_S * 1000),
+        "reopen_ms": int(REOPEN_S * 1000),
+    }
+    result = mount(key=key, data=data, on_moved_change=lambda: None)
+    return getattr(result, "moved", None) is not None
