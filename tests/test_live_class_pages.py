@@ -8,11 +8,12 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 
 import pytest
 
 from app_pages.lessons import live
-from app_pages.lessons.schema import load_folder
+from app_pages.lessons.schema import load_folder, parse_lesson
 from app_pages.lessons.teacher import Lead, answers_csv
 from live import attempts
 from live.store import open_store
@@ -21,6 +22,7 @@ from tests.app_helpers import charts, check_path, open_app
 pytestmark = pytest.mark.checkpoints
 LESSONS = "app_pages/lessons/lessons.py"
 JOIN = "app_pages/lessons/join.py"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture()
@@ -271,3 +273,101 @@ def test_a_class_starts_from_the_list_and_from_a_lessons_outline(db):
     assert at.query_params["lesson"] == "anatomy" and at.query_params["step"] == "1"
     assert db.get_class(code).lesson == "anatomy"
     assert not [b for b in at.button if (b.key or "").startswith("live_start")]  # one at a time
+
+
+# --- the peer-instruction loop ------------------------------------------------------------------
+
+LOOP = "les_class_bahdanau_1"  # the teacher's keys on step 2's question
+
+
+def _teacher_does(at, move: str):
+    at.button(key=f"{LOOP}_class_{move}").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def _bold_ticks(at) -> list[str]:
+    return [
+        t for c in charts(at) for t in c.figure["layout"]["yaxis"].get("ticktext", []) if "<b>" in t
+    ]
+
+
+def test_the_peer_instruction_loop(db):
+    teacher, code, key = _teacher(2)
+    ann, bob, cy = (_student(code, name) for name in ("Ann", "Bob", "Cy"))
+    words = [str(o) for o in ann.button_group[0].options]
+    best, other = words.index("black"), words.index("dog")
+    for student, choice in ((ann, other), (bob, other), (cy, best)):
+        student.button_group[0].set_value(choice).run()
+    teacher.run()
+    assert "3 of 3 answered" in _text(teacher)
+    _teacher_does(teacher, "closed")
+    assert db.get_class(code).stage == "closed" and "Voting is closed" in _text(teacher)
+    ann.run()
+    assert not ann.button_group and "Voting is closed. Your answer: **dog**" in _text(ann)
+    suggestion = teacher.expander[-1]
+    assert "Suggestion" in suggestion.label and "33% chose the model's answer, under 35" in _text(
+        teacher
+    )
+    _teacher_does(teacher, "split")
+    for page in (teacher, ann):
+        page.run()
+        assert "dog: 2 (67%)" in _text(page) and "black: 1 (33%)" in _text(page)
+        assert any(c.key.endswith("_split_1") for c in charts(page))
+        assert _bold_ticks(page) == []  # the split never says which is the model's
+        assert all("_answer" not in (c.key or "") for c in charts(page))
+    _teacher_does(teacher, "discuss")
+    assert "chose **dog** (2): find someone who chose **black**" in _text(teacher)
+    assert "chose **black** (1): find someone who chose **dog**" in _text(teacher)
+    cy.run()
+    assert "You chose **black**. Find a neighbour who chose **dog**" in _text(cy)
+    _teacher_does(teacher, "second")
+    assert (db.get_class(code).round, db.get_class(code).stage) == (2, "vote")
+    ann.run()
+    assert "Your first answer: **dog**" in _text(ann)
+    assert ann.button_group[0].value is None  # a fresh vote
+    ann.button_group[0].set_value(best).run()  # changed her mind
+    bob.run()  # his page follows the teacher (the class's revision changed)
+    bob.button_group[0].set_value(other).run()
+    me = ann.query_params["me"]
+    assert (db.my_answer(code, me, 2), db.my_answer(code, me, 2, 2)) == (other, best)
+    teacher.run()
+    assert "2 of 3 answered" in _text(teacher) and "second vote" in _text(teacher)
+    _teacher_does(teacher, "reveal")
+    assert {c.key for c in charts(teacher)} >= {f"{LOOP}_split_1", f"{LOOP}_split_2"}
+    assert "1 of 2 students who voted twice (50%) changed to the model's answer" in _text(teacher)
+    ann.run()
+    shown = _text(ann)
+    assert "Your first answer: **dog** · your second answer: **black**" in shown
+    assert "the model's answer: **black**" in shown and "Right!" in shown
+    assert "The class, first vote: " in shown and "The class, second vote: " in shown
+    assert "black: 1 (50%)" in shown and any("_spread" in (c.key or "") for c in charts(ann))
+    rows = list(csv.DictReader(io.StringIO(_csv(teacher))))
+    by_student = {row["nickname"]: row for row in rows}
+    assert len(rows) == 3
+    assert (by_student["Ann"]["first_choice"], by_student["Ann"]["second_choice"]) == (
+        "dog",
+        "black",
+    )
+    assert by_student["Ann"]["choice"] == "black" and by_student["Ann"]["matched"] == "1"
+    assert (by_student["Cy"]["first_choice"], by_student["Cy"]["second_choice"]) == ("black", "")
+
+
+def test_a_teachers_own_lesson_is_followed_and_deleted_with_the_class(db):
+    data = (ROOT / "lessons" / "01-bottleneck.toml").read_bytes()
+    data = data.replace(b'id = "bottleneck"', b'id = "my-own"').replace(
+        b'title = "The bottleneck: one', b'title = "Mine: one', 1
+    )
+    own = parse_lesson(data, "mine.toml")
+    at = open_app(LESSONS)
+    at.session_state["les_uploaded"] = {own.id: own}
+    at.query_params["lesson"] = own.id
+    at.query_params["step"] = "1"
+    at.run()
+    at.button(key="live_start").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    code, key = at.session_state["live_leads"]
+    assert db.get_class(code).lesson == "my-own" and db.lesson_text(code) == own.text
+    student = _student(code)
+    assert "Mine\\: one vector" in _text(student)  # its own title, from the class store
+    at.button(key="live_delete").click().run()
+    assert db.lesson_text(code) is None and db.get_class(code) is None

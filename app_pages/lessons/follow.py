@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.lessons import live, predict, views
+from app_pages.lessons import live, peer, predict, views
 from app_pages.lessons.answers import score_answer
 from app_pages.lessons.follow_events import listen_ui
 from app_pages.lessons.schema import Lesson, Step
@@ -53,7 +53,7 @@ def _header(info: ClassInfo, lesson: Lesson, student: Student) -> None:
 
 def follow_ui(store: Store, code: str, student: Student) -> None:
     info = store.get_class(code)
-    lesson = live.shipped_lessons().get(info.lesson) if info else None
+    lesson = live.class_lesson(store, info) if info else None
     if info is None or lesson is None:
         st.info(_("The class {code} is over.").format(code=code))
         return
@@ -76,13 +76,14 @@ def follow_ui(store: Store, code: str, student: Student) -> None:
     question_ui(store, info, step, student, text_col, view_col)
 
 
-def _save(store: Store, code: str, student: Student, step: int, key: str) -> None:
-    """The guess to the class store, committed before the page says "saved"."""
+def _save(store: Store, code: str, student: Student, step: int, key: str, round_: int = 1) -> None:
+    """The guess to the class store (for the vote ``round_`` the page showed), committed before
+    the page says "saved"."""
     choice = st.session_state.get(key)
     if choice is None:
         return
     try:
-        store.answer(code, student.id, step, int(choice))
+        store.answer(code, student.id, step, int(choice), round=round_)
         st.session_state.pop(SAVE_ERROR, None)
     except (Closed, NoSuchClass, LookupError):
         st.session_state[SAVE_ERROR] = _(
@@ -96,17 +97,24 @@ def question_ui(store: Store, info: ClassInfo, step: Step, student: Student, tex
     if posed is None:
         return
     question = step.question
-    mine = store.my_answer(info.code, student.id, info.step)
+    mine = store.my_answer(info.code, student.id, info.step, info.round)
     with text_col:
         st.markdown(_("**Predict:** {prompt}").format(prompt=_(question.prompt)))
         st.markdown(posed.line)
-    key = f"join_guess_{info.code}_{info.step}"
-    if info.revealed:
-        _reveal_ui(store, info, step, posed, mine, key, text_col, view_col)
+    key = f"join_guess_{info.code}_{info.step}" + ("_2" if info.round == 2 else "")
+    if info.revealed:  # the peer-instruction loop's reveal and stages: app_pages/lessons/peer.py
+        peer.student_reveal_ui(store, info, student.id, question, posed, key, text_col, view_col)
+        return
+    if info.stage != "vote":
+        with view_col:
+            peer.student_stage_ui(store, info, posed, mine, key)
         return
     with view_col:
         if posed.preview is not None:
             posed.preview(key)
+        if info.round == 2:
+            first = store.my_answer(info.code, student.id, info.step, 1)
+            st.markdown(peer.first_answer_line(first, posed))
         if key not in st.session_state and mine is not None:
             st.session_state[key] = mine  # back after a reload: the saved guess
         st.pills(
@@ -116,7 +124,7 @@ def question_ui(store: Store, info: ClassInfo, step: Step, student: Student, tex
             key=key,
             wrap=True,  # every token in view: a row that scrolls sideways hides some
             on_change=_save,
-            args=(store, info.code, student, info.step, key),
+            args=(store, info.code, student, info.step, key, info.round),
         )
         error = st.session_state.get(SAVE_ERROR)
         if error:
@@ -132,30 +140,15 @@ def question_ui(store: Store, info: ClassInfo, step: Step, student: Student, tex
             st.caption(_("Pick one option; the answer is shown when the teacher reveals it."))
 
 
-def _reveal_ui(store, info, step, posed, mine, key, text_col, view_col) -> None:
-    question = step.question
-    with text_col:
-        if mine is None:
-            st.info(_("You did not answer this one."))
-        else:
-            s = score_answer(question.kind, posed.answer, mine)
-            box = st.success if s.correct else st.info
-            box(predict.verdict(question, posed, s))
-        st.markdown(_(question.explain))
-    with view_col:
-        tally = store.tally(info.code, info.step)
-        live.spread_ui(tally, question, posed, key, mine)
-        if question.kind not in live.DRAWN_IN_SPREAD:
-            live.model_reveal(question, posed, mine if mine is not None else posed.answer.best, key)
-
-
 def mine_ui(store: Store, info: ClassInfo, lesson: Lesson, student: Student) -> None:
-    """The student's own answers of the class against the model's, each row named by what the
-    question asked."""
+    """The student's own answers of the class against the model's (the last vote: the second
+    where there was one), each row named by what the question asked."""
     st.markdown("### " + _("Your predictions"))
     rows = []
     for index, posed in live.posed_questions(lesson):
-        mine = store.my_answer(info.code, student.id, index + 1)
+        mine = store.my_answer(info.code, student.id, index + 1, 2)
+        if mine is None:
+            mine = store.my_answer(info.code, student.id, index + 1)
         answered = mine in range(len(posed.labels))
         if not answered:
             result = _("not answered")

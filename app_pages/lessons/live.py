@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from functools import lru_cache
 from urllib.parse import urlencode, urlsplit
 
 import numpy as np
@@ -13,9 +14,9 @@ import streamlit as st
 
 from app_pages.lessons import predict, views
 from app_pages.lessons.answers import CLICK_KINDS, score_answer
-from app_pages.lessons.schema import Lesson, Question, load_folder
+from app_pages.lessons.schema import Lesson, LessonError, Question, load_folder, parse_lesson
 from i18n import _, ngettext
-from live.records import Tally
+from live.records import ClassInfo, Tally
 from live.store import Store, open_store
 from ui.text import escape_markdown
 from viz.lessons import class_bars
@@ -46,10 +47,30 @@ def class_store() -> Store | None:
 
 
 def shipped_lessons() -> dict[str, Lesson]:
-    """The lessons a class can follow: the shipped ones (an uploaded lesson lives only in the
-    teacher's session, where the students' pages cannot read it)."""
+    """The lessons that ship with the atlas (a class on a teacher's own lesson keeps its file in
+    the class store: :func:`class_lesson`)."""
     found, _errors = load_folder()
     return {lesson.id: lesson for lesson in found}
+
+
+def class_lesson(store: Store, info: ClassInfo) -> Lesson | None:
+    """The lesson the class ``info`` follows: the teacher's own file kept with the class (read
+    once per class and process, checked again as an upload is), else the shipped lesson of that
+    id; None when neither (the class is gone, or the file no longer passes the schema)."""
+    return _class_lesson(store, info.code, info.created, info.lesson)
+
+
+@lru_cache(maxsize=64)
+def _class_lesson(store: Store, code: str, created: float, lesson_id: str) -> Lesson | None:
+    text = store.lesson_text(code)  # a class's file never changes; (code, created) is one class
+    if text is None:
+        return shipped_lessons().get(lesson_id)
+    try:
+        lesson = parse_lesson(text.encode(), f"{lesson_id}.toml")
+    except LessonError:
+        _LOG.warning("the lesson of class %s no longer passes the schema", code)
+        return None
+    return lesson if lesson.id == lesson_id else None
 
 
 def posed_questions(lesson: Lesson) -> Iterator[tuple[int, predict.Posed]]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from app_pages.lessons import live, predict
+from app_pages.lessons import live, peer, predict
 from app_pages.lessons.schema import Lesson, Step
 from app_pages.lessons.step_ui import summary_table
 from i18n import _, pgettext
@@ -65,12 +65,13 @@ def _take_teacher_link(store: Store) -> bool:
     return False
 
 
-def start_live_class(lesson_id: str, step: int) -> None:
-    """Start a class on ``lesson_id`` at ``step`` (a button's callback)."""
+def start_live_class(lesson_id: str, step: int, text: str | None = None) -> None:
+    """Start a class on ``lesson_id`` at ``step`` (a button's callback); ``text``: a teacher's
+    own lesson file, stored with the class so that the students' pages can follow it."""
     store = live.class_store()
     if store is None:
         return
-    info, key = store.create_class(lesson_id, step)
+    info, key = store.create_class(lesson_id, step, text)
     st.session_state[LEADS] = (info.code, key)
     st.session_state[SHOW_JOIN] = True
     st.query_params["lesson"] = lesson_id
@@ -173,21 +174,22 @@ def lead(lesson: Lesson, step: int) -> Lead | None:
 
 def start_button(lesson: Lesson, step: int, key: str, shipped: dict[str, Lesson]) -> None:
     """ "Start a class" on ``lesson`` at ``step`` (on the lesson list, and in a lesson's outline);
-    a teacher's own lesson (not in ``shipped``, :func:`live.shipped_lessons`) cannot be followed
-    from the students' devices, so it says so."""
+    a teacher's own lesson (not in ``shipped``, :func:`live.shipped_lessons`) goes into the class
+    store with the class (its file, checked again where a student's page reads it)."""
     if LEADS in st.session_state:  # one class at a time
         return
-    if shipped.get(lesson.id) == lesson:
-        st.button(
-            _("Start a class"),
-            key=key,
-            icon=":material/groups:",
-            on_click=start_live_class,
-            args=(lesson.id, step),
-            help=_("Students join with a code and answer the predictions on their own devices."),
-        )
-    else:
+    own = shipped.get(lesson.id) != lesson
+    if own and not lesson.text:  # made in code, not from a file: nothing to store
         st.caption(_("A class can follow the lessons that ship with the atlas."))
+        return
+    st.button(
+        _("Start a class"),
+        key=key,
+        icon=":material/groups:",
+        on_click=start_live_class,
+        args=(lesson.id, step, lesson.text if own else None),
+        help=_("Students join with a code and answer the predictions on their own devices."),
+    )
 
 
 def join_card(lead: Lead) -> None:
@@ -234,8 +236,10 @@ def _counts(code: str, step: int, shown: Step | None) -> None:
     if info.ended:
         text += " · " + _("ended")
     elif shown is not None and shown.question is not None:
-        tally = store.tally(code, step)
+        tally = store.tally(code, step, info.round if info.step == step else 1)
         text += " · " + _("{a} of {n} answered").format(a=tally.answered, n=info.students)
+        if info.step == step and info.round == 2:
+            text += " · " + _("second vote")
     st.markdown(text)
 
 
@@ -291,25 +295,47 @@ def _delete(lead: Lead) -> None:
 
 def answers_csv(lead: Lead, lesson: Lesson) -> str:
     """Every answer, one row per student and question (anonymous numbers, the optional
-    nickname), with the option's label and whether it was the model's top choice."""
+    nickname) with both votes: ``choice`` and ``matched`` are the last vote's (the second where
+    there was one), ``first_choice`` and ``second_choice`` each vote's (empty: not voted), with
+    the model's top choice."""
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["step", "question", "student", "nickname", "choice", "model_top", "matched"])
+    writer.writerow(
+        [
+            "step",
+            "question",
+            "student",
+            "nickname",
+            "choice",
+            "model_top",
+            "matched",
+            "first_choice",
+            "second_choice",
+        ]
+    )
     posed_of = dict(live.posed_questions(lesson))
+    votes: dict[tuple[int, int], dict[int, int]] = {}
+    names: dict[int, str] = {}
     for row in lead.store.answers(lead.code, lead.key):
         posed = posed_of.get(row.step - 1)
-        if posed is None or not 0 <= row.choice < len(posed.labels):
-            continue
-        best = posed.answer.best
+        if posed is not None and 0 <= row.choice < len(posed.labels):
+            votes.setdefault((row.step, row.student), {})[row.round] = row.choice
+            names[row.student] = row.nickname
+    for (step, student), by_round in votes.items():
+        posed = posed_of[step - 1]
+        best, last = posed.answer.best, by_round[max(by_round)]
+        label = {r: _csv_safe(posed.labels[c]) for r, c in by_round.items()}
         writer.writerow(
             [
-                row.step,
-                _(lesson.steps[row.step - 1].question.prompt),
-                row.student,
-                _csv_safe(row.nickname),
-                _csv_safe(posed.labels[row.choice]),
+                step,
+                _(lesson.steps[step - 1].question.prompt),
+                student,
+                _csv_safe(names[student]),
+                _csv_safe(posed.labels[last]),
                 _csv_safe(posed.labels[best]),
-                int(row.choice == best),
+                int(last == best),
+                label.get(1, ""),
+                label.get(2, ""),
             ]
         )
     return out.getvalue()
@@ -331,29 +357,16 @@ def question_ui(lead: Lead, step: Step, key: str, text_col, view_col) -> None:
     with text_col:
         st.markdown(_("**Predict:** {prompt}").format(prompt=_(question.prompt)))
         st.markdown(posed.line)
-    if not lead.info.revealed:
+    if not lead.info.revealed:  # the peer-instruction loop (app_pages/lessons/peer.py)
         with view_col:
             if posed.preview is not None:
                 posed.preview(key)
             options = " · ".join(escape_markdown(label) for label in posed.labels)
             st.markdown(_("Options: {options}").format(options=options))
-        with text_col:
-            st.caption(
-                _(
-                    "The class answers on their own devices; the answer stays hidden until you reveal it."
-                )
-            )
-            st.button(
-                _("Reveal the answer"),
-                type="primary",
-                key=f"{key}_class_reveal",
-                on_click=lead.store.reveal,
-                args=(lead.code, lead.key),
-            )
+            peer.teacher_stage_ui(lead, question, posed, key, text_col)
         return
-    tally = lead.store.tally(lead.code, lead.info.step)
     with view_col:
-        live.spread_ui(tally, question, posed, key)
+        tally = peer.teacher_reveal_ui(lead, question, posed, key)
         if question.kind not in live.DRAWN_IN_SPREAD:  # the model's own view adds to it
             live.model_reveal(question, posed, live.modal_choice(tally, posed.answer.best), key)
     with text_col:
@@ -362,11 +375,14 @@ def question_ui(lead: Lead, step: Step, key: str, text_col, view_col) -> None:
 
 def summary_ui(lead: Lead, lesson: Lesson) -> None:
     """After the last step: each question (named by what it asked), how many answered, the
-    option most chosen (every one of a tie), the model's answer and the share that matched."""
+    option most chosen (every one of a tie), the model's answer and the share that matched, of
+    the last vote (the second where there was one)."""
     st.markdown("### " + _("The class's predictions"))
     rows = []
     for index, posed in live.posed_questions(lesson):
-        tally = lead.store.tally(lead.code, index + 1)
+        tally = lead.store.tally(lead.code, index + 1, 2)
+        if not tally.answered:
+            tally = lead.store.tally(lead.code, index + 1)
         part = live.shares(tally, len(posed.labels))
         most = "—"
         if tally.answered:
