@@ -40,9 +40,12 @@ $(STAMP_RUN): requirements.lock $(COMPONENT_FILES) | $(BIN)/uv
 	$(INSTALL_COMPONENT)
 	touch $@
 
-$(STAMP_DEV): requirements.lock requirements-dev.lock $(COMPONENT_FILES) | $(BIN)/uv
+# The accessibility judge's axe-core (tests/axe, pinned by its package-lock.json; bench/axe.py).
+AXE := tests/axe
+$(STAMP_DEV): requirements.lock requirements-dev.lock $(COMPONENT_FILES) $(AXE)/package-lock.json | $(BIN)/uv
 	$(UV_INSTALL) -r requirements-dev.lock
 	$(INSTALL_COMPONENT)
+	npm ci --prefix $(AXE) --no-audit --no-fund --loglevel=error
 	touch $@ $(STAMP_RUN)
 
 setup: $(STAMP_RUN)

@@ -112,7 +112,7 @@ def test_the_payload_carries_them_unchanged():
         assert json.loads(new)["behaviours"] == fullscreen | old
 
 
-def test_plotly_chart_sends_them_beside_its_full_screen_button(monkeypatch):
+def test_plotly_chart_sends_them_beside_its_full_screen_button_and_its_words(monkeypatch):
     sent = []
     monkeypatch.setattr(plotly_component, "wanted", lambda: True)
     monkeypatch.setattr(plotly_component, "show", lambda data, **kw: sent.append(data) or True)
@@ -121,8 +121,10 @@ def test_plotly_chart_sends_them_beside_its_full_screen_button(monkeypatch):
     charts.plotly_chart(go.Figure(go.Bar(y=[1, 2])), key="c", behaviours=Behaviours(link=link))
     charts.plotly_chart(go.Figure(go.Bar(y=[1, 2])), key="d")
     with_link, plain = (json.loads(data)["behaviours"] for data in sent)
-    assert with_link == {"fullscreen": plain["fullscreen"], "link": link.options()}
-    assert list(plain) == ["fullscreen"] and plain["fullscreen"]["label"]
+    every = {"fullscreen": plain["fullscreen"], "describe": plain["describe"]}
+    assert with_link == every | {"link": link.options()}
+    assert list(plain) == ["fullscreen", "describe"] and plain["fullscreen"]["label"]
+    assert plain["describe"]["name"] and plain["describe"]["summary"]  # every chart in words
 
 
 def test_the_anatomy_page_still_sends_its_drag_options(monkeypatch):

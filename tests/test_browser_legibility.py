@@ -6,7 +6,10 @@ at 1280x800 and a phone at 390x844 without it; the projector, the laptop and the
 Chinese), after the page's default input and, in English, for a page that takes text, after a
 46-word sentence (100 word pieces on the pretrained encoder's Multi-head view): no chart text
 clipped or overlapping another, no text under the minimum size, heatmap cells large enough, every
-token labelled (``tests/legibility.py`` states the rules), and no error shown. At 1280x720 in
+token labelled (``tests/legibility.py`` states the rules), and no error shown; at the projector,
+the laptop and the phone, in both languages, the accessibility judge passes too (``tests/
+accessibility.py``: no serious or critical axe-core violation, every chart named and described,
+the document's language declared). At 1280x720 in
 classroom mode the page's main chart also starts on the first screen; on the pages laid out chart
 first (``WHOLE_ON_FIRST_SCREEN``) it lies wholly on it, at 1280x720 and 1920x1080; and no chart
 is hidden in part sideways but on a phone, with either input.
@@ -32,6 +35,7 @@ from pathlib import Path
 import pytest
 
 from models.checkpoints import SHIPPED_ROOT
+from tests.accessibility import access_problems
 from tests.browser_helpers import served_fixtures, still
 from tests.legibility import TOLERANCE, check_page, main_chart_box
 from tests.server import SERVER_LOGS
@@ -77,6 +81,10 @@ TEXT_PARAM = {
 REFERENCE_PARAM = {"why_attention": "why_ref", "alignment": "aln_ref"}  # French, for BLEU
 # pages whose text boxes no chart draws: the class code and the nickname of /join
 TEXT_WITHOUT_CHARTS = {"join"}
+# The set-ups the accessibility judge (tests/accessibility.py: axe-core, every chart named and
+# described, the document's language) also looks at: the projector, the laptop and the phone, in
+# both languages (the large screen shows what the projector shows).
+ACCESS_JUDGED = {"projector", "laptop", "phone", "projector-zh", "laptop-zh", "phone-zh"}
 WITHOUT_CHARTS = {
     "",
     "lab",
@@ -367,6 +375,7 @@ def _problems(page, setup: Setup, case: Case, log: Path | None) -> list[str]:
         *_errors(page, log),
         *_first_screen(page, setup, case),
         *check_page(page, classroom=setup.classroom, sideways_ok=setup.phone),
+        *(access_problems(page, setup.lang) if setup.name in ACCESS_JUDGED else []),
     ]
 
 

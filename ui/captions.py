@@ -14,7 +14,7 @@ import streamlit as st
 import torch
 from streamlit.delta_generator import DeltaGenerator
 
-from i18n import N_, _, current_language
+from i18n import N_, _, current_language, pgettext
 from media.images import MAX_BYTES, ImageInputError, load_image, too_large
 from media.scenes import (
     OBJECT_NAMES,
@@ -25,6 +25,7 @@ from media.scenes import (
     random_placements,
     random_scene,
 )
+from models.analysis.regions import region_masses
 from models.captioning.inference import CaptionResult
 from models.limits import CAPTIONER_BEAM
 from ui.choices import choice_ui
@@ -321,3 +322,28 @@ def captions_ui(truth: str | None, results: dict[str, CaptionResult]) -> None:
             st.code(text, language=None, wrap_lines=True)
             if log_prob is not None:
                 st.caption(f"log p = {log_prob:.2f}")
+
+
+def region_names() -> tuple[str, ...]:
+    """The nine parts of an image, row by row from the top left (``region_masses``' order)."""
+    return (
+        pgettext("image region", "top left"),
+        pgettext("image region", "top"),
+        pgettext("image region", "top right"),
+        pgettext("image region", "left"),
+        pgettext("image region", "centre"),
+        pgettext("image region", "right"),
+        pgettext("image region", "bottom left"),
+        pgettext("image region", "bottom"),
+        pgettext("image region", "bottom right"),
+    )
+
+
+def word_alt(word: str, alpha: np.ndarray) -> str:
+    """A word's attention map in words, for its image's text alternative: the part of the image
+    with most of the map's mass, and that share, from ``alpha`` (g, g)."""
+    masses = region_masses(np.asarray(alpha, dtype=float))  # (9,)
+    top = int(np.argmax(masses))
+    return _("While it says “{word}”, the model looks mostly at the {region} ({share:.0%}).").format(
+        word=word, region=region_names()[top], share=float(masses[top] / max(masses.sum(), 1e-9))
+    )

@@ -32,6 +32,7 @@ from serve.memory import figure_bytes, note_figure
 from ui import plotly_component
 from ui.sidebar import classroom_mode
 from viz.behaviours import Behaviours, Chart
+from viz.describe import ChartText, chart_text
 from viz.figure import colour_scale
 from viz.palette import OKABE_ITO  # every chart's colour way: see viz.palette
 from viz.wrap import blocks_needed, wrap_columns
@@ -62,6 +63,14 @@ TITLE_PAD_PX = 8  # space above a chart title
 # every chart drawn by the component has a full-screen button (fullscreen.js); st.plotly_chart
 # has Streamlit's own
 FULLSCREEN_LABEL = N_("Full screen (Esc to return)")
+# every chart drawn by the component has its name, summary and numbers in words (describe.js,
+# from viz.describe); its tables open with a button that the keyboard reaches
+NUMBERS_LABELS = {
+    "show": N_("Show the numbers as a table"),
+    "hide": N_("Hide the table"),
+    "more_rows": N_("{n} more rows are not shown."),
+    "more_columns": N_("{n} more columns are not shown."),
+}
 PLOTLY_CONFIG = {
     "displaylogo": False,
     "toImageButtonOptions": {"format": "png", "scale": 2, "filename": "attention-atlas"},
@@ -263,14 +272,17 @@ def _component_chart(
     on_select,
     behaviours: Behaviours | None,
     on_trigger: dict | None,
+    text: ChartText,
 ) -> bool:
-    """Show the legible figure ``spec`` with the chart component; False (nothing shown) where it
-    is off."""
+    """Show the legible figure ``spec`` with the chart component, named and described by
+    ``text``; False (nothing shown) where it is off."""
     if not plotly_component.wanted():
         return False
-    options = {"fullscreen": {"label": _(FULLSCREEN_LABEL)}} | (
-        behaviours.options() if behaviours is not None else {}
-    )
+    labels = {name: _(label) for name, label in NUMBERS_LABELS.items()}
+    options = {
+        "fullscreen": {"label": _(FULLSCREEN_LABEL)},
+        "describe": text.payload() | {"labels": labels},
+    } | (behaviours.options() if behaviours is not None else {})
     # A figure with a width scrolls sideways inside the component (its own container, whose key
     # does not change with the width: a new container would mount the chart anew).
     data = plotly_component.payload(
@@ -341,12 +353,13 @@ def plotly_chart(
     if classroom and fit_height and fit_rows is not None:
         fitted_rows(fig, fit_rows, fit_height, scale or CLASSROOM_SCALE)
     spec = fig.to_dict()
+    text = chart_text(spec)  # before wrapping: the figure's own rows and columns
     width, behaviours = _wrapped(spec, fit_width, classroom, behaviours)
     if classroom:
         width = width or fig.layout.width
         scale = fitted_width_scale(width, fit_width, scale or CLASSROOM_SCALE)
     spec = legible(spec, classroom=classroom, scale=scale)
-    if _component_chart(spec, key, on_select, behaviours, on_trigger):
+    if _component_chart(spec, key, on_select, behaviours, on_trigger, text):
         return
     note_figure(figure_bytes(spec))
     kwargs: dict = {"key": key, "config": PLOTLY_CONFIG, "theme": None}

@@ -7,7 +7,7 @@ import torch
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from i18n import LANGUAGES, _, negotiate, set_language, set_language_resolver
-from ui.document_language import document_language
+from ui.document import document_ui
 from ui.url_state import write_params
 
 LANGUAGE_KEY = "lang"  # also the URL parameter name: ?lang=zh
@@ -132,5 +132,5 @@ def sidebar_ui() -> tuple[str, bool]:
             device=device, version=torch.__version__
         )
     )
-    document_language(st.session_state.get(LANGUAGE_KEY, "en"))
+    document_ui(st.session_state.get(LANGUAGE_KEY, "en"))
     return device, classroom

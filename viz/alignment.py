@@ -15,7 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
-from i18n import _
+from i18n import N_, _
 from viz._checks import as_matrix, check_labels, escape
 from viz._margins import (
     AXIS_TITLE_PX,
@@ -25,6 +25,7 @@ from viz._margins import (
     widest_px,
 )
 from viz.axes import token_axis
+from viz.describe import matrix_words
 from viz.figure import figure
 from viz.heatmaps import (
     COLUMN_PX,
@@ -47,6 +48,10 @@ LABEL_GAP_PX = 16  # between a token column's dot and the plot's edge, besides t
 ENTROPY_COLUMN_PX = 56  # a column of entropies: room for "1.23" in the cell
 NUMBER_COLUMN_PX = 40  # a column of a small map, which prints "−0.25" in each cell
 PLOT_PX = 200  # the least width of a bar chart's plot area
+# a row of an alignment in words (viz.describe): the French word and where it looks
+ALIGNMENT_ROW = N_(
+    "When the model writes “{row}”, most weight is on “{first}” ({v1}), then “{second}” ({v2})."
+)
 COLORBAR_SIDE_TITLE_PX = 114  # right margin: a colour bar, its ticks (−0.85) and its title beside
 # (with COLORBAR_THICKNESS_PX, 14 px less than plotly's default bar needs: Local attention's two
 # maps fit side by side at their least widths; 1280x720 classroom and 1280x800 hid 7-17 px of them)
@@ -89,6 +94,7 @@ def alignment_heatmap(
     else:
         fig.update_traces(showscale=False)
         fig.update_layout(margin={"r": 20})
+    fig.update_layout(meta={"atlas": {"row": ALIGNMENT_ROW}})  # its rows in words (viz.describe)
     return fit_cells(fig, *z.shape, column_px=NUMBER_COLUMN_PX if numbers else COLUMN_PX)
 
 
@@ -191,6 +197,7 @@ def alignment_lines(
         "width": max(3 * label_px + _MARGIN["l"] + _MARGIN["r"], title_width(title)),
         "xaxis": {"visible": False, "range": [-1.0, 2.0]},
         "yaxis": {"visible": False, "autorange": "reversed"},
+        "meta": {"atlas": matrix_words(z, ys, xs, ALIGNMENT_ROW)},  # in words: viz.describe
     }
     return figure({"data": traces, "layout": layout})
 

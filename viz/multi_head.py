@@ -34,6 +34,7 @@ from viz._margins import (
     x_ticks_height,
 )
 from viz.axes import LayoutValue, token_axis
+from viz.describe import head_patterns
 from viz.figure import figure
 from viz.head_steps import (
     ZWSP,
@@ -338,6 +339,10 @@ def head_grid(
         )
         title += "<br>" + _("colours up to the 99th percentile ({cmax:.2f})").format(cmax=cmax)
     layout = _grid_layout(title, (n_layers, n_heads), (centre_x, centre_y), colorscale, cmax)
+    words = head_patterns(checked_weights(weights, 4, "weights"))
+    if title:  # the figure's own title names it
+        words.pop("name")
+    layout["meta"] = {"atlas": words}
     if selected is not None:
         layout["shapes"] = [_frame(selected, (side_q, side_k), gap)]
     return figure({"data": [heatmap], "layout": layout})

@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike
 from i18n import _
 from viz._checks import MARGIN, check_labels, escape
 from viz._margins import LEGEND_PX, LEGEND_ROW_PX, widest_px
+from viz.describe import heads_in_words
 from viz.figure import figure
 from viz.head_steps import title_annotation, title_margin, title_width
 from viz.hover_link import HIGHLIGHT_PX, KEYS_UID, LINE_UID, QUERIES_UID, HoverLink
@@ -159,6 +160,7 @@ def head_lines(
     traces += [_token_column(0, ys, "left", token), _token_column(1, xs, "right", None)]
     below = len(heads) if legend_below else 0
     layout = _lines_layout(max(len(xs), len(ys)), [*xs, *ys], title, legend_rows_of=below)
+    layout["meta"] = {"atlas": heads_in_words(w, heads, ys, xs)}  # in words: viz.describe
     return figure({"data": traces, "layout": layout})
 
 

@@ -23,6 +23,7 @@ from ui.captions import (
     maps_document,
     settings_ui,
     source_ui,
+    word_alt,
 )
 from ui.charts import plotly_chart
 from ui.layout import control_row, first_screen_fit
@@ -124,7 +125,10 @@ with st.spinner(_("Captioning…")):
 results = {name: result for name, result in described.items() if result is not None}
 
 where.picture.image(
-    image, width=PICTURE_PX, caption=_("The scene (224 × 224, as the encoder sees it)")
+    image,
+    width=PICTURE_PX,
+    caption=_("The scene (224 × 224, as the encoder sees it)"),
+    alt=_("The scene the models caption"),
 )
 with where.captions:
     captions_ui(truth, results)
@@ -138,6 +142,7 @@ with where.strips:
         st.image(
             word_panels(image, result.alphas, result.words),
             caption=[escape_markdown(w) for w in result.words],
+            alt=[word_alt(w, a) for w, a in zip(result.words, result.alphas, strict=True)],
         )
         line = card_line(name)
         if line:

@@ -7,8 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from models.analysis.regions import PARTS, region_masses
+
 CLICK_KINDS = ("token", "window", "region")  # the student clicks a token or a region
-REGIONS = 3  # the image is split into REGIONS x REGIONS parts for a ``region`` question
+REGIONS = PARTS  # the image is split into REGIONS x REGIONS parts for a ``region`` question
 NEAR_WINDOW = 1.0  # a window guess within this many positions of p_t counts as right
 SAME_TOLERANCE = 1e-6  # two results this close are "the same" (rounding)
 
@@ -75,18 +77,6 @@ def window_answer(source: list[str], row: np.ndarray, p_t: float) -> Answer:
     values = np.asarray(row, dtype=float)  # (T_src,)
     best = int(np.clip(round(p_t), 0, len(source) - 1))
     return Answer(tuple(source), values, best, centre=float(p_t))
-
-
-def region_masses(alpha: np.ndarray, parts: int = REGIONS) -> np.ndarray:
-    """(parts * parts,) the attention mass of each part of a (g, g) map, row by row from the
-    top left; a cell on a border between parts is shared in proportion to its overlap."""
-    g = alpha.shape[0]
-    edges = np.linspace(0, g, parts + 1)
-    cover = np.zeros((parts, g))  # cover[p, c]: share of cell c inside part p
-    for p in range(parts):
-        lo, hi = edges[p], edges[p + 1]
-        cover[p] = np.clip(np.minimum(np.arange(1, g + 1), hi) - np.maximum(np.arange(g), lo), 0, 1)
-    return (cover @ alpha @ cover.T).reshape(-1)  # (parts * parts,)
 
 
 def region_answer(alpha: np.ndarray, names: tuple[str, ...]) -> Answer:

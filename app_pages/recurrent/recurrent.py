@@ -16,6 +16,7 @@ from ui.sidebar import classroom_mode
 from ui.text import page_intro, read_text, show_text_notices
 from ui.translation import sentence_ui
 from ui.translation_compute import SENTENCE_BOX
+from viz.describe import described
 from viz.recurrent_diagrams import DIAGRAMS
 
 RNN = r"h_t = \tanh\left(W h_{t-1} + U x_t + b\right), \qquad h_0 = 0"
@@ -168,7 +169,8 @@ def formula_section(diagram: str, title: str, formula: str, text: str, caption: 
     with left:
         st.latex(formula)
     with right:
-        plotly_chart(DIAGRAMS[diagram](), key=f"rc_diagram_{diagram}")
+        diagram_fig = described(DIAGRAMS[diagram](), _(title), _(caption))
+        plotly_chart(diagram_fig, key=f"rc_diagram_{diagram}")
         st.caption(_(caption))
 
 

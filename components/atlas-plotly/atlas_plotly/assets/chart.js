@@ -11,7 +11,7 @@
 //   minWidth: the least width the figure is drawn at (px); on a narrower column the chart scrolls
 //   sideways inside the host instead of being squeezed (null: it takes the column's width).
 // behaviours: {name: options} for the behaviour modules next to this file (BEHAVIOURS below:
-//   play.js, drag.js, link.js, fullscreen.js), each following the contract below. A module that
+//   play.js, drag.js, link.js, fullscreen.js, describe.js), each following the contract below. A module that
 //   fails to load or to attach is logged and skipped: the chart itself is still drawn.
 // If plotly.js cannot be loaded or drawing fails, the trigger "failed" asks Python to use
 // st.plotly_chart for the rest of the session; nothing is thrown, so no error box is shown.
@@ -33,7 +33,7 @@ const PLOTLY_SRC = new URL("./plotly.min.js", import.meta.url).href;
 const DEFAULT_HEIGHT = 450; // plotly's own, and st.plotly_chart's
 const decoder = new TextDecoder();
 let plotlyLoading = null;
-const BEHAVIOURS = ["play", "drag", "link", "fullscreen"]; // ./<name>.js, each exporting attach(ctx)
+const BEHAVIOURS = ["play", "drag", "link", "fullscreen", "describe"]; // ./<name>.js, each exporting attach(ctx)
 let behavioursLoading = null;
 
 function loadBehaviours() {
