@@ -154,3 +154,23 @@ def test_without_the_component_plotlys_own_play_remains(tab, url_off):
         "() => [...document.querySelectorAll('.gtitle')].some(t => t.textContent.startsWith('step 2:'))"
     )
     steps.locator(".updatemenu-button", has_text="Pause").click()
+
+
+def test_under_reduced_motion_play_shows_the_steps_without_motion(tab, url):
+    """WCAG 2.3.3: with the system's "reduce motion" on, play shows step after step and nothing
+    in between (every sample is one of the server's frames: no sliding window, no crossfade)."""
+    tab.emulate_media(reduced_motion="reduce")
+    try:
+        tab.__sent = count_sent(tab)
+        tab.goto(f"{url}/local_attention")
+        wait_settled(tab, 3)
+        host = tab.locator(PLAYER)
+        samples, __, __ = played(tab, host, "Play", "Pause")
+        frames = host.evaluate(
+            "h => h.querySelector('.js-plotly-plot')._transitionData._frames"
+            ".map(f => [f.layout.shapes[0].x0, f.data[1].x[0]])"
+        )
+        assert len(samples) > 1
+        assert all([s["window"], s["p_t"]] in frames for s in samples), samples
+    finally:
+        tab.emulate_media(reduced_motion="no-preference")

@@ -13,6 +13,7 @@ from app_pages.lessons.keys import presenter_keys
 from app_pages.lessons.schema import Lesson, LessonError, load_folder, parse_lesson
 from app_pages.lessons.step_ui import narration_ui, question_ui, sentence_of, summary_ui
 from i18n import N_, _, ngettext
+from ui.announce import announce
 from ui.sidebar import classroom_mode
 from ui.text import escape_markdown, page_intro
 from ui.url_state import parse_int
@@ -221,12 +222,22 @@ def step_ui(lesson: Lesson, step: int, lead: teacher.Lead | None = None) -> None
         views.show_view(current_step, f"les_view_{lesson.id}_{index}")
 
 
+def where_now(lesson: Lesson, step: int) -> str:
+    """Where the lesson is, in words (said by a screen reader when it changes)."""
+    if step > len(lesson.steps):
+        return _("{lesson}: your predictions.").format(lesson=_(lesson.title))
+    return _("Step {k} of {n}: {title}").format(
+        k=step, n=len(lesson.steps), title=_(lesson.steps[step - 1].title)
+    )
+
+
 def lesson_ui(lesson: Lesson, step: int) -> None:
     presenter_keys(move(lesson))
     lead = teacher.lead(lesson, step)
     if lead is not None:
         step = min(max(lead.info.step, 1), len(lesson.steps) + 1)  # the class's step
     nav_ui(lesson, step, lead)
+    announce(where_now(lesson, step))
     # the join card above the step while the class gathers (its first step, before a reveal);
     # after that under it, so that the step and its reveal fill a projector's first screen
     card_first = lead is not None and step == 1 and not lead.info.revealed

@@ -17,6 +17,8 @@
 //   back in with the next frame's points.
 //   Texts (titles, hover labels) stay those of the last step reached. Invisible traces (opacity
 //   0: hover layers) are left as they are.
+// Under prefers-reduced-motion nothing moves between steps: play shows step after step, each
+// for seconds_per_frame (reducedMotion below).
 // Pause (or a move of the slider) stops; a pause between two steps settles on the nearer one, so
 // the slider and the chart always show the same step. At the last step it stops; play pressed
 // there starts again from the first step.
@@ -34,6 +36,12 @@
 // and data-play-fps (states drawn per second in the latest play).
 
 import { decoded, inBetween, transition } from "./play_frames.js";
+
+// The reader asked for less motion (the system's setting): play shows the steps without the
+// motion in between (no sliding, no crossfade).
+export function reducedMotion() {
+  return typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches;
+}
 
 const OVERLAY = "atlas-play-overlay"; // the name of the crossfading layout image
 
@@ -144,9 +152,13 @@ class Player {
         try {
           // rAF's time stamp is the frame's start, which may come before `started`
           const elapsed = Math.max(0, now - started);
-          const target = Math.min(origin + elapsed / perFrame, this.frames.length - 1);
-          await this.drawAt(target);
-          this.draws += 1;
+          const along = Math.min(origin + elapsed / perFrame, this.frames.length - 1);
+          // under prefers-reduced-motion: the steps one after the other, nothing moving between
+          const target = reducedMotion() ? Math.floor(along) : along;
+          if (target !== this.position || !Number.isInteger(target)) {
+            await this.drawAt(target);
+            this.draws += 1;
+          }
           const seconds = (performance.now() - started) / 1000;
           const fps = (this.draws - startDraws) / seconds;
           if (seconds > 0) this.host.setAttribute("data-play-fps", fps.toFixed(1));
