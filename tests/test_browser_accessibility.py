@@ -80,3 +80,15 @@ def test_a_chart_is_read_by_screen_reader_and_keyboard(page, app_url):
     )
     page.keyboard.press("Enter")
     table.wait_for(state="hidden")
+
+
+def test_a_screen_reader_hears_the_lesson_move_by_keyboard(page, app_url):
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{app_url}/lessons?lesson=bahdanau&step=1&lang=en")
+    status = page.get_by_role("status").filter(has_text="Step 1 of 6")
+    status.wait_for(state="attached")
+    page.locator("body").press("ArrowRight")  # the presenter's key, from anywhere but a text box
+    page.get_by_role("status").filter(has_text="Step 2 of 6: Predict one row").wait_for(
+        state="attached"
+    )
+    assert page.get_by_role("status").get_attribute("aria-live") == "polite"
