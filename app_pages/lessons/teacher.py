@@ -196,7 +196,12 @@ def join_card(lead: Lead) -> None:
     """The join code, its link and a QR code, large: what the projector shows as students join."""
     url = live.join_url(lead.code)
     with st.container(border=True, horizontal=True, vertical_alignment="center"):
-        st.image(qr_png(url), width=220, caption=_("Scan to join"))
+        st.image(
+            qr_png(url),
+            width=220,
+            caption=_("Scan to join"),
+            alt=_("A QR code of the join link, {url}").format(url=url),
+        )
         with st.container():
             st.markdown(_("Join at **{url}**").format(url=escape_markdown(url.split("?")[0])))
             st.markdown(_("Code:") + f"\n# {live.spaced(lead.code)}")
