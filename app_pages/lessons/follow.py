@@ -13,6 +13,7 @@ from app_pages.lessons.step_ui import narration_ui, summary_table
 from i18n import _, pgettext
 from live.records import ClassInfo, Closed, NoSuchClass, Student
 from live.store import Store
+from ui.announce import announce
 from ui.errors import fragment
 from ui.text import escape_markdown
 
@@ -58,6 +59,7 @@ def follow_ui(store: Store, code: str, student: Student) -> None:
         st.info(_("The class {code} is over.").format(code=code))
         return
     _header(info, lesson, student)
+    announce(live.class_news(info, lesson))  # the move, the stage, the reveal, the end: said
     if not info.ended:
         _follow(store, code, student, info.revision)
     if info.ended or info.step > len(lesson.steps):

@@ -153,3 +153,27 @@ def spread_ui(
 def model_reveal(question: Question, posed: predict.Posed, guess: int, key: str) -> None:
     """The model's answer drawn as the lessons draw it, with ``guess`` over it."""
     posed.reveal(score_answer(question.kind, posed.answer, guess), f"{key}_answer")
+
+
+def class_news(info: ClassInfo, lesson: Lesson) -> str:
+    """The class's state in one sentence, for a screen reader when it changes (the teacher's
+    move, a vote's stage, the reveal, the end)."""
+    if info.ended:
+        return _("The teacher ended the class.")
+    n = len(lesson.steps)
+    if info.step > n:
+        return _("The class has reached its summary: your predictions and the model's.")
+    step = lesson.steps[info.step - 1]
+    where = _("Step {k} of {n}: {title}").format(k=info.step, n=n, title=_(step.title))
+    if step.question is None:
+        return where
+    if info.revealed:
+        return _("{where}. The teacher revealed the answer.").format(where=where)
+    stage = {
+        "closed": _("Voting is closed."),
+        "split": _("The teacher shows how the class answered."),
+        "discuss": _("Discuss with a neighbour who answered differently."),
+    }.get(info.stage)
+    if stage is None:
+        stage = _("Vote again.") if info.round > 1 else _("Make your prediction.")
+    return f"{where}. {stage}"
