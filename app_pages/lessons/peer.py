@@ -108,9 +108,12 @@ def _vote_name(round_: int) -> str:
 
 def split_chart(tally: Tally, posed: predict.Posed, key: str, **marks) -> None:
     """One vote's split as bars; ``best`` (in ``marks``) only after the reveal."""
-    title = ngettext(
-        "The class's {vote} ({n} answer)", "The class's {vote} ({n} answers)", tally.answered
-    ).format(vote=_vote_name(tally.round), n=tally.answered)
+    n = tally.answered
+    title = (
+        ngettext("First vote ({n} answer)", "First vote ({n} answers)", n)
+        if tally.round == 1
+        else ngettext("Second vote ({n} answer)", "Second vote ({n} answers)", n)
+    ).format(n=n)
     fig = class_bars(
         posed.labels,
         [tally.counts.get(i, 0) for i in range(len(posed.labels))],
@@ -245,7 +248,8 @@ def teacher_reveal_ui(lead: Lead, question: Question, posed: predict.Posed, key:
 
 def _model_marks(question: Question, posed: predict.Posed) -> dict:
     if question.kind in (*CLICK_KINDS, "pattern"):
-        return {"model_values": posed.answer.values, "model_name": posed.value_name}
+        name = _("the model ({name})").format(name=posed.value_name)
+        return {"model_values": posed.answer.values, "model_name": name}
     return {}
 
 
