@@ -158,7 +158,7 @@ def test_a_class_across_two_replicas_survives_losing_one(
         student.goto(f"{served.url}/join?code={code}")
         student.get_by_label("Nickname (optional)").fill(name)
         student.get_by_role("button", name="Join").click()
-        student.get_by_text("Step 1 of 6").wait_for()
+        student.get_by_text("Step 1 of 6").first.wait_for()
         me = student.evaluate("new URLSearchParams(location.search).get('me')")
         assert _remembered(browser_memory, cookie) == me
         browser_memory.clear_cookies(name=cookie)  # the next student: another device
@@ -178,7 +178,7 @@ def test_a_class_across_two_replicas_survives_losing_one(
     assert chart["y"] >= 0 and chart["y"] + chart["height"] <= 720, chart  # whole, first screen
     _next(teacher, 2)  # the first question: where does "noir" look?
     for student, word in zip(students, GUESSES, strict=True):
-        student.get_by_text("Step 2 of 6").wait_for(timeout=FOLLOW_S)
+        student.get_by_text("Step 2 of 6").first.wait_for(timeout=FOLLOW_S)
         wait_still(student)  # step 1's chart gone with the rerun that brought step 2
         assert student.locator(".js-plotly-plot").count() == 0  # no answer before the reveal
         _answer(student, word)
@@ -196,7 +196,7 @@ def test_a_class_across_two_replicas_survives_losing_one(
 
     _next(teacher, 3)  # the second question
     for student, word in zip(students, SECOND, strict=True):
-        student.get_by_text("Step 3 of 6").wait_for(timeout=FOLLOW_S)
+        student.get_by_text("Step 3 of 6").first.wait_for(timeout=FOLLOW_S)
         _answer(student, word)
 
     ports = [int(url.rsplit(":", 1)[1]) for url in served.replica_urls]

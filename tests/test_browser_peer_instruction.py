@@ -55,7 +55,7 @@ def test_vote_split_discussion_revote_reveal_across_two_replicas(
         student.goto(f"{url}/join?code={code}")
         student.get_by_label("Nickname (optional)").fill(name)
         student.get_by_role("button", name="Join").click()
-        student.get_by_text("Step 1 of 6").wait_for()
+        student.get_by_text("Step 1 of 6").first.wait_for()
         me = student.evaluate("new URLSearchParams(location.search).get('me')")
         assert _remembered(class_memory, cookie) == me  # written: now cleared for the next
         class_memory.clear_cookies(name=cookie)  # student, as if on another device
