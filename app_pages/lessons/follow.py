@@ -14,24 +14,19 @@ from i18n import _, pgettext
 from live.records import ClassInfo, Closed, NoSuchClass, Student
 from live.store import Store
 from ui.announce import announce
-from ui.errors import fragment
 from ui.text import escape_markdown
 
 SEEN = "join_seen"  # session state: the class revision this page was drawn at
 SAVE_ERROR = "join_save_error"
 
 
-@fragment
-def _follow(store: Store, code: str, student: Student, drawn: int) -> None:
+def _follow(code: str, student: Student, drawn: int) -> None:
     """Redraw the page when the teacher moved, revealed or ended: the listener
-    (:mod:`app_pages.lessons.follow_events`) reruns this fragment alone when the class's event
-    stream says its revision changed (or, without the stream, on its slow poll); only then is the
-    store asked."""
-    if not listen_ui(code, student.id, drawn, key=f"join_follow_{code}"):
-        return  # the page's own run: it has just read the class
-    info = store.get_class(code)
-    if info is None or info.revision != drawn:
-        st.rerun(scope="app")
+    (:mod:`app_pages.lessons.follow_events`) reruns the page when the class's event stream says
+    its revision is no longer ``drawn`` (or, without the stream, on its slow poll). The whole
+    page, not a fragment: a page that reconnected to another replica has a new session, which
+    has run no fragment yet."""
+    listen_ui(code, student.id, drawn, key=f"join_follow_{code}")
 
 
 def _header(info: ClassInfo, lesson: Lesson, student: Student) -> None:
@@ -61,7 +56,7 @@ def follow_ui(store: Store, code: str, student: Student) -> None:
     _header(info, lesson, student)
     announce(live.class_news(info, lesson))  # the move, the stage, the reveal, the end: said
     if not info.ended:
-        _follow(store, code, student, info.revision)
+        _follow(code, student, info.revision)
     if info.ended or info.step > len(lesson.steps):
         if info.ended:
             st.success(_("The teacher ended the class. Thank you!"))

@@ -1,7 +1,10 @@
 """How a student's page learns that the teacher moved, revealed or ended the class: a tiny
 components-v2 script listens to the class's event stream (:mod:`serve.class_events`, on the
-page's own origin) and asks for a rerun only when the class's revision differs from the one the
-page was drawn at. An idle student's page sends nothing and runs nothing.
+page's own origin) and asks for a rerun of the page (a trigger) only when the class's revision
+differs from the one the page was drawn at. An idle student's page sends nothing and runs nothing.
+It is mounted outside any fragment, so that its ask reruns the whole page: a page that reconnected
+to another replica has a new session there, in which no fragment exists until the page has run
+(Streamlit 1.67 does not rerun an idle page on reconnecting).
 
 Where the stream cannot be had (the app served as ``streamlit run app.py``, a proxy that does not
 pass it, a browser without ``EventSource``), or while it is down (a replica died: the browser
@@ -11,13 +14,17 @@ same second, and never from a hidden tab; a tab shown again asks at once. A chan
 while the tab is hidden is asked for when it is shown.
 
 The script's state lives on its element, so a rerun that only changes the revision keeps the
-stream open; a stream is closed when its element leaves the page.
+stream open; a stream is closed when its element leaves the page. Its data carries a mark of the
+session, so that a page drawn by a new session (a replica died) calls the script again. An ask
+that had no effect (sent while the connection was being replaced) is sent again after
+:data:`REASK_S` seconds, jittered, until the page is drawn at the revision.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import secrets
 from collections.abc import Callable
 from urllib.parse import urlencode
 
@@ -28,13 +35,15 @@ from serve.class_events import EVENTS_PATH
 _LOG = logging.getLogger(__name__)
 POLL_S = 10.0  # the fallback's mean interval between asks
 REOPEN_S = 3.0  # the mean wait before a dropped stream is opened again
+SESSION = "join_follow_session"  # session state: a random mark of this session
+REASK_S = 4.0  # the mean wait before an ask the page did not act on is sent again
 
 FOLLOW_JS = """
 const KEY = "__atlasClassFollow";
 
 function follower(data, win, doc, host) {
   const f = { url: data.url, drawn: data.revision, latest: null, asked: null, listening: false,
-              source: null, poll: null, reopen: null, stopped: false, trigger: null, mounts: 0,
+              source: null, poll: null, reopen: null, again: null, stopped: false, trigger: null, mounts: 0,
               asks: 0 };
   const jitter = (ms) => ms * (2 / 3 + (2 / 3) * Math.random());
   const visible = () => doc.visibilityState !== "hidden";
@@ -45,13 +54,22 @@ function follower(data, win, doc, host) {
   f.ask = (why) => {
     if (!alive() || !f.trigger) return;
     f.asks += 1;
-    doc.documentElement.dataset.atlasFollowAsks = String(f.asks);
+    const mark = doc.documentElement.dataset;  // for the tests: how often, and why
+    mark.atlasFollowAsks = String(f.asks);
+    if (why === "poll") mark.atlasFollowPolls = String(Number(mark.atlasFollowPolls || 0) + 1);
     f.trigger("moved", { why, revision: f.latest, n: f.asks });
   };
   f.check = () => {
     if (f.latest === null || f.latest === f.drawn || f.asked === f.latest || !visible()) return;
     f.asked = f.latest;
     f.ask("changed");
+    // an ask can be lost (sent while the page's connection is being replaced): asked again
+    // until the page is drawn at the revision
+    win.clearTimeout(f.again);
+    f.again = win.setTimeout(() => {
+      f.asked = null;
+      if (alive()) f.check();
+    }, jitter(data.reask_ms));
   };
   const poll = () => {  // the fallback: only while the stream is not listening
     win.clearTimeout(f.poll);
@@ -102,6 +120,7 @@ function follower(data, win, doc, host) {
     if (f.source) f.source.close();
     win.clearTimeout(f.poll);
     win.clearTimeout(f.reopen);
+    win.clearTimeout(f.again);
     doc.removeEventListener("visibilitychange", shown);
     if (host[KEY] === f) delete host[KEY];
   };
@@ -158,8 +177,12 @@ def listen_ui(code: str, me: str, revision: int, key: str) -> bool:
     data = {
         "url": events_url(code, me),
         "revision": revision,
+        # this session's mark: a page reconnected to a new session (another replica) calls the
+        # script again, with that session's widget manager
+        "session": st.session_state.setdefault(SESSION, secrets.token_hex(8)),
         "poll_ms": int(POLL_S * 1000),
         "reopen_ms": int(REOPEN_S * 1000),
+        "reask_ms": int(REASK_S * 1000),
     }
     result = mount(key=key, data=data, on_moved_change=lambda: None)
     return getattr(result, "moved", None) is not None
