@@ -1,6 +1,8 @@
 """Every step of every lesson, and every question's reveal, judged legible (tests/legibility.py)
-at a projector's 1280x720 in classroom mode (English) and on a phone (390x844, Chinese), with
-the step's main chart whole on the first screen at the projector."""
+and accessible (tests/accessibility.py: axe-core, every chart named and described) at a
+projector's 1280x720 in classroom mode (English) and on a phone (390x844, Chinese), with the
+step's main chart whole on the first screen at the projector; the lesson walked by keyboard
+alone, its questions answered and committed with Tab and Enter."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from dataclasses import dataclass
 import pytest
 
 from app_pages.lessons.schema import load_folder
+from tests.accessibility import access_problems
 from tests.browser_helpers import wait_still
 from tests.legibility import check_page
 
@@ -52,6 +55,7 @@ def _judge(page, setup: Setup, where: str) -> list[str]:
     wait_still(page, quiet_ms=800, sized=True)  # nor a chart drawn again at another size
     problems = [f"{where}: error shown" for _e in page.locator(ERRORS).all()]
     problems += [f"{where}: {line}" for line in check_page(page, classroom=setup.classroom)]
+    problems += [f"{where}: {line}" for line in access_problems(page, setup.lang)]
     box = page.evaluate(MAIN_CHART_BOX)
     if setup.classroom and box is not None and (box[0] < 0 or box[1] > setup.height + 1):
         problems.append(
@@ -63,14 +67,28 @@ def _judge(page, setup: Setup, where: str) -> list[str]:
     return problems
 
 
+def tab_to(page, target, limit: int = 120) -> None:
+    """Press Tab until ``target`` (a locator) has the keyboard's focus."""
+    for _ in range(limit):
+        if target.evaluate("e => e === document.activeElement"):
+            return
+        page.keyboard.press("Tab")
+    pytest.fail(f"the keyboard never reached {target}")
+
+
 def _reveal(page) -> None:
-    page.locator("[data-testid=stButtonGroup] button").first.click()
-    commit = page.locator("[data-testid=stBaseButton-primary]").filter(has_not_text="→").last
+    """Answer the step's question and commit it with the keyboard alone: Tab to the first option,
+    Enter, Tab to the commit button, Enter."""
+    option = page.locator("[data-testid=stButtonGroup] button").first
+    tab_to(page, option)
+    page.keyboard.press("Enter")
     page.wait_for_function(
         "() => [...document.querySelectorAll('[data-testid=stBaseButton-primary]')]"
         ".some(b => !b.disabled && !b.textContent.includes('→'))"
     )
-    commit.click()
+    commit = page.locator("[data-testid=stBaseButton-primary]").filter(has_not_text="→").last
+    tab_to(page, commit)
+    page.keyboard.press("Enter")
     page.locator(
         "[data-testid=stAlertContentSuccess], [data-testid=stAlertContentInfo]"
     ).first.wait_for()
