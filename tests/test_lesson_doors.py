@@ -154,3 +154,36 @@ def test_an_uploaded_hostile_file_renders_nothing_that_fetches(data: bytes, name
     if data != _file():
         named = quoted(name)[:20]
         assert any(f"Lesson file {named}" in text for text in at.error.values), named
+
+
+def test_a_classs_stored_lesson_is_checked_again_where_students_read_it(tmp_path, monkeypatch):
+    """A class's own lesson that no longer passes the schema (written to the database by other
+    means) is not shown to the students: the page says the class is over, and renders nothing
+    of the file."""
+    from app_pages.lessons import live
+    from live.store import open_store
+
+    monkeypatch.setenv("ATLAS_CLASS_DIR", str(tmp_path))
+    monkeypatch.delenv("ATLAS_CLASS_DB", raising=False)
+    live._open.clear()
+    live._class_lesson.cache_clear()
+    store = open_store()
+    try:
+        info, _key = store.create_class("mine", text=_file().decode())
+        store._db.run(  # the text field itself changed behind the app's back
+            lambda tx: tx.run(
+                "UPDATE classes SET lesson_text = ? WHERE code = ?",
+                (_file(text=DOORS[0]).decode(), info.code),
+            ),
+            write=True,
+        )
+        at = open_app("app_pages/lessons/join.py", {"code": info.code})
+        at.button[0].click().run()
+        assert not at.exception, [e.value for e in at.exception]
+        shown = _shown(at)
+        assert any(f"The class {info.code} is over" in text for text in shown), shown
+        assert not any(_fetches(text) for text in shown)
+    finally:
+        store.close()
+        live._open.clear()
+        live._class_lesson.cache_clear()
