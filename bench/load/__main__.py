@@ -30,7 +30,7 @@ from contextlib import ExitStack
 from dataclasses import asdict
 from pathlib import Path
 
-from bench.load import live_class, scenarios
+from bench.load import hall_report, lecture_hall, live_class, scenarios
 from bench.load.live_outcome import LiveOutcome
 from bench.load.metrics import ServerWatch
 from bench.load.pages import PROFILES, class_profiles
@@ -38,12 +38,14 @@ from bench.load.report import Run, table
 from deploy.serve_class import ROOT, Served, serve_class
 
 MAX_SESSIONS, MAX_INTERACTIONS, MAX_RERUNS, MAX_REPLICAS = 200, 200, 5000, 8
+MAX_HALL = 500  # students in the lecture hall
 MAX_IDLE_S = 600.0
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 SCENARIOS = ("class", "burst", "soak-alignment", "soak-multi-head")  # "all"
 LIVE = "live-class"
-DEFAULT_SESSIONS = {LIVE: 60}  # others: 30
-DEFAULT_REPLICAS = {LIVE: "1,2"}  # others: 1
+HALL = "lecture-hall"
+DEFAULT_SESSIONS = {LIVE: 60, HALL: 300}  # others: 30
+DEFAULT_REPLICAS = {LIVE: "1,2", HALL: "2"}  # others: 1
 QUICK = {
     "sessions": 6,
     "think": "0.2,0.8",
@@ -60,8 +62,14 @@ QUICK = {
 
 def parse_load_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--scenario", default="all", choices=("all", "class", "burst", "soak", LIVE))
-    p.add_argument("--sessions", type=int, help="students (class, burst: 30; live-class: 60)")
+    p.add_argument(
+        "--scenario", default="all", choices=("all", "class", "burst", "soak", LIVE, HALL)
+    )
+    p.add_argument(
+        "--sessions",
+        type=int,
+        help="students (class, burst: 30; live-class: 60; lecture-hall: 300)",
+    )
     p.add_argument("--interactions", type=int, default=20, help="moves per student (class)")
     p.add_argument("--pause", default="4,12", help="seconds between moves: min,max (class)")
     p.add_argument("--ramp", type=float, default=60.0, help="seconds over which a class arrives")
@@ -92,7 +100,7 @@ def parse_load_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args.think = tuple(float(x) for x in args.think.split(","))
     args.replicas = [int(x) for x in str(replicas).split(",")]
     bounds = (
-        (args.sessions, MAX_SESSIONS),
+        (args.sessions, MAX_HALL if args.scenario == HALL else MAX_SESSIONS),
         (args.interactions, MAX_INTERACTIONS),
         (max(args.soak_alignment, args.soak_multi_head), MAX_RERUNS),
         (max(args.replicas), MAX_REPLICAS),
@@ -118,7 +126,7 @@ def profiles_for(names: list[str], args: argparse.Namespace) -> list:
     """The page profiles the scenarios use (what the warm-up opens)."""
     wanted = set()
     for name in names:
-        if name == LIVE:
+        if name in (LIVE, HALL):
             continue  # live_class.warm_up
         if name == "class":
             wanted |= {p.name for p in class_profiles(args.sessions)}
@@ -130,6 +138,10 @@ def profiles_for(names: list[str], args: argparse.Namespace) -> list:
 
 
 def scenario_call(name: str, out, url: str, watch: ServerWatch, args: argparse.Namespace):
+    if name == HALL:
+        return lecture_hall.lecture_hall(
+            out, url, watch, args.sessions, args.think, args.idle, args.seed, args.ramp
+        )
     if name == LIVE:
         return live_class.live_class(
             out, url, watch, args.sessions, args.think, args.idle, args.seed
@@ -150,7 +162,7 @@ async def run_one(name: str, served: Served, replicas: int, args, deadline: floa
     watch = ServerWatch(served.pids, served.logs)
     watch.start()
     sampler = asyncio.create_task(watch.watch())
-    out = LiveOutcome() if name == LIVE else scenarios.Outcome()
+    out = {LIVE: LiveOutcome, HALL: lecture_hall.HallOutcome}.get(name, scenarios.Outcome)()
     start = time.monotonic()
     try:
         async with asyncio.timeout(deadline - time.monotonic()):
@@ -174,11 +186,13 @@ async def run_replicas(replicas: int, names: list[str], args, deadline: float) -
     with ExitStack() as stack:
         if LIVE in names:  # the replicas inherit the class store's environment
             stack.enter_context(live_class.shared_store())
+        if HALL in names:  # PostgreSQL, shared by the replicas
+            stack.enter_context(lecture_hall.hall_store())
         app = args.app.resolve()
         served = stack.enter_context(serve_class(replicas, run_dir=run_dir, proxy=proxy, app=app))
         print(f"{replicas} replica(s) at {served.url}; warming up", flush=True)
         await scenarios.warm_up(list(served.replica_urls), profiles_for(names, args))
-        if LIVE in names:
+        if LIVE in names or HALL in names:
             await live_class.warm_up(list(served.replica_urls))
         runs = []
         for name in names:
@@ -207,7 +221,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     runs: list[Run] = []
     for replicas in args.replicas:
         runs += asyncio.run(run_replicas(replicas, names, args, deadline))
-    text = table(runs, machine_note(args, before))
+    halls = [run for run in runs if run.scenario == HALL]
+    text = table([run for run in runs if run.scenario != HALL], machine_note(args, before))
+    if halls:
+        text += "\n\n" + hall_report.hall_table(halls)
     print(text)
     args.out.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")

@@ -125,6 +125,19 @@ class Session:
         ``auto_rerun``), or until a message that ``done`` accepts, which is returned."""
         return await self._read(done or (lambda _msg: False), time.monotonic() + seconds)
 
+    async def trigger(self, state: WidgetState, fragment_id: str = "") -> None:
+        """Send a component's trigger ``state`` as the browser does: a rerun of ``fragment_id``
+        (the whole page when empty) with every value; the answer is read by :meth:`listen`."""
+        await self._send(
+            protocol.rerun_msg(
+                [*self._current_states(), state],
+                page_hash=self._page_hash,
+                query=self.query,
+                fragment_id=fragment_id,
+                auto_rerun=False,
+            )
+        )
+
     async def click(self, key: str) -> float:
         """Press button ``key``; the rerun's seconds."""
         return await self.set(key, True)

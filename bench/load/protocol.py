@@ -214,17 +214,19 @@ def rerun_msg(
     page_hash: str = "",
     query: str = "",
     fragment_id: str = "",
+    auto_rerun: bool | None = None,
 ) -> bytes:
     """A serialized BackMsg asking for a rerun of the page (its url path ``page_name`` on the
     first run, its script hash after), with ``query`` as the address bar's query string; with
-    ``fragment_id``, a rerun of that fragment only, as its ``run_every`` timer sends it."""
+    ``fragment_id``, a rerun of that fragment only, as its ``run_every`` timer sends it (or, with
+    ``auto_rerun=False``, as a widget inside it does)."""
     msg = BackMsg()
     client = msg.rerun_script
     client.query_string = query
     client.page_name = page_name
     client.page_script_hash = page_hash
     client.fragment_id = fragment_id
-    client.is_auto_rerun = bool(fragment_id)
+    client.is_auto_rerun = bool(fragment_id) if auto_rerun is None else auto_rerun
     client.widget_states.widgets.extend(states)
     return msg.SerializeToString()
 

@@ -1,0 +1,350 @@
+"""A lecture hall under load (``make load SCENARIO=lecture-hall``): ``students`` (300) join one
+class within :data:`RAMP_S` seconds (each at a random moment of it), follow the teacher's ten
+moves of :data:`bench.load.live_script.PLAN` and answer its four questions, as phones do with the
+class's event stream: each headless student holds its page's websocket and the stream
+``/live/events`` (:mod:`serve.class_events`), and asks its page to rerun (the
+listener's trigger, as ``app_pages/lessons/follow_events.py``'s script sends it) only when the
+stream's revision differs from the one its page was drawn at. Nothing runs on a timer.
+
+A quarter of them (every :data:`RECONNECTING`-th) take the slowest path: right after joining they
+drop both connections and open the join link again (their link carries their token: a phone that
+slept, a refresh), and again after their first saved answer, when the page must show the same
+student with that answer saved. Each is timed (``rejoin``) and checked.
+
+Measured, besides the live class's figures (:mod:`bench.load.live_class`): each student's join
+(from its arrival to its page following the class: the page, the health checks, the websocket's
+first run, the join), the rejoins and whether each came back as the same student with its answer,
+the events received and the fragment reruns they asked for, and from the store: the students the
+class counts (one per student who joined: a retried join that made a second would show here) and
+the answers stored against those the pages called saved.
+
+The replicas share PostgreSQL (a private cluster started for the run, Debian's binaries, unless
+``ATLAS_CLASS_DB`` names one), as a hall's replicas on several machines would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import time
+import urllib.parse
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+
+from streamlit.components.v2.bidi_component.main import _make_trigger_id
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+from bench.load import protocol
+from bench.load.client import Session
+from bench.load.live_outcome import LiveOutcome
+from bench.load.live_script import LESSON, POLL_S, QUESTIONS, STUDENT_TIMEOUT_S
+from bench.load.live_students import CAPTION, Student, answer, guess_key
+from bench.load.live_teacher import answers_in, start_class, teach
+from bench.load.metrics import ServerWatch
+from bench.load.scenarios import FAILURES, Sample, timed
+from live.store import DB_ENV, MAX_STUDENTS_ENV, open_store
+
+RAMP_S = 60.0  # the students arrive within this many seconds
+RECONNECTING = 4  # every 4th student takes the slowest path (drops and opens its link again)
+JOINING_AT_ONCE = 100  # at most this many students of the harness opening the page at once
+EVENTS_PATH = "/live/events"
+STREAM_REOPEN_S = 3.0  # a dropped stream is opened again after about this (jittered)
+POLL_FALLBACK_S = 10.0  # without a stream, the page asks this often (jittered), as the browser
+FOLLOW_KEY = "join_follow_"  # the listener's key, before the class code
+
+
+@dataclass
+class HallOutcome(LiveOutcome):
+    """The live class's figures and the hall's own."""
+
+    joins: list[float] = field(default_factory=list)  # arrival -> page following, per student
+    rejoins: list[float] = field(default_factory=list)
+    rejoins_same: int = 0  # came back as the same student (its number)
+    rejoins_answer_shown: int = 0  # and, after an answer, with it saved
+    rejoins_after_answer: int = 0
+    events: int = 0  # revisions the streams delivered
+    asks: int = 0  # page reruns the listeners asked for
+    streams_refused: int = 0  # streams the server refused (the page polls then)
+    joined_harness: int = 0
+    joined_store: int = -1  # the students the class counts in the store
+
+
+@dataclass
+class HallStudent(Student):
+    """A student whose page listens to the class's event stream."""
+
+    me: str = ""
+    shown_number: int | None = None  # the student number its page shows
+    follow_id: str = ""  # the listener's element id and its fragment
+    fragment: str = ""
+    drawn: int | None = None  # the revision its page was drawn at
+    latest: int | None = None  # the stream's latest revision
+    asked: int | None = None
+    asks: int = 0
+
+    def see(self, msg: ForwardMsg) -> None:
+        super().see(msg)
+        found = protocol.find_text(msg, CAPTION)
+        if found is not None:
+            self.shown_number = int(found.group(1))
+        if protocol.element_kind(msg) == "bidi_component":
+            proto = msg.delta.new_element.bidi_component
+            key = protocol.key_of(proto.id) or ""
+            if key.startswith(FOLLOW_KEY) and proto.WhichOneof("data") == "json":
+                self.follow_id, self.fragment = proto.id, msg.delta.fragment_id
+                self.drawn = json.loads(proto.json).get("revision")
+                self.check()
+
+    def check(self) -> None:
+        """As the browser's listener: ask once for each revision the page was not drawn at."""
+        if self.latest is None or self.latest == self.drawn or self.asked == self.latest:
+            return
+        self.asked = self.latest
+        self.ask()
+
+    def ask(self) -> None:
+        if not self.follow_id:
+            return
+        self.asks += 1
+        value = {"why": "changed", "revision": self.latest, "n": self.asks}
+        state = WidgetState(id=_make_trigger_id(self.follow_id, "events"))
+        state.json_trigger_value = json.dumps([{"event": "moved", "value": value}])
+        task = asyncio.get_running_loop().create_task(self.session.trigger(state, self.fragment))
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+
+
+async def _events(reader: asyncio.StreamReader) -> AsyncIterator[str]:
+    """The events of a chunked ``text/event-stream`` body: each event's text."""
+    buffer = ""
+    while True:
+        size_line = await reader.readline()
+        if not size_line:
+            return
+        size = int(size_line.split(b";")[0].strip() or b"0", 16)
+        if size == 0:
+            return
+        buffer += (await reader.readexactly(size + 2))[:-2].decode()
+        while "\n\n" in buffer:
+            event, buffer = buffer.split("\n\n", 1)
+            yield event
+
+
+async def listen(st: HallStudent, base: str, code: str, out: HallOutcome) -> None:
+    """The student's event stream until cancelled: each revision to :meth:`HallStudent.check`;
+    opened again when dropped; refused: the slow poll instead."""
+    parts = urllib.parse.urlsplit(base)
+    query = urllib.parse.urlencode({"code": code, "me": st.me})
+    while True:
+        writer = None
+        try:
+            reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
+            writer.write(
+                f"GET {EVENTS_PATH}?{query} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+                "Accept: text/event-stream\r\n\r\n".encode()
+            )
+            status = (await reader.readline()).split()
+            while (await reader.readline()).strip():
+                pass  # the headers
+            if len(status) < 2 or status[1] != b"200":
+                out.streams_refused += 1
+                await poll(st)
+                return
+            async for event in _events(reader):
+                lines = dict(line.split(": ", 1) for line in event.splitlines() if ": " in line)
+                if lines.get("event") == "gone":
+                    st.latest = -1
+                    st.check()
+                    return
+                if "data" in lines:
+                    out.events += 1
+                    st.latest = int(lines["data"])
+                    st.check()
+        except (OSError, ValueError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            if writer is not None:
+                writer.close()
+        await asyncio.sleep(STREAM_REOPEN_S * random.uniform(2 / 3, 4 / 3))
+
+
+async def poll(st: HallStudent) -> None:
+    """The listener's fallback: ask every POLL_FALLBACK_S, jittered."""
+    while True:
+        await asyncio.sleep(POLL_FALLBACK_S * random.uniform(2 / 3, 4 / 3))
+        st.ask()
+
+
+async def open_link(st: HallStudent, url: str, code: str, out: HallOutcome) -> bool:
+    """Drop the page and open the student's own link again (a phone that slept); True when it
+    came back as the same student."""
+    number = st.shown_number
+    await st.session.close()
+    st.session = Session(url, "join", f"code={code}&me={st.me}", STUDENT_TIMEOUT_S)
+    st.session.on_message = st.see
+    st.follow_id = ""
+    start = time.monotonic()
+    if not await timed(st.session, "student", "rejoin", st.session.open, out):
+        return False
+    out.rejoins.append(time.monotonic() - start)
+    same = st.shown_number == number and number is not None
+    out.rejoins_same += same
+    if not same:
+        out.samples.append(Sample("student", "rejoin", None, "came back as another student"))
+    return same
+
+
+async def attend(
+    st: HallStudent,
+    url: str,
+    code: str,
+    gate: asyncio.Semaphore,
+    stop: asyncio.Event,
+    think: tuple[float, float],
+    out: HallOutcome,
+    ramp: float = RAMP_S,
+) -> None:
+    """Arrive, join, listen, answer each question once; the slowest path reconnects twice."""
+    s = st.session
+    s.on_message = st.see
+    stream: asyncio.Task | None = None
+    slow = st.number % RECONNECTING == 0
+    try:
+        await asyncio.sleep(st.rng.uniform(0, ramp))
+        arrived = time.monotonic()
+        async with gate:
+            ok = await timed(s, "student", "open", s.open, out)
+            if ok:
+                s.stage("join_code", code)
+                s.stage("join_name", f"s{st.number}")
+                ok = await timed(s, "student", "join", lambda: s.click("join_submit"), out)
+        st.me = dict(urllib.parse.parse_qsl(s.query)).get("me", "")
+        st.joined = ok and st.step is not None and bool(st.me)
+        if not st.joined:
+            out.samples.append(Sample("student", "join", None, "the page did not follow"))
+            return
+        out.joins.append(time.monotonic() - arrived)
+        out.joined_harness += 1
+        out.shown.append(st.shown)
+        if slow:
+            await open_link(st, url, code, out)
+        stream = asyncio.create_task(listen(st, url, code, out))
+        st.ready.set()
+        again = slow
+        while not stop.is_set():
+            await st.session.listen(POLL_S)
+            if st.session.unfinished_for() > STUDENT_TIMEOUT_S:
+                raise TimeoutError(f"a run of the page unfinished after {STUDENT_TIMEOUT_S:g} s")
+            step = st.step
+            drawn = guess_key(code, step) in st.session.drawn
+            if step in QUESTIONS and step not in st.answered and drawn:
+                await answer(st, code, think, out)
+                if again and step in st.saved:
+                    again = False
+                    await rejoin_after_answer(st, url, code, step, out)
+    except FAILURES as exc:
+        out.samples.append(Sample("student", "follow", None, f"{type(exc).__name__}: {exc}"[:200]))
+    finally:
+        st.following = False
+        st.ready.set()
+        if stream is not None:
+            stream.cancel()
+        out.asks += st.asks
+        await st.session.close()
+
+
+async def rejoin_after_answer(
+    st: HallStudent, url: str, code: str, step: int, out: HallOutcome
+) -> None:
+    """Open the link again after a saved answer: the same student, the answer shown saved."""
+    out.rejoins_after_answer += 1
+    st.saved.discard(step)
+    if not await open_link(st, url, code, out):
+        return
+    if step not in st.saved and st.step == step:
+        await st.session.listen(5.0, lambda _msg: step in st.saved or st.step != step)
+    if step in st.saved:
+        out.rejoins_answer_shown += 1
+    elif st.step == step:
+        out.samples.append(Sample("student", "rejoin", None, f"answer not shown at step {step}"))
+    else:
+        st.saved.add(step)  # the teacher moved on meanwhile: the answer was saved before
+
+
+def joined_in_store(store, code: str) -> int:
+    info = store.get_class(code)
+    return -1 if info is None else info.students
+
+
+async def lecture_hall(
+    out: HallOutcome,
+    url: str,
+    watch: ServerWatch,
+    students: int,
+    think: tuple[float, float],
+    idle: float,
+    seed: int,
+    ramp: float = RAMP_S,
+) -> HallOutcome:
+    """The scenario (module docstring)."""
+    rng = random.Random(seed)
+    store = await asyncio.to_thread(open_store)
+    out.students = students
+    teacher = Session(url, "lessons", f"lesson={LESSON}&step=1")
+    followers: list[HallStudent] = []
+    stop = asyncio.Event()
+    tasks: list[asyncio.Task] = []
+    code = None
+    try:
+        code = await start_class(teacher, out)
+        if code is None:
+            return out
+        gate = asyncio.Semaphore(JOINING_AT_ONCE)
+        for number in range(1, students + 1):
+            session = Session(url, "join", f"code={code}", STUDENT_TIMEOUT_S)
+            followers.append(HallStudent(number, session, random.Random(rng.random())))
+        tasks = [
+            asyncio.create_task(attend(f, url, code, gate, stop, think, out, ramp))
+            for f in followers
+        ]
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(ramp + 2 * STUDENT_TIMEOUT_S):
+                await asyncio.gather(*(f.ready.wait() for f in followers))
+        joined = [f for f in followers if f.joined]
+        print(f"  {len(joined)} of {students} joined", flush=True)
+        await teach(teacher, store, code, joined, watch, idle, out)
+    finally:
+        stop.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await teacher.close()
+        if code:
+            out.answers_stored = await asyncio.to_thread(answers_in, store, code)
+            out.joined_store = await asyncio.to_thread(joined_in_store, store, code)
+        store.close()
+    return out
+
+
+@contextlib.contextmanager
+def hall_store() -> Iterator[None]:
+    """PostgreSQL for the replicas started inside: ``ATLAS_CLASS_DB`` if set, else a private
+    cluster for the run (tests/postgres.py's); room for every student."""
+    before = {name: os.environ.get(name) for name in (DB_ENV, MAX_STUDENTS_ENV)}
+    os.environ[MAX_STUDENTS_ENV] = "2000"
+    try:
+        if os.environ.get(DB_ENV, "").strip():
+            yield
+            return
+        from tests.postgres import new_database, private_cluster
+
+        with private_cluster() as cluster:
+            os.environ[DB_ENV] = new_database(cluster)
+            yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
