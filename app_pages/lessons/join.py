@@ -1,8 +1,9 @@
 """Join a class: a student types the code from the projector (or scans its QR code), with an
 optional nickname, and from then on follows the teacher's lesson on their own phone or laptop.
 
-The page asks the class store every second whether the teacher moved, and redraws when the step,
-the reveal or the end changed. On a question the student picks a guess, saved at once (the page
+The page listens to the class's event stream and redraws when the teacher moves, reveals or ends
+the class (:mod:`app_pages.lessons.follow_events`; without the stream it asks every ~10 s). On a
+question the student picks a guess, saved at once (the page
 says "saved" only after the database committed it) and changeable until the reveal; then the
 student sees their guess, the model's answer and the class's spread. The student's link
 (``?code=…&me=…``) carries their anonymous identity, and the browser remembers it per class (a

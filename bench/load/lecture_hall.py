@@ -66,9 +66,7 @@ class HallOutcome(LiveOutcome):
     rejoins_same: int = 0  # came back as the same student (its number)
     rejoins_answer_shown: int = 0  # and, after an answer, with it saved
     rejoins_after_answer: int = 0
-    events: int = 0  # revisions the streams delivered
     asks: int = 0  # page reruns the listeners asked for
-    streams_refused: int = 0  # streams the server refused (the page polls then)
     joined_harness: int = 0
     joined_store: int = -1  # the students the class counts in the store
 
@@ -133,7 +131,7 @@ async def _events(reader: asyncio.StreamReader) -> AsyncIterator[str]:
             yield event
 
 
-async def listen(st: HallStudent, base: str, code: str, out: HallOutcome) -> None:
+async def listen(st: HallStudent, base: str, code: str, out: LiveOutcome) -> None:
     """The student's event stream until cancelled: each revision to :meth:`HallStudent.check`;
     opened again when dropped; refused: the slow poll instead."""
     parts = urllib.parse.urlsplit(base)

@@ -12,9 +12,10 @@ teacher's page is not followed: its counts fragment (every 2 s in a browser) is 
 so the server's work is the students'.
 
 Each student opens /join?code=CODE, types a nickname (``s1``, ``s2`` ...) and joins; then follows
-as the browser does: its page's ``run_every`` fragment is rerun every second
-(:class:`bench.load.protocol.AutoReruns`), and what the server sends tells which step the page
-shows (its caption: "Step k of 6", "Summary"). On a question step, before the reveal and the
+as the browser does: it listens to the class's event stream and asks its page to rerun when the
+revision changes (:func:`bench.load.lecture_hall.listen`; any ``run_every`` fragment a page still
+has is kept running, :class:`bench.load.protocol.AutoReruns`), and what the server sends tells
+which step the page shows (its caption: "Step k of 6", "Summary"). On a question step, before the reveal and the
 first time it sees it, a student thinks ``think`` seconds and picks one of the pills at random
 (a seeded RNG), then waits for the page to call it saved: "Saved: ...", or, when the teacher
 revealed before the page's run drew that line (the last answer lets the teacher reveal at once),
@@ -47,9 +48,12 @@ import contextlib
 import os
 import random
 import tempfile
+import urllib.parse
 from collections.abc import Iterator
+from functools import partial
 
 from bench.load.client import Session
+from bench.load.lecture_hall import HallStudent, listen
 from bench.load.live_outcome import LiveOutcome
 from bench.load.live_script import JOIN_WAIT_S, JOINING_AT_ONCE, LESSON, STEPS, STUDENT_TIMEOUT_S
 from bench.load.live_students import Student, follow
@@ -103,8 +107,13 @@ async def live_class(
         gate = asyncio.Semaphore(JOINING_AT_ONCE)
         for number in range(1, students + 1):
             session = Session(url, "join", f"code={code}", STUDENT_TIMEOUT_S, auto_rerun=True)
-            followers.append(Student(number, session, random.Random(rng.random())))
-        tasks = [asyncio.create_task(follow(f, code, gate, stop, think, out)) for f in followers]
+            followers.append(HallStudent(number, session, random.Random(rng.random())))
+        tasks = [
+            asyncio.create_task(
+                follow(f, code, gate, stop, think, out, partial(listening, f, url, code, out))
+            )
+            for f in followers
+        ]
         with contextlib.suppress(TimeoutError):  # the class starts with those who joined
             async with asyncio.timeout(JOIN_WAIT_S):
                 await asyncio.gather(*(f.ready.wait() for f in followers))
@@ -118,6 +127,12 @@ async def live_class(
             out.answers_stored = await asyncio.to_thread(answers_in, store, code)
         store.close()
     return out
+
+
+async def listening(st: HallStudent, url: str, code: str, out: LiveOutcome) -> None:
+    """The page's listener (:func:`bench.load.lecture_hall.listen`) once it has joined."""
+    st.me = dict(urllib.parse.parse_qsl(st.session.query)).get("me", "")
+    await listen(st, url, code, out)
 
 
 async def warm_up(urls: list[str]) -> None:

@@ -37,6 +37,8 @@ class LiveOutcome(Outcome):
     idle_seconds: float = math.nan
     idle_cpu_s: float = math.nan  # the replicas' CPU seconds over the idle window
     fragment_reruns: int = 0  # sent by the students' timers
+    events: int = 0  # revisions the students' event streams delivered
+    streams_refused: int = 0  # event streams the server refused (the page polls then)
 
 
 def waits(

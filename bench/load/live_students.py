@@ -8,6 +8,7 @@ import asyncio
 import random
 import re
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -112,14 +113,19 @@ async def follow(
     stop: asyncio.Event,
     think: tuple[float, float],
     out: LiveOutcome,
+    listen: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
-    """Join, then follow the class until ``stop``, answering each question once."""
+    """Join, then follow the class until ``stop``, answering each question once; ``listen``:
+    what the page's listener does meanwhile (a task from the join on)."""
     s = st.session
     s.on_message = st.see
+    stream: asyncio.Task | None = None
     try:
         st.joined = await join(st, code, gate, out)
         if st.joined:
             out.shown.append(st.shown)
+            if listen is not None:
+                stream = asyncio.create_task(listen())
         st.ready.set()
         while st.joined and not stop.is_set():
             await s.listen(POLL_S)
@@ -133,5 +139,7 @@ async def follow(
     finally:
         st.following = False
         st.ready.set()
+        if stream is not None:
+            stream.cancel()
         out.fragment_reruns += s.fragment_reruns
         await s.close()
