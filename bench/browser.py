@@ -1,5 +1,6 @@
 """The headless Chromium that the bench and the browser tests drive: the system's, never a
-downloaded browser (``$CHROMIUM_PATH``, else /usr/bin/chromium)."""
+downloaded browser (``$CHROMIUM_PATH``, else /usr/bin/chromium); and the wait for a settled page
+that both use."""
 
 from __future__ import annotations
 
@@ -15,3 +16,16 @@ CHROMIUM_ARGS = [
 def launch_chromium(playwright):
     """Launch the system Chromium headless with :data:`CHROMIUM_ARGS`."""
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+CHART = '[data-testid="stPlotlyChart"]'
+
+
+def wait_settled(page, n_charts: int) -> None:
+    """The script has finished, at least ``n_charts`` plotly charts are drawn and nothing is left
+    from the run before (Streamlit marks such elements ``data-stale`` until the rerun ends)."""
+    page.wait_for_function(
+        f"document.querySelectorAll('{CHART} .main-svg').length >= {n_charts}", polling=200
+    )
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+    page.wait_for_function("!document.querySelector('[data-stale=true]')", polling=200)

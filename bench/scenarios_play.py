@@ -2,9 +2,8 @@
 (``data-play-fps``, and the draws counted over the samples), on the Local attention page's window
 and the captions' word-by-word player, against :data:`viz.play.MIN_FPS`.
 
-A timing, so it is measured here and not asserted by the browser tests (``tests/play_helpers.py``
-checks what plays, not how fast): on a busy machine the same code drew 5-7 times a second, where
-it draws 18-30 on a quiet one.
+A timing, so it is measured here and not asserted by the browser tests (they check what plays,
+not how fast, with the same helpers, ``bench/play.py``): the rate depends on the machine's load.
 """
 
 from __future__ import annotations
@@ -25,8 +24,8 @@ def play_rates() -> list[Row]:
     """Press play on each page's first player, sample it for 2.4 s, pause; one row each."""
     from playwright.sync_api import sync_playwright
 
-    from tests.browser_helpers import wait_settled
-    from tests.play_helpers import PLAYER, count_sent, play_rate, played
+    from bench.browser import wait_settled
+    from bench.play import PLAYER, count_sent, play_rate, played
 
     rows = []
     with sync_playwright() as playwright, streamlit_server("app.py") as (url, _):

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from bench.browser import CHART, wait_settled  # noqa: F401 (the browser tests import them here)
 from models.checkpoints import CHECKPOINTS_ENV, SHIPPED_ROOT
 from tests.server import served_with
 from tests.tab_pool import Wait
 from tests.test_i18n_app import english_words
 from ui.sidebar import LANGUAGE_LABEL
 
-CHART = '[data-testid="stPlotlyChart"]'
 # Streamlit's own chrome, English in every language (docs/translating.md, "What cannot be
 # translated"): the file uploader's texts (and its "Add files" button's hidden "add icon"), the
 # text box's hint and the keyboard users' skip link.
@@ -115,16 +115,6 @@ def shoot(page, path: Path, height: int) -> None:
     wait_still(page, quiet_ms=RESIZED_MS, sized=True)  # plotly has drawn each chart to its new size
     page.screenshot(path=str(path))
     page.set_viewport_size({"width": 1400, "height": 1000})
-
-
-def wait_settled(page, n_charts: int) -> None:
-    """The script has finished, at least ``n_charts`` plotly charts are drawn and nothing is left
-    from the run before (Streamlit marks such elements ``data-stale`` until the rerun ends)."""
-    page.wait_for_function(
-        f"document.querySelectorAll('{CHART} .main-svg').length >= {n_charts}", polling=200
-    )
-    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
-    page.wait_for_function("!document.querySelector('[data-stale=true]')", polling=200)
 
 
 # Settled: the script is not running (stApp's data-test-script-state), nothing is stale, every

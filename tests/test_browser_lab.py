@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
+from bench.play import PLAYER, assert_moved_and_stopped, count_sent, played
 from models.lab.tasks import probe_example
 from tests.browser_helpers import CHART, shoot, wait_settled
-from tests.play_helpers import PLAYER, assert_moved_and_stopped, count_sent, played
 
 pytestmark = pytest.mark.browser
 SMALL = "lab_len=6&lab_steps=300&lab_bi=false"  # learns reverse in ~10 s, and shows it

@@ -16,6 +16,14 @@ from pathlib import Path
 
 import pytest
 
+from bench.play import (
+    PLAYER,
+    SAMPLE,
+    TAKEN,
+    assert_moved_and_stopped,
+    count_sent,
+    played,
+)
 from models.captioning.checkpoint import CAPTION_MODELS
 from models.checkpoints import CHECKPOINTS_ENV
 from tests.browser_helpers import (
@@ -26,14 +34,6 @@ from tests.browser_helpers import (
     served_with,
     shipped_root,
     wait_settled,
-)
-from tests.play_helpers import (
-    PLAYER,
-    SAMPLE,
-    TAKEN,
-    assert_moved_and_stopped,
-    count_sent,
-    played,
 )
 from tests.tiny_captions import build_tiny_caption_checkpoints
 from tests.tiny_seq2seq import build_tiny_checkpoints

@@ -2,9 +2,9 @@
 press its play button, sample what it draws, count the websocket frames sent meanwhile, pause,
 and check that it stopped on the server's frame of the step its slider shows.
 
-How fast it plays is a timing, measured by ``make bench`` (``bench/scenarios_play.py``, against
-:data:`viz.play.MIN_FPS`), not asserted here: on a busy machine the same code drew 5-7 times a
-second where it draws 18-30 on a quiet one."""
+Shared by ``make bench`` (``bench/scenarios_play.py``, which measures how fast it plays against
+:data:`viz.play.MIN_FPS`) and the browser tests (which check what plays, not how fast: a timing
+depends on the machine's load)."""
 
 from __future__ import annotations
 
