@@ -24,7 +24,7 @@ import statistics
 import sys
 from dataclasses import dataclass
 
-from bench.registry import ALL_UPDATED, RENDERED, Row, Scenario
+from bench.registry import ALL_UPDATED, RENDERED, Row, Scenario, print_table
 from bench.work import set_cpu_rate
 
 TRIES = 8
@@ -158,7 +158,6 @@ def main(rates: list[float]) -> None:
     from playwright.sync_api import sync_playwright
 
     from bench.browser import launch_chromium
-    from bench.run import print_table
     from serve.launch import streamlit_server
 
     with sync_playwright() as playwright, streamlit_server("app.py") as (url, _):

@@ -68,6 +68,13 @@ class Row:
     note: str = ""
 
 
+def print_table(rows: list[Row]) -> None:
+    """A plain text table."""
+    widths = [max(len(getattr(r, f)) for r in rows) for f in ("measure", "value", "note")]
+    for row in rows:
+        print(f"{row.measure:<{widths[0]}}  {row.value:<{widths[1]}}  {row.note}")
+
+
 SCENARIOS: list[Scenario] = []
 TIMINGS: list[Callable[[], list[Row]]] = []
 

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from bench.browser import CHROMIUM, launch_chromium
 from bench.phases import phase_rows
-from bench.registry import RENDERED, SCENARIOS, TIMINGS, Row, Scenario
+from bench.registry import RENDERED, SCENARIOS, TIMINGS, Row, Scenario, print_table
 from bench.scenarios_floor import bare_react, floor_rows
 from bench.work import BrowserWork, server_cpu_ms, set_cpu_rate
 from serve.launch import SERVER_PIDS, streamlit_server
@@ -247,13 +247,6 @@ def scenario_rows(
 def _slower(row: Row) -> Row:
     """A row measured on the throttled CPU, said so in its name."""
     return Row(f"{SLOWER:g}x slower CPU, {row.measure}", row.value, row.note)
-
-
-def print_table(rows: list[Row]) -> None:
-    """A plain text table."""
-    widths = [max(len(getattr(r, f)) for r in rows) for f in ("measure", "value", "note")]
-    for row in rows:
-        print(f"{row.measure:<{widths[0]}}  {row.value:<{widths[1]}}  {row.note}")
 
 
 def main() -> None:
