@@ -87,8 +87,9 @@ bench: $(STAMP_DEV)
 
 # --- A class at once (bench/load, docs/deployment.md) ---------------------------------------------
 # Headless students over Streamlit's websocket protocol, on loopback, then one table (also written
-# to runs/load/). SCENARIO=class|burst|soak|all|live-class; SESSIONS, INTERACTIONS; REPLICAS=1, 2 or
-# 1,2 (a run for each: nginx in front of 2; default 1, live-class 1,2); QUICK=1 shrinks every size;
+# to runs/load/). SCENARIO=class|burst|soak|all|live-class|lecture-hall; SESSIONS, INTERACTIONS;
+# REPLICAS=1, 2 or 1,2 (a run for each: nginx in front of 2; default 1, live-class 1,2,
+# lecture-hall 2 on a private PostgreSQL); QUICK=1 shrinks every size;
 # LOAD_ARGS: python -m bench.load --help.
 .PHONY: load serve-class nginx
 SCENARIO ?= all
