@@ -83,7 +83,7 @@ def keep_finished_runs() -> None:
     a whole run, and a student's page stops following the teacher until reloaded. Such a timer
     rerun is dropped instead; the timer sends the next one an interval later (docs/deployment.md,
     "Live class under load"). Installed once per process."""
-    from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
+    from serve.streamlit_private import ScriptRunner
 
     if getattr(ScriptRunner.request_rerun, "_atlas_keeps_finished_runs", False):
         return

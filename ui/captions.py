@@ -12,7 +12,6 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 import torch
-from streamlit.delta_generator import DeltaGenerator
 
 from i18n import N_, _, current_language, pgettext
 from media.images import MAX_BYTES, ImageInputError, load_image, too_large
@@ -28,6 +27,7 @@ from media.scenes import (
 from models.analysis.regions import region_masses
 from models.captioning.inference import CaptionResult
 from models.limits import CAPTIONER_BEAM
+from serve.streamlit_private import DeltaGenerator
 from ui.choices import choice_ui
 from ui.guard import guarded_ui
 from ui.loaders import ModelKey, cached_model, card_of, model_key

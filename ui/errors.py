@@ -20,12 +20,11 @@ from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
 import streamlit as st
-from streamlit.errors import FragmentHandledException
-from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException
 
 from i18n import _
 from serve.memory import collected_after_large_figures
 from serve.slots import script_slot
+from serve.streamlit_private import FragmentHandledException, ScriptControlException
 
 log = logging.getLogger("atlas.errors")
 PASS_THROUGH = (ScriptControlException, FragmentHandledException)  # rerun, stop, switch_page

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
 from i18n import _
+from serve.streamlit_private import DeltaGenerator
 from ui.sidebar import classroom_mode
 
 # the px a main chart may take under the title row (about 90 px with classroom mode's 20 px root

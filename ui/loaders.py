@@ -18,7 +18,6 @@ from typing import Protocol
 
 import streamlit as st
 import torch
-from streamlit.runtime.scriptrunner_utils.script_run_context import in_cached_function
 
 from i18n import N_, _
 from models.captioning.checkpoint import load_captioner
@@ -31,6 +30,7 @@ from models.tokenizer import SubwordTokenizer
 from models.transformer.pretrained import DEFAULT_MODEL, PretrainedEncoder, PretrainedModelError
 from models.transformer.translator import TransformerTranslator
 from serve.runtime import freeze_long_lived
+from serve.streamlit_private import in_cached_function
 from ui.sidebar import current_device
 from ui.text import escape_markdown
 

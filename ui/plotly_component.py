@@ -72,7 +72,7 @@ def _templates() -> tuple[dict | None, dict | None]:
 
 def _under_apptest() -> bool:
     """Whether the script runs under AppTest (whose runtime is a stand-in)."""
-    from streamlit.runtime import Runtime
+    from serve.streamlit_private import Runtime
 
     return Runtime.exists() and type(Runtime.instance()) is not Runtime
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 import torch
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from i18n import LANGUAGES, _, negotiate, set_language, set_language_resolver
+from serve.streamlit_private import get_script_run_ctx
 from ui.document import document_ui
 from ui.url_state import write_params
 

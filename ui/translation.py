@@ -11,12 +11,12 @@ import re
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
 from i18n import N_, _, ngettext
 from models.english_check import check_english
 from models.rnn.seq2seq import ATTENTION_NAMES
 from models.rnn.translator import Translation, Translator
+from serve.streamlit_private import DeltaGenerator
 from ui.guard import show_refusal
 from ui.registry import PAGES
 from ui.sidebar import classroom_mode

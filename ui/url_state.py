@@ -19,9 +19,9 @@ from collections.abc import Callable, Collection, Sequence
 from typing import TypeVar
 
 import streamlit as st
-from streamlit.errors import StreamlitAPIException
 
 from i18n import _
+from serve.streamlit_private import StreamlitAPIException
 
 T = TypeVar("T")
 # A plain decimal number as people and this app write it: 12, -3, 0.5, .5, 2e-05 (ASCII only).

@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
 from i18n import N_, _
 from models.limits import TRANSLATOR_BEAM
+from serve.streamlit_private import DeltaGenerator
 from ui.choices import segmented_ui
 from ui.layout import control_row
 from ui.sidebar import classroom_mode

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
 from i18n import N_, _
+from serve.streamlit_private import DeltaGenerator
 from ui import plotly_component
 from ui.captions import (
     MODEL_LABELS,
