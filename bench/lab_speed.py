@@ -1,4 +1,4 @@
-"""The training lab's speed benchmark (issue 15): sequence accuracy against seconds on ONE CPU
+"""The training lab's speed benchmark: sequence accuracy against seconds on ONE CPU
 thread for the lab's default configuration (GRU + Bahdanau, reverse, sources up to 12 letters) and
 for the same model without attention.
 

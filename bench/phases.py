@@ -1,4 +1,4 @@
-"""Where one change's time goes, read from the page itself (issue 33): the Enter's key, the
+"""Where one change's time goes, read from the page itself: the Enter's key, the
 widget's value sent to the server, the server's messages arriving, each chart's draw starting
 and ending (the chart component's ``data-drawing``: ``components/atlas-plotly``), timed in the
 page's own clock by an init script that wraps the websocket and watches the charts.

@@ -1,7 +1,7 @@
 """Image captions: caption + maps for one image (encoder included), model load, and the page's
 example picker -> redrawn overlays.
 
-Floors (issue 6): caption plus maps for one image <= 150 ms (greedy, encoder included), model
+Floors: caption plus maps for one image <= 150 ms (greedy, encoder included), model
 load <= 1 s. Times are wall-clock medians with one torch thread, as the app runs.
 """
 

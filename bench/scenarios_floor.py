@@ -1,4 +1,4 @@
-"""What a change can cost at best here, and how far each interaction is from it (issue 18).
+"""What a change can cost at best here, and how far each interaction is from it.
 
 The floor of a change is the sum of two references, both timed right after each try of a scenario
 in the same browser (so that they see the same background load): the empty page with the app's

@@ -1,4 +1,4 @@
-"""Timings of the RNN translators themselves (issue 3's speed floor), on this machine's CPU.
+"""Timings of the RNN translators themselves, against their speed floor, on this machine's CPU.
 
 translate() of a 20-word sentence greedy and beam 5 (median of 50), the whole test set greedy
 (batched), and loading one checkpoint.

@@ -8,7 +8,7 @@ Each case is an image file of at most 10 MB (the upload limit) written to a temp
 a child Python process imports the decoder, reads the file, notes its resident memory (idle),
 runs ``load_image(data)`` and reports its peak (``VmHWM`` reset just before the decode on Linux,
 else ``ru_maxrss``) minus idle. Refused files count too:
-refusing must be cheap. The floor (issue 19): under 300 MB above idle for every case. Exits 1 when
+refusing must be cheap. The floor: under 300 MB above idle for every case. Exits 1 when
 a case is over the floor.
 """
 

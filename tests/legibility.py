@@ -1,4 +1,4 @@
-"""The legibility judge (issue 13): is every plotly chart on a page readable as drawn?
+"""The legibility judge: is every plotly chart on a page readable as drawn?
 
 Run :func:`check_page` on a Playwright page once it has settled (``tests.browser_helpers.
 wait_settled``, or ``wait_still`` when the number of charts is not known); it returns one
@@ -47,7 +47,7 @@ The rules, with ``TOLERANCE`` = 1 px everywhere:
 
 :func:`main_chart_box` and :func:`main_chart_visible` are classroom mode's rule: the page's main
 chart (the first plotly chart in the main area) has its top edge inside the viewport after load,
-or, on a page laid out chart first (issue 30), lies wholly inside it.
+or, on a page laid out chart first, lies wholly inside it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""AppTest for the Alignment page's lesson (issue 14) and its honesty about its input (issue 13):
+"""AppTest for the Alignment page's lesson and its honesty about its input:
 each model's formulas, the step inspector's three stages with their numbers, the four-scores mode
 on one shared translation, and the warning next to a translation of text that is not English.
 
@@ -171,7 +171,8 @@ def test_four_scores_empty_sentence_is_a_hint(tiny: Path):
 
 @pytest.mark.parametrize("mode", ["translate", "compare", "four"])
 def test_chinese_text_gets_a_warning_next_to_the_translation(tiny: Path, mode: str):
-    """Issue 13: 注意力机制很重要 got confident French and no word about it."""
+    """Text in another script (注意力机制很重要) gets a warning beside its translation, so the
+    page does not show confident French without a word."""
     at = open_app(ALIGNMENT, {"aln_text": "注意力机制很重要", "aln_mode": mode})
     assert any("not in the Latin alphabet" in w.value for w in at.warning)
 

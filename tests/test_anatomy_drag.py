@@ -1,4 +1,4 @@
-"""Dragging on the Attention anatomy page (issue 18), without a browser: the options the diagram's
+"""Dragging on the Attention anatomy page, without a browser: the options the diagram's
 drag behaviour gets (app_pages/anatomy/drag.py), the rounding to the inputs' step, the dragged keys put
 back into the table's rows, the callback that writes them into the page's state (AppTest), and
 drag.js's own arithmetic run in node against ``models.analysis.toy.anatomy`` for every score

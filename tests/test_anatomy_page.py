@@ -1,4 +1,4 @@
-"""AppTest: the Attention anatomy page's tables of numbers (issue 13): a box per cell, so what a
+"""AppTest: the Attention anatomy page's tables of numbers: a box per cell, so what a
 person types is what the page reads ("-3" stays -3, "−3" too); a cell that is not a usable number
 leaves its row out with a message; rows are added and deleted; and edits are not lost when the
 table is drawn again after a run without it (W while another score is chosen, the table after a

@@ -1,4 +1,4 @@
-"""The Alignment page in real Chromium (issues 13 and 14): the formulas drawn by KaTeX, the four
+"""The Alignment page in real Chromium: the formulas drawn by KaTeX, the four
 scores on a typed sentence, every chart legible (``tests.legibility.check_page``) at a projector's
 1280x720 in classroom mode and on a phone, the Mode control whole, the beam hypotheses whole, and
 the warning next to the translation of Chinese text.
@@ -124,7 +124,7 @@ def test_four_scores_on_a_typed_sentence(tab, url, checkpoints):
 
 @pytest.mark.parametrize("mode", ["translate", "reference", "compare", "four"])
 def test_every_chart_legible_at_46_words(tab, url, mode):
-    """Issue 13: at 46 words the heatmap stayed ~250 px wide and its labels fused; the reference
+    """At 46 words the heatmap stayed ~250 px wide and its labels fused; the reference
     bars had no readable labels; compare's entropy labels shrank to dots and the difference's
     row labels overlapped."""
     params = {"aln_text": LONG, "aln_mode": mode, "aln_ref": "Un homme photographie un groupe ."}
@@ -148,7 +148,7 @@ ROW_LABEL_LAYERS = """h => { const layers = [...h.querySelectorAll('.yaxislayer-
 
 
 def test_a_map_wider_than_the_projector_is_wrapped(tab, url):
-    """Issue 30: the 46-word map (61 source pieces) was wider than the projector's column and
+    """The 46-word map (61 source pieces) was wider than the projector's column and
     scrolled sideways; now its columns are wrapped in blocks one under the other (viz.wrap):
     nothing scrolls, and every block has its row labels in view."""
     tab.set_viewport_size(PROJECTOR)
@@ -163,7 +163,7 @@ def test_a_map_wider_than_the_projector_is_wrapped(tab, url):
 
 
 def test_a_map_that_scrolls_on_a_phone_keeps_its_row_labels_in_view(tab, url):
-    """Issue 30: on a phone a map of more tokens than fit scrolls sideways inside its chart (the
+    """On a phone a map of more tokens than fit scrolls sideways inside its chart (the
     wrapped blocks are still wider than 390 px); the row labels of every block (the French
     tokens) stay at its left edge, in view, wherever it is scrolled to."""
     tab.set_viewport_size(PHONE)
@@ -181,7 +181,7 @@ def test_a_map_that_scrolls_on_a_phone_keeps_its_row_labels_in_view(tab, url):
 
 
 def test_main_chart_on_the_projectors_first_screen(tab, url, screenshots):
-    """Issue 30: the heatmap began at 606 px of 720 and its lines were under it; now both are
+    """The heatmap began at 606 px of 720 and its lines were under it; now both are
     whole on the first screen, side by side, so that their hover link can be shown to a class
     (the README's screenshot of classroom mode is this first screen)."""
     tab.set_viewport_size(PROJECTOR)
@@ -225,7 +225,7 @@ def _cut_buttons(page) -> list[str]:
     ],
 )
 def test_mode_control_is_whole(tab, url, viewport, params):
-    """Issue 13: at 1280 px the Mode control was cut ("compar...")."""
+    """At 1280 px the Mode control was cut ("compar...")."""
     tab.set_viewport_size(viewport)
     _open(tab, url, params, 3)
     if params.get("classroom"):  # the Mode control is in the settings popover, beside the model
@@ -237,7 +237,7 @@ def test_mode_control_is_whole(tab, url, viewport, params):
 
 
 def test_beam_hypotheses_are_whole(tab, url):
-    """Issue 13: hypotheses 2-5 differed only in a tail the table hid."""
+    """Hypotheses 2-5 differed only in a tail the table hid."""
     tab.set_viewport_size({"width": 1280, "height": 800})
     _open(tab, url, {"aln_text": LONG, "aln_beam": "5"}, 4)
     table = tab.locator('[data-testid="stTable"]').filter(has_text="rank")
@@ -260,7 +260,7 @@ def test_chinese_text_is_flagged_next_to_the_translation(tab, url):
 
 
 def test_the_link_to_multi_head_is_whole(tab, url):
-    """Issue 30: in a column beside the language note the link read "Multi-head attentior"."""
+    """In a column beside the language note the link read "Multi-head attentior"."""
     tab.set_viewport_size({"width": 1280, "height": 800})
     _open(tab, url, {}, 3)
     link = tab.locator('[data-testid="stPageLink"]').filter(has_text="Multi-head attention")
@@ -285,7 +285,7 @@ def _new_elements(frames: list) -> list[str]:
 
 
 def test_moving_the_step_redraws_the_inspector_alone(tab, url):
-    """Issue 33: the step inspector is a fragment of its own, so moving its step sends the
+    """The step inspector is a fragment of its own, so moving its step sends the
     inspector's elements only (not the sentence box, the controls, the heatmap and the lines)
     and the charts above it are not drawn again."""
     tab.set_viewport_size({"width": 1280, "height": 800})

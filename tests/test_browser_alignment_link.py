@@ -138,7 +138,7 @@ SECOND_BLOCK = """gd => { const fl = gd._fullLayout;
 
 
 def test_a_wrapped_heatmaps_second_block_outlines_its_cell_in_every_block(tab, url):
-    """Issue 30: a 46-word map at 1280x720 classroom is wrapped in blocks of columns (viz.wrap),
+    """A 46-word map at 1280x720 classroom is wrapped in blocks of columns (viz.wrap),
     each block's trace holding only its own columns; hovering a cell of the second block
     focuses that cell (its column counted from the whole map), outlined on every block's axes
     (plotly clips each outline to its block), and the lines chart draws that very line."""

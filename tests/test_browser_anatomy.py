@@ -1,4 +1,4 @@
-"""The Attention anatomy page's key/value table, as a person types into it (issue 13), in
+"""The Attention anatomy page's key/value table, as a person types into it, in
 Chromium: "-3" typed at full speed into a cell stays -3 (Streamlit's grid lost the minus when the
 second key came before its cell editor was ready), a cell that is not a number is refused with a
 message, rows are added and deleted, and all four columns and the delete buttons fit the column at

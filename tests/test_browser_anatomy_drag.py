@@ -1,4 +1,4 @@
-"""Dragging vectors on the Attention anatomy page (issue 18), in Chromium: the query's tip is
+"""Dragging vectors on the Attention anatomy page, in Chromium: the query's tip is
 pressed, moved in several steps and let go with the mouse; while it moves, the weights chart
 (another chart of the page) shows the browser's preview, which changes; after the release and the
 rerun, the server's scores, weights and context, the query inputs and the link equal the last

@@ -136,7 +136,7 @@ def _shown(page, label: str) -> str:
 
 
 def test_settings_and_scene_survive_a_trip_through_upload(tab, url, tmp_path: Path):
-    """Issue 13: example scene -> beam 3, N 50 -> "Upload an image" -> upload a PNG showed the
+    """Example scene -> beam 3, N 50 -> "Upload an image" -> upload a PNG showed the
     sliders at 1 and 1 while the text said "over 50 samples", and back on "Example scene" they
     stayed 1/1. The sliders keep their values (and the example its index) through the trip."""
     tab.goto(f"{url}/captions?cap_ex=3")

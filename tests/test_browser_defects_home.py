@@ -1,4 +1,4 @@
-"""Home in Chromium, a defect of issue 30: a link to ``/home`` (the path app.py gives Home) showed
+"""Home in Chromium, a defect: a link to ``/home`` (the path app.py gives Home) showed
 Streamlit's "Page not found" before the main page; it shows Home, in the link's language."""
 
 from __future__ import annotations

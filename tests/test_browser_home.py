@@ -1,4 +1,4 @@
-"""Home in Chromium (issue 13): the models table shows every model, its last row included, with no
+"""Home in Chromium: the models table shows every model, its last row included, with no
 scroll bar of its own, on a laptop, a phone and a projector in classroom mode; and the line about
 the anatomy says what that page does (its vectors are typed in: they cannot be dragged)."""
 

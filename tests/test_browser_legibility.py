@@ -1,4 +1,4 @@
-"""Every chart on every page legible on every screen (issue 13), judged by ``tests.legibility``.
+"""Every chart on every page legible on every screen, judged by ``tests.legibility``.
 
 In Chromium, for every page of ``ui/pages.toml`` and home (and the views listed in ``VIEWS``), in
 seven set-ups (a projector at 1280x720 and a large screen at 1920x1080 in classroom mode, a laptop
@@ -91,11 +91,11 @@ WITHOUT_CHARTS = {
     "lessons",
     "join",
 }  # home; the lab until trained; lesson list; join form
-# Pages laid out chart first in classroom mode (issue 30): in classroom mode (1280x720 and
+# Pages laid out chart first in classroom mode: in classroom mode (1280x720 and
 # 1920x1080) their main chart is wholly on the first screen with the default input.
 WHOLE_ON_FIRST_SCREEN = {entry.url_path for entry in PAGES}
 # No chart is hidden in part sideways (in a part that scrolls, or past the page's width) but on a
-# phone, on any page and in any of its views, with the default and the 46-word input (issue 30):
+# phone, on any page and in any of its views, with the default and the 46-word input:
 # a map of tokens by tokens (or a figure of stacked plots over the same tokens) wider than its
 # column is wrapped in blocks of columns one under the other (viz.wrap: a 46-word sentence has
 # 50-60 pieces, at 20 px a cell wider than a projector's 1,080 px column); lines over tokens and

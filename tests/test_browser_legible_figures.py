@@ -1,7 +1,7 @@
 """The charts of the anatomy, local attention, positional encoding, √d_k and training lab pages,
 drawn by plotly.js in Chromium the way ``ui.charts.plotly_chart`` sends them (``legible``: classroom
 mode's fonts and sizes, or the normal minimum) at the widths the pages give them, and judged by
-``tests.legibility`` (issue 13): no text clipped or overlapping, none too small, every token
+``tests.legibility``: no text clipped or overlapping, none too small, every token
 labelled, cells large enough. The defects this was written against: the local step chart's legend
 over its title, its y ticks cut to ".5", its "step: 0:▁Un" over the Pause button; the anatomy's
 "query" on "k:A" and "context" on "v:A"; the lab's heatmap titles and curves, the permutation maps'

@@ -31,7 +31,7 @@ SENTENCE = "The black dog chased a ball across the park."
 ZWSP = "\u200b"
 
 
-# Not shipped yet (issue 5's training is pending): drive the page with tiny random-weight ones.
+# Not shipped yet (their training is pending): drive the page with tiny random-weight ones.
 checkpoints = checkpoints_fixture(transformers_shipped, build_tiny_transformers, "tiny_mh_browser")
 url, tab = served_fixtures("streamlit_mh")
 

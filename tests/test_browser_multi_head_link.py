@@ -175,7 +175,7 @@ def test_hovering_the_head_map_and_the_lines_links_them_without_the_server(tab, 
 
 
 def test_in_classroom_mode_the_head_map_and_its_lines_sit_side_by_side(tab, url):
-    """Issue 30: at 1280x720 in classroom mode the head map and the head view were one under the
+    """At 1280x720 in classroom mode the head map and the head view were one under the
     other, the head's steps between them, so the hover link could not be shown to a class; now
     they sit side by side, neither scrolling sideways, and hovering a cell of the map draws its
     line over the head view beside it."""

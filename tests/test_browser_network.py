@@ -1,4 +1,4 @@
-"""Nothing leaves the machine at run time (issue 13).
+"""Nothing leaves the machine at run time.
 
 In Chromium, every page of ``ui/pages.toml`` and home is loaded and changed once (classroom mode
 switched on in the sidebar: a rerun that redraws every chart), a few pages at a time, while every

@@ -99,7 +99,7 @@ def test_local_window_slides_along_p_t(tab, url):
 
 
 def test_the_pages_step_follows_the_chart(tab, url):
-    """Issue 30: Local attention's two step controls, the page's slider and the chart's play
+    """Local attention's two step controls, the page's slider and the chart's play
     slider, went their own ways. The step the chart comes to rest on (here: its slider clicked
     near the end) becomes the page's step: its slider, its numbers and the link."""
     tab.goto(f"{url}/local_attention")

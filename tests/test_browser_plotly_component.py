@@ -111,7 +111,7 @@ def test_draws_updates_in_place_and_sends_a_click_back(tab, url):
 
 
 def test_the_toolbar_stays_off_the_title_while_the_cells_are_read(tab, url):
-    """Issue 30: plotly's toolbar showed over the chart's title whenever the pointer was on the
+    """Plotly's toolbar showed over the chart's title whenever the pointer was on the
     chart. It shows over the chart's top margin only (where it is), not over the plot."""
     tab.goto(url)
     tab.locator(f"{HOST} .main-svg").first.wait_for()
@@ -172,7 +172,7 @@ def test_a_wide_chart_scrolls_and_the_judge_sees_every_chart(tab, url):
 
 
 def test_a_wide_map_of_tokens_is_wrapped_instead(tab, url):
-    """Issue 30: the same 1,600 px map with its columns labelled by tokens is wrapped in blocks
+    """The same 1,600 px map with its columns labelled by tokens is wrapped in blocks
     of columns one under the other (viz.wrap): nothing scrolls, every column keeps its label."""
     wide = _wide_chart(tab, url, "tokens")
     sizes = wide.evaluate("h => [h.scrollWidth, h.clientWidth]")

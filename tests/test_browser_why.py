@@ -1,6 +1,6 @@
 """The Why attention page in real Chromium: its French reference follows the sentence in the box
-(issue 13: pick the long example, then type "Dog", and BLEU was still computed against the
-example's French), and it opens on the sentence its rule chose, with the rule stated (issue 14).
+(pick the long example, then type "Dog", and BLEU was still computed against the
+example's French), and it opens on the sentence its rule chose, with the rule stated.
 
 The server reads the shipped ``none`` and ``bahdanau`` translators where they exist and tiny
 random-weight ones otherwise (``ATLAS_CHECKPOINTS``).

@@ -1,4 +1,4 @@
-"""The Alignment and Local attention pages in Chinese (issue 16).
+"""The Alignment and Local attention pages in Chinese.
 
 In Chromium (``?lang=zh``): the default sentence, then a typed one; no English word is left on
 screen, in the charts' SVG text or in their hover text, other than the tokens of that very

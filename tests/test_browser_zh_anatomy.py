@@ -1,4 +1,4 @@
-"""The Attention anatomy page in Chinese (issue 16), in Chromium.
+"""The Attention anatomy page in Chinese, in Chromium.
 
 ``?lang=zh`` with the default vectors, then with typed input (a query coordinate typed in, a cell
 of the key/value table edited, the general score and hard attention picked): no English word is

@@ -1,4 +1,4 @@
-"""The Home page and the Training lab in Chinese (issue 16), in Chromium.
+"""The Home page and the Training lab in Chinese, in Chromium.
 
 Home (``?lang=zh``): no English word left on screen or in the models table (its headers and every
 cell: the pages, ``Card.headline``'s measured figures, the sizes) other than the checkpoints' own

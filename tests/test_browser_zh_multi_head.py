@@ -1,4 +1,4 @@
-"""The Multi-head attention and Positional encoding pages in Chinese (issue 16).
+"""The Multi-head attention and Positional encoding pages in Chinese.
 
 In Chromium (``?lang=zh``): each page with its default input, then with typed Chinese: on the
 Multi-head page the pretrained encoder (all-MiniLM-L6-v2) reads 注意力机制很重要, and the charts

@@ -1,4 +1,4 @@
-"""AppTests for the Alignment page's defects of issue 30 (a teacher's report): the step
+"""AppTests for the Alignment page's defects (a teacher's report): the step
 inspector's probabilities with three decimals, an unknown model in a link, and reference mode
 starting from the model's own translation.
 

@@ -1,4 +1,4 @@
-"""AppTests for the Home page's defects of issue 30: without a GPU, Home does not say that the
+"""AppTests for the Home page's defects: without a GPU, Home does not say that the
 device can be changed (the sidebar then offers the CPU alone)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Tests for a defect of issue 30: text of emoji or symbols alone ("🙂🙂", "!!! ???") got
+"""Tests for a defect: text of emoji or symbols alone ("🙂🙂", "!!! ???") got
 confident French and no word about it; it now gets the same honest notice as other unfamiliar
 input, next to the translation on each translation page."""
 

@@ -1,4 +1,4 @@
-"""Tests for a defect of issue 30: a translation of a sentence longer than any the model saw in
+"""Tests for a defect: a translation of a sentence longer than any the model saw in
 training said nothing about it. The longest training source is measured into the card
 (``Card.train_lengths``, training.lengths); the pages warn next to the translation beyond it,
 and, for a card that does not record it, beyond the config's ``max_src_len`` (and say which)."""

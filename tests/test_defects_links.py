@@ -1,4 +1,4 @@
-"""AppTests for a defect of issue 30: a link naming a model the page does not offer
+"""AppTests for a defect: a link naming a model the page does not offer
 (``?aln_model=foo``, ``?loc_model=foo``, ...) gets a notice that says so, and the page shows its
 default model, as it does for the other bad values of a link (ui.url_state)."""
 

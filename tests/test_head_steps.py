@@ -153,7 +153,7 @@ def test_step_panels_label_every_token_and_write_masked_cells():
     )
     assert wide.data[0].text is None and len(wide.layout.xaxis.tickvals) == 40
     assert wide.layout.width >= 40 * 14
-    # cells without numbers get a colour bar of their own, beside their panel (issue 30: V and
+    # cells without numbers get a colour bar of their own, beside their panel (V and
     # the output had none); cells with numbers need none
     assert all(t.showscale is False for t in fig.data)
     bar = wide.data[0].colorbar

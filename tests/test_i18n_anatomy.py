@@ -1,4 +1,4 @@
-"""AppTest: the Attention anatomy page in Chinese (issue 16): its headers, text, widget labels and
+"""AppTest: the Attention anatomy page in Chinese: its headers, text, widget labels and
 help, options, table headers, chart titles, axes, legends and hover text; a link's ids (score,
 preset) work in both languages; switching language keeps the view."""
 

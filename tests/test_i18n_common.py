@@ -1,4 +1,4 @@
-"""The shared pieces in Chinese (issue 16): a model's refusal (a ValueError that ``ui.guard`` turns
+"""The shared pieces in Chinese: a model's refusal (a ValueError that ``ui.guard`` turns
 into the page's message) is worded in the session's language, and so are the checkpoint errors,
 the model card's headline, the text notices, the error sentence, the shared charts' names and hover
 text; a Chinese label gets the width of a full em in the charts' margins."""

@@ -1,4 +1,4 @@
-"""link.js, the chart component's hover link (issue 29): its pure helpers run in node, on the options
+"""link.js, the chart component's hover link: its pure helpers run in node, on the options
 and figures the app sends (``viz.hover_link``, ``viz.multi_head_lines``, ``viz.alignment``): a lines
 chart's geometry, the lines it draws read back as (query, key) pairs, the shapes that show a focus
 (a heatmap's outline; a lines chart's veil and lines) and what the pointer is on (a heatmap's

@@ -1,4 +1,4 @@
-"""Issue 17: the load harness's pieces (bench/load) and the class layout's nginx configuration
+"""The load harness's pieces (bench/load) and the class layout's nginx configuration
 (deploy/), without a server. tests/test_load_run.py runs them against a served app."""
 
 from __future__ import annotations

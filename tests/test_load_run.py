@@ -1,4 +1,4 @@
-"""Issue 17: the load harness against a served app (the shipped checkpoints): a tiny class with an
+"""The load harness against a served app (the shipped checkpoints): a tiny class with an
 upload, a burst, and two replicas behind nginx, where every upload must reach the replica that
 holds its session (without affinity, half of them would be refused)."""
 

@@ -149,7 +149,7 @@ def test_the_component_gets_the_click_and_the_hover_link(tiny: Path, monkeypatch
 
 
 def test_the_narrow_map_and_lines_fit_half_a_projectors_row():
-    """Issue 30, Multi-head in classroom mode: for half the row the head's map drops its cells'
+    """Multi-head in classroom mode: for half the row the head's map drops its cells'
     numbers and the head view puts its legend under the lines; both then fit half of a 1280x720
     row at the least legible scale for an 11-token sentence (they did not: 602 and 425 px at the
     builders' font, against 390)."""

@@ -51,7 +51,7 @@ def test_pretrained_encoder(tiny: Path) -> None:
 
 
 def test_classroom_mode_puts_the_model_in_a_list_and_the_rest_in_settings(tiny: Path) -> None:
-    """Issue 30: at a projector the sentence and the model share one row (the model as a list:
+    """At a projector the sentence and the model share one row (the model as a list:
     its two long buttons were cut there), the checkpoint, kind and beam in the Settings popover."""
     at = open_app(PAGE, {"mh_text": SENTENCE}, {"classroom": True}, timeout=180)
     assert at.selectbox(key="mh_model").value == "transformer"
@@ -149,7 +149,7 @@ def test_head_grid_tiles_every_panel_into_one_heatmap_and_pools_large_inputs() -
 
 
 def test_the_overview_of_a_long_sentence_keeps_its_contrast() -> None:
-    """Issue 30: at 300+ MiniLM pieces the overview (then means of 5 x 5 blocks on a 0-1 scale)
+    """At 300+ MiniLM pieces the overview (then means of 5 x 5 blocks on a 0-1 scale)
     was almost white. The measure: each non-gap cell's place on the colour axis, z / cmax clipped
     to [0, 1]; its standard deviation over all panels, and the share of cells at a tenth of the
     axis or more (visibly coloured). Measured before (block means, axis 0-1): 0.010 and 0.3 %;

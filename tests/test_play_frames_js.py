@@ -1,4 +1,4 @@
-"""play_frames.js, the play behaviour's pure functions (issue 29), run in node on frames made by
+"""play_frames.js, the play behaviour's pure functions, run in node on frames made by
 plotly.py as the component gets them (``Figure.to_dict()``: numpy arrays as {dtype, bdata,
 shape}, through JSON): ``decoded`` reads the arrays as numbers, ``traceIndices`` the traces a
 frame updates, ``transition`` what changes from one frame to the next and ``inBetween`` the

@@ -52,7 +52,7 @@ def _figure(at: AppTest, part: str) -> dict:
 
 def _axes(fig: dict, tokens: list[str]) -> tuple[str, str]:
     """(the tokens' axis, the other): tokens across ("xaxis") or, for a sentence whose tokens do
-    not fit across the page's column, down ("yaxis": the chart turned on its side, issue 30)."""
+    not fit across the page's column, down ("yaxis": the chart turned on its side)."""
     across = fig["layout"]["xaxis"].get("ticktext") == tokens
     return ("xaxis", "yaxis") if across else ("yaxis", "xaxis")
 

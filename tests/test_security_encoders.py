@@ -1,4 +1,4 @@
-"""Issue 19, encoders: a name is all a page or a link can give; only the packaged MiniLM and the
+"""Encoders: a name is all a page or a link can give; only the packaged MiniLM and the
 folders under $ATLAS_ENCODERS_DIR are offered, and no message says whether a path exists."""
 
 from __future__ import annotations

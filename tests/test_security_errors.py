@@ -1,4 +1,4 @@
-"""Issue 19: no traceback, exception text or server path reaches the page; an error id does, and
+"""No traceback, exception text or server path reaches the page; an error id does, and
 the details go to the server log. Streamlit's own control flow passes through the page runner."""
 
 from __future__ import annotations

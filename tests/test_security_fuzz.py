@@ -1,4 +1,4 @@
-"""Issue 17, inputs that must not break a page: a deterministic fuzz of deep links over every
+"""Inputs that must not break a page: a deterministic fuzz of deep links over every
 page's parameters, the links the issue's fuzzing found, the upload types the uploader's filter
 used to drop silently, and a damaged checkpoint's message (no path, no Python error text; the
 other pages keep working)."""

@@ -1,4 +1,4 @@
-"""Issue 19, links: every number a link sets is read strictly (ASCII digits, finite, in range) and
+"""Links: every number a link sets is read strictly (ASCII digits, finite, in range) and
 falls back to the default with a notice; a link can name only the encoders the server offers; and
 a bounded fuzz of deep links over every page finds no exception box."""
 
@@ -113,7 +113,7 @@ CHOICE_LINKS = [  # (page, parameter, a value it does not offer, its default)
 def test_a_choice_the_page_does_not_offer_falls_back_with_a_notice(
     tiny, page, name, value, default
 ):
-    """Issue 30: ``?cap_src=elsewhere`` showed the example scene without a word."""
+    """``?cap_src=elsewhere`` showed the example scene without a word."""
     at = open_link(page, {name: value})
     assert_clean(at)
     assert name in toasts(at) and value not in toasts(at)  # the link's own text is not repeated

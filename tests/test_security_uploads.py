@@ -1,4 +1,4 @@
-"""Issue 19, uploads: decided from the header, decoded straight to the small size (no full-size
+"""Uploads: decided from the header, decoded straight to the small size (no full-size
 padded square), at most MAX_DECODING at once, and refused types or sizes named in a sentence."""
 
 from __future__ import annotations

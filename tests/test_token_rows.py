@@ -1,4 +1,4 @@
-"""Charts of a long sentence turned on their side (issue 30): the same values, the tokens down the
+"""Charts of a long sentence turned on their side: the same values, the tokens down the
 y axis in reading order, no fixed width; and the pages' choice between across and turned."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def test_token_lines_turned_keep_every_value_and_token(log):
 
 
 def test_a_turned_chart_is_as_wide_as_its_title_from_the_plots_left_edge():
-    """Issue 30: a turned chart's title starts at the plot's left edge, after the tokens' labels;
+    """A turned chart's title starts at the plot's left edge, after the tokens' labels;
     its width counted the title alone, so on a phone a long Chinese title was cut at the right
     (Recurrent's gate means by 32 px at 390x844 with the 46-word input)."""
     from viz.heatmaps import title_width

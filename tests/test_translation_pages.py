@@ -131,7 +131,7 @@ def test_alignment_invisible_sentence_or_reference_is_a_message(tiny: Path, invi
 def test_alignment_long_text_is_truncated_with_a_notice(tiny: Path):
     at = _run(ALIGNMENT, {"aln_text": "the dog runs . " * 200})
     assert any("2,999 characters; only the first 2,000 are used" in i.value for i in at.info)
-    # the model's own cut of what it read is in the same box (issue 30: two boxes, one warning
+    # the model's own cut of what it read is in the same box (two boxes, one warning
     # and one info, pushed the heatmap below a projector's first screen)
     cuts = [i.value for i in at.info if "only the first 2,000" in i.value]
     assert len(cuts) == 1 and "the model reads the first 100" in cuts[0]  # its piece limit
@@ -196,7 +196,7 @@ def test_alignment_word_view_merges_pieces(tiny: Path):
 
 
 def test_alignment_word_view_carries_into_the_step_inspector(tiny: Path):
-    """Issue 30: in the word view the step inspector says which word its step's piece belongs
+    """In the word view the step inspector says which word its step's piece belongs
     to (the model takes one step per piece); the piece view says nothing of words."""
     at = _run(ALIGNMENT, {"aln_text": SENTENCE, "aln_view": "word", "aln_step": "1"})
     notes = [c.value for c in at.caption if c.value.startswith("Word view:")]

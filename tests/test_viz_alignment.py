@@ -78,7 +78,7 @@ def test_weights_row_entropy_and_entropy_heatmap():
 
 
 def test_entropy_rows_keep_their_labels_apart():
-    """Issue 13: compare mode's entropy bars shrank the target tokens to dots (vertical bars
+    """Compare mode's entropy bars shrank the target tokens to dots (vertical bars
     squeezed into a column): now one labelled row per token, ROW_PX tall."""
     tgt = [f"▁mot{i}" for i in range(46)]
     w = np.random.default_rng(0).dirichlet(np.ones(30), size=46)
@@ -98,7 +98,7 @@ def test_token_prob_bars_highlight_low_ones():
 
 
 def test_token_prob_bars_label_every_token_readably():
-    """Issue 13: reference mode's probability bars had no readable token labels (a 10 px bottom
+    """Reference mode's probability bars had no readable token labels (a 10 px bottom
     margin cut them): now one horizontal row per token with the tokens on the y axis, the
     margin as wide as the widest token and the numbers at full size outside the bars."""
     tgt = ["▁Un", "▁chien", "▁noir", "▁récup", "ère", "</s>"] * 8
@@ -114,7 +114,7 @@ def test_token_prob_bars_label_every_token_readably():
 
 
 def test_long_sentence_heatmap_keeps_every_label_and_its_cells():
-    """Issue 13: at 46 words the heatmap stayed ~250 px wide and the source labels fused: now
+    """At 46 words the heatmap stayed ~250 px wide and the source labels fused: now
     every token is on a tick, the figure asks for the width its columns need (COLUMN_PX each,
     the chart scrolls where the screen is narrower) and each row is ROW_PX tall."""
     src = [f"▁word{i}" for i in range(100)]
@@ -132,7 +132,7 @@ def test_long_sentence_heatmap_keeps_every_label_and_its_cells():
 
 
 def test_difference_rows_do_not_overlap():
-    """Issue 13: compare mode's difference map kept plotly's default height, so 20 row labels
+    """Compare mode's difference map kept plotly's default height, so 20 row labels
     overlapped; its rows are now ROW_PX tall and its colour bar's title beside the bar."""
     tgt = [f"t{i}" for i in range(20)]
     fig = alignment_difference(np.zeros((20, 5)) + 0.1, SRC + ["x"], tgt, title="b minus a")

@@ -1,5 +1,5 @@
 """The layouts that keep the charts of the anatomy, local attention, positional encoding, √d_k and
-training lab pages legible (issue 13), checked on the figures' data: what sits where, at what size
+training lab pages legible, checked on the figures' data: what sits where, at what size
 (tests/test_browser_legible_figures.py draws them in Chromium and judges the result)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Why attention and Image captions figures leave room for their labels (issue 13): margins
+"""The Why attention and Image captions figures leave room for their labels: margins
 fitted to the tick labels and titles, every token and word labelled, nothing left to plotly's
 auto-ticking, titles anchored inside the figure. The browser judge (tests/legibility.py, run by
 tests/test_browser_legibility.py) checks the drawn result; these check what the builders ask for.

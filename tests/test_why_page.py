@@ -1,5 +1,5 @@
-"""The Why attention page's first example (chosen by a stated rule, issue 14) and its French
-reference, which always belongs to the sentence in the box (issue 13: pick the long example, then
+"""The Why attention page's first example (chosen by a stated rule) and its French
+reference, which always belongs to the sentence in the box (pick the long example, then
 type "Dog", and BLEU was still computed against the example's French).
 
 AppTest with tiny random-weight translators (``ATLAS_CHECKPOINTS``); the check that the committed
@@ -178,7 +178,8 @@ def test_page_shows_the_files_numbers_with_the_shipped_models(monkeypatch):
 
 
 def test_text_that_is_not_english_is_flagged_next_to_the_translations(tiny: Path):
-    """Issue 13: 注意力机制很重要 got confident French and no word of warning."""
+    """Text in another script (注意力机制很重要) is flagged beside the translations, and the
+    English example is not."""
     at = _open({"why_text": "注意力机制很重要"})
     warnings = "\n".join(w.value for w in at.warning)
     assert "not in the Latin alphabet" in warnings and "the French above" in warnings

@@ -9,7 +9,7 @@ session's language (:mod:`i18n`); tokens stay as they are. The head view (lines 
 is in :mod:`viz.multi_head_lines`; the special-token shares are panels of
 :func:`viz.head_steps.step_panels`.
 
-Legible on every screen (issue 13): every token is a tick (tickmode "array"), each cell is at least
+Legible on every screen: every token is a tick (tickmode "array"), each cell is at least
 14 px (``layout.width``/``height`` are what the cells need; a narrow screen scrolls) and titles are
 annotations placed from px (:func:`viz.head_steps.title_annotation`), whole at any width.
 """

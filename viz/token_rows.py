@@ -2,7 +2,7 @@
 (the first on top, labels written across, as text is read), the values along the x axis.
 
 A chart of a long sentence's tokens across the page would be wider than the page at the least
-legible spacing; turned, it grows downwards instead, where a page scrolls anyway (issue 30). The
+legible spacing; turned, it grows downwards instead, where a page scrolls anyway. The
 builders of lines over tokens (``viz.recurrent.token_lines``, ``viz.bottleneck.gradient_norm_plot``)
 build their traces as usual and hand them here when asked for ``across=False``.
 """

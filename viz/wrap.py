@@ -1,7 +1,7 @@
 """A map of tokens by tokens too wide for its column, wrapped as a line of text is: its columns
 (keys, sources) split into blocks drawn one under the other, each block with every row labelled
 and its own columns' labels, so that nothing is hidden sideways and no cell is drawn under the
-legibility minimum (issue 30). Pure: works on a figure's plain dict (``Figure.to_dict()``, at the
+legibility minimum. Pure: works on a figure's plain dict (``Figure.to_dict()``, at the
 builders' font), as ``ui.charts.plotly_chart`` sends it.
 
 A figure can be wrapped when each of its x axes spans the whole width (its plots are stacked,

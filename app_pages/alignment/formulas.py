@@ -170,7 +170,7 @@ def step_inspector_ui(tr: Translation, kind: str, level: str = "piece") -> None:
     (``level`` "word"), which word the step's piece belongs to.
 
     A fragment of its own inside the page's: moving the step reruns the inspector alone, not the
-    controls, the translation and the charts above it (docs/performance.md, issue 33)."""
+    controls, the translation and the charts above it (docs/performance.md)."""
     st.subheader(_("Step inspector"))
     step = step_slider(_("Target step (subword pieces)"), "aln_step", len(tr.target_tokens))
     if level == "word":

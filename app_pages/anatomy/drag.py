@@ -1,4 +1,4 @@
-"""Dragging the query and the keys on the Attention anatomy page (issue 18).
+"""Dragging the query and the keys on the Attention anatomy page.
 
 The vector diagram's query and key tips are handles (``components/atlas-plotly/atlas_plotly/assets/
 drag.js``). While a handle is dragged the browser recomputes the three stages itself, with the

@@ -168,7 +168,7 @@ def heatmaps_ui(result: Result, settings: LocalSettings, global_model: Translato
         tr.window,
         title=_("{kind}, D = {D}: weights and p_t").format(kind=settings.kind, D=tr.D),
     )
-    # side by side where a map fits half the row, else one under the other (issue 30)
+    # side by side where a map fits half the row, else one under the other
     weights = (1, 1) if fits_column(fig.layout.width, (1, 1)) else (1,)
     left, right = st.columns(2) if len(weights) == 2 else (st.container(), st.container())
     fit = first_screen_fit(len(tr.target_tokens)) | {"fit_width": column_px(weights, 0)}

@@ -150,7 +150,7 @@ def linked_views_ui(
     """The chosen head's map and its layer's head view, linked on hover. In classroom mode they
     sit side by side where both fit half the row (:func:`fit_half_row`: the map without its
     cells' numbers, the hover gives them; the head view's legend under its lines), so that a
-    class sees the link (issue 30); else the map, the head's steps, then the head view, one
+    class sees the link; else the map, the head's steps, then the head view, one
     under the other."""
     charts = linked_charts(view, layer, head)
     if classroom_mode() and len(view.query_tokens) <= 128 and fit_half_row(view, layer, head):

@@ -138,7 +138,7 @@ def demo_maps(plain: PermutationResult, with_pe: PermutationResult) -> None:
     fig = permutation_maps(panels)
     if fits_column(fig.layout.width):
         plotly_chart(fig, key="pe_perm_maps")
-    else:  # one map a chart, each wrapped to the column where it is wider (issue 30)
+    else:  # one map a chart, each wrapped to the column where it is wider
         for k, panel in enumerate(panels):
             plotly_chart(permutation_maps([panel], per_row=1), key=f"pe_perm_maps_{k}")
     # the CSV's row names are data: English in every language
