@@ -109,7 +109,7 @@ def played(page, host, play: str, pause: str) -> tuple[list[dict], int, dict]:
     before, drawn = len(sent), host.get_attribute("data-draws")
     press(host, play)
     # polled every 100 ms, not at each animation frame: a busy machine's Chromium may hold back
-    # a tab's frames (a full run once waited 10 s here for a chart that plays)
+    # a tab's animation frames for seconds while the chart plays
     page.wait_for_function(
         "h => h.dataset.playState === 'playing'",
         arg=host.element_handle(),
@@ -152,7 +152,7 @@ def assert_moved_and_stopped(page, host, samples: list[dict], during: int, exact
     # the slider marks the step last reached: at most one off, or ahead while the step it shows is
     # arriving (reached by the next sample: a slow machine skips steps, and plotly moves the
     # slider before the player has marked its new position), or one behind a step just reached
-    # (plotly moved it by the next sample: a full run's sample read position 10, slider 9)
+    # (the player marked the step before plotly moved the slider, which it has by the next sample)
     for sample, after in zip(samples, [*samples[1:], None], strict=True):
         arriving = after is not None and sample["position"] < sample["slider"] <= after["position"]
         lagging = (

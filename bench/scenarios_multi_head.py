@@ -2,7 +2,7 @@
 
 - one head at 512 x 512: Enter in the sentence box -> the large head's heatmap redrawn (the time
   includes the encoder's run; the timing rows below give the model alone, so the drawing is the
-  difference; the issue's budget: <= 2 s after the model ran);
+  difference; the budget: <= 2 s after the model ran);
 - the overview of all 6 x 12 heads at 128 tokens: Enter -> the overview redrawn (<= 3 s).
 
 Each try changes the number of pieces (the words are single word pieces), and the chart titles

@@ -40,6 +40,6 @@ def set_cpu_rate(cdp, rate: float) -> None:
 
     The bench throttles a page only while it is timed (its change, its first visit, the bare
     redraw): several pages throttled at once on two cores slow each other down far more than
-    ``rate`` (the bare ``Plotly.react`` of Alignment's charts took 15 times as long, not 4, with
-    the scenario's tab and the empty pages throttled beside it)."""
+    ``rate``: a bare ``Plotly.react`` throttled 4 times beside the scenario's tab and the empty
+    pages, all throttled, takes several times longer than 4 times its full-speed time."""
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": rate})

@@ -34,9 +34,9 @@ def test_train_scrub_play_and_screenshot(page, app_url, screenshots):
     page.__sent = count_sent(page)
     page.goto(f"{app_url}/lab?{SMALL}&lab_seed=21")
     page.get_by_role("button", name="Train", exact=True).click()
-    # the run has ended: the results are drawn. Alone the two runs take ~10 s; in a full suite
-    # they share the 2 cores with three workers' browsers and servers (CI took 80 s, and over
-    # 120 s once): the wait is for the work, not a timing (timings are `make bench`'s)
+    # the run has ended: the results are drawn. In a full suite the two runs share the cores with
+    # other workers' browsers and servers and take many times longer than alone: the wait is for
+    # the work, not a timing (timings are `make bench`'s)
     page.get_by_text(TIMELINE).wait_for(timeout=TRAIN_WAIT_MS)
     wait_settled(page, 4)
     heatmap = _chart(page, "Attention at step 300")

@@ -1,7 +1,7 @@
 """The figure builders' margins fit their labels, so plotly draws each figure once.
 
-Plotly grows a margin that is too small (automargin) by drawing the whole figure again; a 4x4
-heatmap took 34 ms instead of 16 ms. Here each builder's figure is drawn in Chromium with the
+Plotly grows a margin that is too small (automargin) by drawing the whole figure again, about
+twice the time of one drawing. Here each builder's figure is drawn in Chromium with the
 plotly.js that ships in the plotly package, and the margins plotly ended up with must be the
 margins the figure asked for.
 """

@@ -262,7 +262,7 @@ def test_shipped_checkpoints_on_fresh_scenes(name):
     ("name", "exact", "localization"), [("caption-soft", 0.90, 0.80), ("caption-hard", 0.80, 0.70)]
 )
 def test_shipped_cards_meet_the_floors(name, exact, localization):
-    """The cards' 500-scene test figures (evaluate_captions --write-card) meet the issue's floors."""
+    """The cards' 500-scene test figures (evaluate_captions --write-card) meet their floors."""
     from models.checkpoints import SHIPPED_ROOT, read_card
 
     card_path = SHIPPED_ROOT / name / "card.json"

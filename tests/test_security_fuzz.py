@@ -1,5 +1,5 @@
 """Inputs that must not break a page: a deterministic fuzz of deep links over every
-page's parameters, the links the issue's fuzzing found, the upload types the uploader's filter
+page's parameters, the links an earlier fuzzing found, the upload types the uploader's filter
 used to drop silently, and a damaged checkpoint's message (no path, no Python error text; the
 other pages keep working)."""
 
@@ -92,7 +92,7 @@ def test_fuzzed_deep_links_never_raise(tiny, page: str):  # noqa: F811
         assert_clean(open_fresh(page, params), (page, params))
 
 
-# ---------------------------------------------------------------- what the issue's fuzzing found
+# ------------------------------------------------------------------ what an earlier fuzzing found
 
 
 @pytest.mark.parametrize("source", ["transformer", "pretrained"])

@@ -72,7 +72,7 @@ def run_transformer(
 
 
 # (6, 12, T, T) float32 for MiniLM: 4.7 MB at 128 pieces, 75 MB at 512; 16 runs, 96 MB at most
-# (one run at 512 pieces with smaller ones: 160 MB let a 200-rerun soak peak 330 MB over start)
+# (one run at 512 pieces beside smaller ones; a larger bound lets the process's peak grow with it)
 @bounded_cache(max_entries=16, max_bytes=96 * MB)
 def run_pretrained(name: str, device: str, text: str) -> EncoderAttention:
     """Every attention of the encoder ``name`` on ``text``; shared read-only (serve.cache)."""

@@ -161,7 +161,7 @@ def pool_blocks(matrix: np.ndarray, side: int) -> tuple[np.ndarray, int]:
     T_q, T_k = matrix.shape[-2:]
     starts_q, starts_k = np.arange(0, T_q, k), np.arange(0, T_k, k)  # (n_q,), (n_k,)
     # summed along keys first, so that no copy as large as the input is made (a padded copy of
-    # MiniLM's (6, 12, 512, 512) was 75 MB more at the peak of a 512-piece rerun)
+    # MiniLM's (6, 12, 512, 512) float32 attention would be another 75 MB at the peak)
     sums = np.add.reduceat(np.add.reduceat(matrix, starts_k, axis=-1), starts_q, axis=-2)
     rows = np.minimum(k, T_q - starts_q)  # (n_q,) queries per block: k, fewer in the last one
     return (sums / rows[:, None]).astype(np.float32), k
