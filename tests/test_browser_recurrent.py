@@ -21,7 +21,7 @@ N_CHARTS = (
     11  # five diagrams, two hidden-state heatmaps, the gate means, two gate heatmaps, gradient
 )
 TYPED = "the little girl is climbing the red stairs ."
-# (part of the chart's title, what it shows): the three live views the issue asks for
+# (part of the chart's title, what it shows): the page's three live views
 LIVE = {
     "hidden state h_t, forward": "hidden states",
     "per word": "update and reset gates",

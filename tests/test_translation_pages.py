@@ -223,8 +223,8 @@ def test_classroom_mode_recolours_the_heatmap(tiny: Path):
     at = _run(ALIGNMENT, {"aln_text": SENTENCE}, first={"classroom": "true"})
     assert at.session_state["classroom"] is True
     fig = _figure(at, "Bahdanau")
-    # classroom mode's larger type: 20 px, or less where the map is fitted to its column (issue
-    # 30), never under 16 px
+    # classroom mode's larger type: 20 px, or less where the map is fitted to its column, never
+    # under 16 px
     assert CLASSROOM_MIN_PX <= fig["layout"]["font"]["size"] <= CLASSROOM_FONT
     assert fig["data"][0]["colorscale"][0][1] != "rgb(247,251,255)"  # not the default Blues
 
