@@ -261,5 +261,6 @@ def test_a_small_live_class_follows_every_move_and_keeps_every_answer(tmp_path: 
     moves = [Move(**m) for m in data["moves"]]
     pairs = waits(moves, [[tuple(p) for p in shown] for shown in data["shown"]])
     assert len(pairs) == 40 and all(0 < a < 30 for a, _ in pairs)
-    assert data["fragment_reruns"] > 4 * 10  # the followers kept their fragment running
+    assert data["fragment_reruns"] == 0  # no timer: the pages listen to the class's stream
+    assert data["events"] >= 4 * 10 and data["streams_refused"] == 0  # every move, to each
     assert data["idle_cpu_s"] >= 0 and data["tracebacks"] == 0

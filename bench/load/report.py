@@ -266,8 +266,9 @@ def live_lines(run: Run) -> list[str]:
     return [
         f"live-class, {run.replicas} replica(s): the slowest page per move (s, moves 1-"
         f"{len(out.moves)}): " + ", ".join(f"{x:.2f}" for x in slowest),
-        f"live-class, {run.replicas} replica(s): {out.fragment_reruns} fragment reruns sent by "
-        f"the students' timers; idle window {out.idle_seconds:.1f} s, the replicas' CPU "
+        f"live-class, {run.replicas} replica(s): {out.events} revisions delivered by the "
+        f"students' event streams ({out.streams_refused} refused), {out.fragment_reruns} "
+        f"fragment reruns sent by timers; idle window {out.idle_seconds:.1f} s, the replicas' CPU "
         f"{out.idle_cpu_s:.2f} s over it",
         *(wrong if errors else []),
     ]
