@@ -19,6 +19,7 @@ LESSON = "self-attention"
 FOLLOW_MS = 15_000  # a page that listens shows a move within this (the machine may be busy)
 POLL_FOLLOW_MS = 60_000  # by the fallback's poll (every 10 s, jittered by a third)
 IDLE_MS = 4_000  # the old page reran its fragment every second: four reruns here
+HIDDEN_MS = 15_000  # the fallback's longest wait between polls is 13.3 s
 SETTLED = """() => {
   const app = document.querySelector('[data-testid="stApp"]');
   return app && app.getAttribute('data-test-script-state') === 'notRunning'
@@ -74,10 +75,26 @@ def test_an_idle_students_page_sends_nothing_and_follows_a_move(browser, served)
     context.close()
 
 
+HIDE = """(hidden) => {
+  Object.defineProperty(document, 'visibilityState', {configurable: true, get: () => hidden ? 'hidden' : 'visible'});
+  document.dispatchEvent(new Event('visibilitychange'));
+}"""
+ASKS = "Number(document.documentElement.dataset.atlasFollowAsks || 0)"
+
+
 def test_without_the_stream_the_page_follows_by_its_slow_poll(browser, served):
     url, store = served
     context, page, sent, code, key = _student_page(browser, url, store, refuse_stream=True)
     page.wait_for_function("document.documentElement.dataset.atlasFollow === 'poll'")
     store.set_step(code, key, 2)
     page.get_by_text("Step 2 of 6", exact=False).first.wait_for(timeout=POLL_FOLLOW_MS)
+    page.wait_for_function(SETTLED)
+    page.evaluate(HIDE, True)  # a hidden tab does not poll
+    asks = page.evaluate(ASKS)
+    page.wait_for_timeout(HIDDEN_MS)  # the window measured: longer than the longest poll wait
+    assert page.evaluate(ASKS) == asks
+    store.set_step(code, key, 3)
+    page.evaluate(HIDE, False)  # shown again: it looks at once
+    page.get_by_text("Step 3 of 6", exact=False).first.wait_for(timeout=FOLLOW_MS)
+    assert page.evaluate(ASKS) > asks
     context.close()

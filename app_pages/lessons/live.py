@@ -22,7 +22,6 @@ from ui.text import escape_markdown
 from viz.lessons import class_bars
 
 _LOG = logging.getLogger(__name__)
-FOLLOW_SECONDS = 1.0  # how often a student's page asks whether the teacher moved
 COUNT_SECONDS = 2.0  # how often the teacher's counts refresh
 DRAWN_IN_SPREAD = ("token",)  # kinds whose whole answer the spread shows: no second chart
 
