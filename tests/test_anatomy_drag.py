@@ -43,7 +43,13 @@ def test_snap_rounds_to_the_step_as_a_typed_number_reads():
     assert snap(-0.26) == -0.3 and snap(0.04) == 0.0
     assert snap(123.0) == 100.0 and snap(-1e9) == -100.0  # the table's limit
     assert snap(1.26, 0.5) == 1.5
-    assert STEP == 0.1
+    # every value within the table's limit lands on the step's grid, at most half a step away,
+    # as the number a box shows with the step's decimals; snapped again, it stays
+    decimals = len(repr(STEP).partition(".")[2])
+    for x in np.random.default_rng(1).uniform(-100, 100, 500):
+        snapped = snap(float(x))
+        assert abs(snapped - x) <= STEP / 2 + 1e-9, (x, snapped)
+        assert snapped == float(f"{snapped:.{decimals}f}") == snap(snapped), (x, snapped)
 
 
 def test_the_options_point_at_the_diagrams_traces():
@@ -162,3 +168,6 @@ def test_without_the_component_the_page_has_no_handles_to_mention(monkeypatch):
     assert not at.exception
     assert not [c for c in at.caption if "Drag" in c.value]
     assert at.number_input(key="anat_qx").step == STEP
+    # a click on the box's + moves the query by one step, onto the drag's grid
+    at.number_input(key="anat_qx").increment().run()
+    assert at.number_input(key="anat_qx").value == snap(2.0 + STEP)
