@@ -60,7 +60,8 @@ function follower(data, win, doc, host) {
     f.trigger("moved", { why, revision: f.latest, n: f.asks });
   };
   f.check = () => {
-    if (f.latest === null || f.latest === f.drawn || f.asked === f.latest || !visible()) return;
+    // revisions only grow: a page drawn at a later one than the stream said is not behind
+    if (f.latest === null || f.latest <= f.drawn || f.asked === f.latest || !visible()) return;
     f.asked = f.latest;
     f.ask("changed");
     // an ask can be lost (sent while the page's connection is being replaced): asked again

@@ -99,7 +99,8 @@ class HallStudent(Student):
 
     def check(self) -> None:
         """As the browser's listener: ask once for each revision the page was not drawn at."""
-        if self.latest is None or self.latest == self.drawn or self.asked == self.latest:
+        behind = None not in (self.latest, self.drawn) and self.latest > self.drawn
+        if not behind or self.asked == self.latest:
             return
         self.asked = self.latest
         self.ask()
@@ -154,8 +155,7 @@ async def listen(st: HallStudent, base: str, code: str, out: LiveOutcome) -> Non
             async for event in _events(reader):
                 lines = dict(line.split(": ", 1) for line in event.splitlines() if ": " in line)
                 if lines.get("event") == "gone":
-                    st.latest = -1
-                    st.check()
+                    st.ask()
                     return
                 if "data" in lines:
                     out.events += 1
