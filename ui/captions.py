@@ -344,6 +344,8 @@ def word_alt(word: str, alpha: np.ndarray) -> str:
     with most of the map's mass, and that share, from ``alpha`` (g, g)."""
     masses = region_masses(np.asarray(alpha, dtype=float))  # (9,)
     top = int(np.argmax(masses))
-    return _("While it says “{word}”, the model looks mostly at the {region} ({share:.0%}).").format(
+    return _(
+        "While it says “{word}”, the model looks mostly at the {region} ({share:.0%})."
+    ).format(
         word=word, region=region_names()[top], share=float(masses[top] / max(masses.sum(), 1e-9))
     )

@@ -26,7 +26,9 @@ from models.rnn.seq2seq import ATTENTION_NAMES, Seq2Seq, Seq2SeqConfig
 from models.tokenizer import BOS_ID, PAD_ID
 
 CELLS = ("rnn", "lstm", "gru")
-LAB_ATTENTIONS = tuple(a for a in ATTENTION_NAMES if a != "local-m")  # the six the lab offers: local-m is left out
+LAB_ATTENTIONS = tuple(
+    a for a in ATTENTION_NAMES if a != "local-m"
+)  # the six the lab offers: local-m is left out
 HIDDEN_SIZES = (32, 64, 128)
 MAX_LEN, MAX_STEPS, MAX_LAYERS = 30, 5000, 2
 N_SNAPSHOTS = 40  # snapshots per run (plus the untrained model at step 0)
