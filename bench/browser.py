@@ -22,10 +22,14 @@ CHART = '[data-testid="stPlotlyChart"]'
 
 
 def wait_settled(page, n_charts: int) -> None:
-    """The script has finished, at least ``n_charts`` plotly charts are drawn and nothing is left
-    from the run before (Streamlit marks such elements ``data-stale`` until the rerun ends)."""
+    """The script has finished, at least ``n_charts`` plotly charts are drawn, nothing is left
+    from the run before (Streamlit marks such elements ``data-stale`` until the rerun ends) and
+    no element is still a skeleton (its code loading)."""
     page.wait_for_function(
         f"document.querySelectorAll('{CHART} .main-svg').length >= {n_charts}", polling=200
     )
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
-    page.wait_for_function("!document.querySelector('[data-stale=true]')", polling=200)
+    # nor an element whose code is still loading (Streamlit draws a skeleton in its place)
+    page.wait_for_function(
+        "!document.querySelector('[data-stale=true], [data-testid=stSkeleton]')", polling=200
+    )

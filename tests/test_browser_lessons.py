@@ -71,7 +71,7 @@ def test_a_lesson_by_keyboard_with_a_prediction(page, app_url, screenshots, lang
     for step in range(3, 8):
         page.keyboard.press("ArrowRight")
         _at_step(page, step)
-    page.locator("[data-testid=stDataFrame]").wait_for()  # the summary of the predictions
+    page.locator("[data-testid=stTable]").wait_for()  # the summary of the predictions
 
 
 OWN_LESSON = """

@@ -13,6 +13,7 @@ from i18n import N_, _
 from viz._checks import MARGIN, check_labels, escape
 from viz._margins import LEGEND_PX, fitted_margin, number_labels, text_px, widest_px
 from viz.axes import token_axis
+from viz.describe import number
 from viz.figure import figure
 from viz.heatmaps import WEIGHT, label_separator
 from viz.palette import BLACK, BLUE, BLUISH_GREEN, GREY, VERMILLION
@@ -324,11 +325,25 @@ def vector_diagram(
         ),
     ]
     traces, x_range, y_range = _named_arrows(arrows)
+    rows = [
+        [tip, label, number(x), number(y)]
+        for points, tips, __, __, label in arrows
+        for tip, (x, y) in zip(tips, points, strict=False)
+    ]
+    said = "; ".join(f"{tip} ({x}, {y})" for tip, __, x, y in rows)
+    columns = ["", _("vector"), "x", "y"]
     layout = {
         "title": {"text": title},
         "margin": MARGIN | {"r": 20},
         "height": DIAGRAM_HEIGHT,
         "showlegend": False,
+        # in words (viz.describe): every arrow's tip, named as drawn
+        "meta": {
+            "atlas": {
+                "summary": _("Arrows from the origin to: {tips}.").format(tips=said),
+                "tables": [{"caption": "", "columns": columns, "rows": rows}],
+            }
+        },
         "xaxis": {"zeroline": True, "range": x_range},
         "yaxis": {"scaleanchor": "x", "scaleratio": 1, "zeroline": True, "range": y_range},
     }

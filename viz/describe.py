@@ -445,12 +445,38 @@ def heads_in_words(
     return {"summary": " ".join(said), "tables": tables}
 
 
+# LaTeX a caption writes between $...$, as a screen reader should say it
+_LATEX = {
+    r"\odot": "⊙",
+    r"\cdot": "·",
+    r"\times": "×",
+    r"\sigma": "σ",
+    r"\alpha": "α",
+    r"\tanh": "tanh",
+    r"\sum": "Σ",
+    r"\sqrt": "√",
+    r"\left": "",
+    r"\right": "",
+}
+_TILDE = re.compile(r"\\tilde\{([^{}]*)\}")
+
+
+def plain_math(text: str) -> str:
+    """``text`` with its inline LaTeX read as symbols: ``$\\tilde{h}_t \\odot c$`` -> ``h̃_t ⊙ c``."""
+    text = _TILDE.sub(lambda m: m.group(1) + "\u0303", text)
+    for command, symbol in _LATEX.items():
+        text = text.replace(command, symbol)
+    text = re.sub(r"\\[A-Za-z]+", "", text).replace("$", "")
+    return " ".join(text.replace("{", "").replace("}", "").split())
+
+
 def described(figure, name: str, summary: str | None = None):
-    """``figure`` (a go.Figure) named ``name`` and, where given, summarised by ``summary``: for a
-    figure that draws no numbers to read (a diagram), the words its page has for it."""
+    """``figure`` (a go.Figure) named ``name`` and, where given, summarised by ``summary`` (its
+    inline formulas read as symbols): for a figure that draws no numbers to read (a diagram),
+    the words its page has for it."""
     meta = dict(figure.layout.meta or {}) if isinstance(figure.layout.meta, dict) else {}
-    words = dict(meta.get("atlas") or {}) | {"name": name}
+    words = dict(meta.get("atlas") or {}) | {"name": plain_math(name)}
     if summary:
-        words["summary"] = summary
+        words["summary"] = plain_math(summary)
     figure.update_layout(meta=meta | {"atlas": words})
     return figure
