@@ -60,7 +60,7 @@ def click_rounds(browser, url: str, rounds: int, pages: int, shots: Path, seed: 
         page = browser.new_page(viewport=size)
         page.set_default_timeout(60_000)
         page.goto(f"{url}/join?code={info.code}&me={student.id}")
-        page.get_by_text(shown, exact=False).wait_for()
+        page.get_by_text(shown, exact=False).first.wait_for()  # (the live region says it too)
         opened.append(page)
     pause = random.Random(seed)
     lost = 0
@@ -76,7 +76,9 @@ def click_rounds(browser, url: str, rounds: int, pages: int, shots: Path, seed: 
                 lost += 1
                 page.screenshot(path=str(shots / f"lost-{r}-{s}.png"))
                 page.reload()
-                page.get_by_text(shown, exact=False).wait_for()
+                page.get_by_text(
+                    shown, exact=False
+                ).first.wait_for()  # (the live region says it too)
         time.sleep(pause.random())  # 0-1 s between rounds
     for page in opened:
         page.close()

@@ -91,11 +91,10 @@ def test_local_window_slides_along_p_t(tab, url):
         "h => h.querySelector('.js-plotly-plot')._transitionData._frames"
         ".map(f => [f.layout.shapes[0].x0, f.data[1].x[0]])"
     )
-    windows = {w for w, __ in frames}
-    centres = {p for __, p in frames}
-    # the window and p_t took values between the frames' (it slid, not jumped)
-    assert any(s["window"] not in windows for s in samples), samples
-    assert any(s["p_t"] not in centres for s in samples), samples
+    assert len(frames) > 1
+    # it slid, not jumped: the player drew states between two steps (its own count, whatever
+    # moments the samples caught on a slow machine)
+    assert int(host.get_attribute("data-play-between")) > 0
 
 
 def test_the_pages_step_follows_the_chart(tab, url):
@@ -172,5 +171,6 @@ def test_under_reduced_motion_play_shows_the_steps_without_motion(tab, url):
         )
         assert len(samples) > 1
         assert all([s["window"], s["p_t"]] in frames for s in samples), samples
+        assert host.get_attribute("data-play-between") == "0"  # no state between two steps
     finally:
         tab.emulate_media(reduced_motion="no-preference")

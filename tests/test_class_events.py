@@ -5,11 +5,20 @@ check before any stream, and ``app.py`` served through the ASGI entry wherever i
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import re
 from pathlib import Path
 
 from live.notify import Seen
 from serve import class_events, launch
+
+
+def _run(coroutine):
+    """``asyncio.run`` on a thread of its own: the test process may already run an event loop
+    (a browser test's Playwright, in the same xdist worker)."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,7 +54,7 @@ def test_the_stream_says_each_revision_then_gone():
         assert await anext(stream, "ended") == "ended"
         return got, watcher
 
-    got, watcher = asyncio.run(play())
+    got, watcher = _run(play())
     assert got == [
         f"retry: {class_events.RETRY_MS}\n\n",
         "data: 3\n\n",
@@ -64,7 +73,7 @@ def test_an_idle_stream_sends_a_comment(monkeypatch):
         await stream.aclose()
         return got
 
-    assert asyncio.run(play())[1] == ":\n\n"
+    assert _run(play())[1] == ":\n\n"
 
 
 def test_no_stream_without_a_student(monkeypatch):
@@ -84,7 +93,7 @@ def test_no_stream_without_a_student(monkeypatch):
         {"code": "nope", "me": "x"},
         {"code": "BCDFGH", "me": "x"},
     ):
-        response = asyncio.run(class_events.class_events(Request(query)))
+        response = _run(class_events.class_events(Request(query)))
         assert response.status_code == 404, query
 
 

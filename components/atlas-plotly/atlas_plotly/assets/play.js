@@ -32,7 +32,8 @@
 // attach follows the behaviours' contract (chart.js's header): the player is kept in ctx.state,
 // and each draw gets a new one (the old one detached).
 // ctx.host carries data-play-state (playing | paused), data-play-position (the step shown, with
-// its fraction), data-play-step, data-play-draws (states drawn while playing, all plays together)
+// its fraction), data-play-step, data-play-draws (states drawn while playing, all plays together),
+// data-play-between (of those, the states drawn between two steps: the motion)
 // and data-play-fps (states drawn per second in the latest play).
 
 import { decoded, inBetween, transition } from "./play_frames.js";
@@ -62,6 +63,7 @@ class Player {
     this.busy = false;
     this.labels = new Map(); // a play button's own label, by its layout path
     this.draws = Number(this.host.getAttribute("data-play-draws") || 0);
+    this.betweenDraws = Number(this.host.getAttribute("data-play-between") || 0);
     this.handlers = {
       plotly_buttonclicked: (event) => this.clicked(event),
       plotly_sliderchange: (event) => this.slid(event),
@@ -101,6 +103,7 @@ class Player {
     host.setAttribute("data-play-position", this.position.toFixed(3));
     host.setAttribute("data-play-step", String(Math.floor(this.position + 1e-9)));
     host.setAttribute("data-play-draws", String(this.draws));
+    host.setAttribute("data-play-between", String(this.betweenDraws));
   }
 
   clicked(event) {
@@ -158,6 +161,7 @@ class Player {
           if (target !== this.position || !Number.isInteger(target)) {
             await this.drawAt(target);
             this.draws += 1;
+            if (!Number.isInteger(target)) this.betweenDraws += 1;
           }
           const seconds = (performance.now() - started) / 1000;
           const fps = (this.draws - startDraws) / seconds;
