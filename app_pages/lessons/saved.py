@@ -99,6 +99,8 @@ def keep_in_browser(into: dict[str, Lesson], save: list[tuple[str, str]], drop: 
         return
 
     def arrived() -> None:
+        if st.session_state.get(RESTORED):  # read back once a session: a removal stays removed
+            return
         value = st.session_state.get(KEY) or {}
         found, errors = restored(value.get("saved") if hasattr(value, "get") else None)
         for lesson_id, lesson in found.items():
