@@ -18,13 +18,6 @@ CODE_NAMES = {"Makefile", "Dockerfile"}
 # the word and a number (across a comment's line break too), or the word after "the"
 ISSUE = re.compile(r"\bissues?\s*#?\s*\d+|\bthe\s+issue\b", re.IGNORECASE)
 KNOWN = {
-    # the load harness's docstrings (bench/load/ is under concurrent work)
-    "bench/load/__init__.py": 1,
-    "bench/load/report.py": 1,
-    "bench/load/scenarios.py": 1,
-    # the chart component (under concurrent work)
-    "components/atlas-plotly/atlas_plotly/assets/drag.js": 1,
-    "components/atlas-plotly/pyproject.toml": 1,
     # Streamlit's own tracker, the upstream race serve.runtime.keep_finished_runs works around
     "serve/runtime.py": 1,
 }

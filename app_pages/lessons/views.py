@@ -13,8 +13,9 @@ import streamlit as st
 from app_pages.lessons import compute
 from app_pages.lessons.answers import REGIONS, region_masses
 from app_pages.lessons.schema import Step
-from i18n import _, pgettext
+from i18n import _
 from models.transformer.positional import sinusoidal_encoding
+from ui import captions
 from ui.charts import plotly_chart
 from ui.text import escape_markdown
 from viz._margins import widest_px, x_ticks_height
@@ -85,17 +86,7 @@ def _stand_up(fig: go.Figure, labels: list[str]) -> None:
 
 def region_names() -> tuple[str, ...]:
     """The nine parts of an image, row by row from the top left (answers.region_masses)."""
-    return (
-        pgettext("image region", "top left"),
-        pgettext("image region", "top"),
-        pgettext("image region", "top right"),
-        pgettext("image region", "left"),
-        pgettext("image region", "centre"),
-        pgettext("image region", "right"),
-        pgettext("image region", "bottom left"),
-        pgettext("image region", "bottom"),
-        pgettext("image region", "bottom right"),
-    )
+    return captions.region_names()
 
 
 def quoted(tokens: list[str], index: int) -> str:

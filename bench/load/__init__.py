@@ -1,4 +1,4 @@
-"""A class at once (issue 17): headless students speaking Streamlit's websocket protocol against
+"""A class at once: headless students speaking Streamlit's websocket protocol against
 the app on loopback, and one table of what the server did (``make load``; docs/deployment.md).
 
 protocol: the messages (pure); client: one student's connection; pages: what students do on each

@@ -1,5 +1,5 @@
 """The harness's one table: a row per scenario and page (interactions, errors, latency from rerun
-request to script finished), the server's CPU, memory and tracebacks, and each floor of issue 17
+request to script finished), the server's CPU, memory and tracebacks, and each floor of the load targets (docs/deployment.md)
 with met or missed; the live class has a table of its own, a row per replica count (how long the
 students' pages took to follow the teacher, the answers sent and stored, what idle followers cost).
 Floors are benchmarks read by people, never timed tests."""

@@ -1,4 +1,4 @@
-"""The three loads of issue 17, as coroutines over :class:`bench.load.client.Session`:
+"""The three class loads (a page each, bursts, a class on every page), as coroutines over :class:`bench.load.client.Session`:
 
 - ``class``: ``sessions`` students open their page over a ``ramp`` (a class arriving), then each
   makes ``moves`` changes with ``pause`` seconds of thinking between them, in the lesson's mix

@@ -1,4 +1,4 @@
-// Dragging vectors (issue 18): the Attention anatomy page's query and key tips are handles.
+// Dragging vectors: the Attention anatomy page's query and key tips are handles.
 //
 // options (app_pages/anatomy/drag.py writes them; null: undo everything set up here):
 //   {group, role} on every chart of a group. role "scores" or "weights": the chart only follows
