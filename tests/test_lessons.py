@@ -24,10 +24,10 @@ from app_pages.lessons.schema import (
     KINDS,
     LESSONS_DIR,
     LessonError,
-    answered_first,
     load_folder,
     parse_lesson,
 )
+from app_pages.lessons.sights import answered_first
 
 GOOD = b"""
 id = "mine"
