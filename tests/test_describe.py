@@ -8,7 +8,9 @@ import plotly.graph_objects as go
 
 from i18n import set_language
 from viz.alignment import alignment_heatmap, alignment_lines
-from viz.describe import array, chart_text, described, head_patterns
+from viz.describe import array, chart_text
+from viz.diagram_words import described
+from viz.head_words import head_patterns
 from viz.multi_head import head_grid
 
 

@@ -12,7 +12,7 @@ those numbers as tables, for a screen reader and for anyone who reads better tha
 A builder that knows better says so in the figure's ``layout.meta``: ``{"atlas": {"name": ...,
 "summary": ..., "tables": [{caption, columns, rows}]}}`` replaces the generic name, summary or
 tables (translated text), and ``"row"`` (a message id with {row}, {first}, {v1}, {second},
-{v2}) words a heatmap's rows in its own terms. :func:`head_patterns` words many heads at once. Tables are cut at
+{v2}) words a heatmap's rows in its own terms. viz.head_words words many heads at once. Tables are cut at
 TABLE_ROWS x TABLE_COLUMNS with the rest counted; the CSV download holds every number.
 """
 
@@ -365,52 +365,6 @@ def chart_text(figure: object) -> ChartText:
     return ChartText(name, summary, tuple(tables))
 
 
-def head_patterns(weights: np.ndarray) -> dict:
-    """Layer x head maps (L, H, T, T) in words, for a figure's ``layout.meta["atlas"]``: which
-    heads look mostly at the token before, which at the token itself, which spread their weight
-    (a head's share: its rows' mean weight there), and a table of each head's two shares."""
-    w = np.asarray(weights, dtype=float)  # (L, H, T, T)
-    n_layers, n_heads, t = w.shape[:3]
-    itself = np.array(
-        [[np.mean(np.diag(w[la, h])) for h in range(n_heads)] for la in range(n_layers)]
-    )
-    before = np.array(
-        [
-            [np.mean(np.diag(w[la, h], k=-1)) if t > 1 else 0.0 for h in range(n_heads)]
-            for la in range(n_layers)
-        ]
-    )  # (L, H)
-    name = _("layer {layer}, head {head}").format
-    previous = [(la, h) for la in range(n_layers) for h in range(n_heads) if before[la, h] >= 0.5]
-    own = [(la, h) for la in range(n_layers) for h in range(n_heads) if itself[la, h] >= 0.5]
-
-    def listed(heads: list[tuple[int, int]], values: np.ndarray) -> str:
-        return ", ".join(
-            f"{name(layer=la + 1, head=h + 1)} ({number(values[la, h])})" for la, h in heads
-        )
-
-    parts = [_("{n} heads.").format(n=n_layers * n_heads)]
-    if previous:
-        parts.append(
-            _("Mostly on the token before: {heads}.").format(heads=listed(previous, before))
-        )
-    if own:
-        parts.append(_("Mostly on the token itself: {heads}.").format(heads=listed(own, itself)))
-    rest = n_layers * n_heads - len(set(previous) | set(own))
-    parts.append(_("The other {n} spread their weight more widely.").format(n=rest))
-    rows = [
-        [name(layer=la + 1, head=h + 1), number(itself[la, h]), number(before[la, h])]
-        for la in range(n_layers)
-        for h in range(n_heads)
-    ]
-    columns = ["", _("weight on itself"), _("weight on the token before")]
-    return {
-        "name": _("The attention maps of {n} heads").format(n=n_layers * n_heads),
-        "summary": " ".join(parts),
-        "tables": [{"caption": _("Each head's pattern"), "columns": columns, "rows": rows}],
-    }
-
-
 def matrix_words(
     z: np.ndarray, rows: Sequence[str], columns: Sequence[str], line: str = ROW_LINE
 ) -> dict:
@@ -425,58 +379,3 @@ def matrix_words(
             {"caption": "", "columns": list(table.columns), "rows": [list(r) for r in table.rows]}
         ],
     }
-
-
-def heads_in_words(
-    weights: np.ndarray, heads: Sequence[int], rows: Sequence[str], columns: Sequence[str]
-) -> dict:
-    """Some heads of one layer (H, T_q, T_k), drawn as lines, in words: each head's pattern (as
-    a head's map says it), and a table of each head's weights."""
-    said = [
-        _("Head {n}: {pattern}").format(
-            n=h + 1, pattern=matrix_words(weights[h], rows, columns)["summary"]
-        )
-        for h in heads
-    ]
-    tables = []
-    for h in heads:
-        table = matrix_words(weights[h], rows, columns)["tables"][0]
-        tables.append(table | {"caption": _("Head {n}").format(n=h + 1)})
-    return {"summary": " ".join(said), "tables": tables}
-
-
-# LaTeX a caption writes between $...$, as a screen reader should say it
-_LATEX = {
-    r"\odot": "⊙",
-    r"\cdot": "·",
-    r"\times": "×",
-    r"\sigma": "σ",
-    r"\alpha": "α",
-    r"\tanh": "tanh",
-    r"\sum": "Σ",
-    r"\sqrt": "√",
-    r"\left": "",
-    r"\right": "",
-}
-_TILDE = re.compile(r"\\tilde\{([^{}]*)\}")
-
-
-def plain_math(text: str) -> str:
-    """``text`` with its inline LaTeX read as symbols: ``$\\tilde{h}_t \\odot c$`` -> ``h̃_t ⊙ c``."""
-    text = _TILDE.sub(lambda m: m.group(1) + "\u0303", text)
-    for command, symbol in _LATEX.items():
-        text = text.replace(command, symbol)
-    text = re.sub(r"\\[A-Za-z]+", "", text).replace("$", "")
-    return " ".join(text.replace("{", "").replace("}", "").split())
-
-
-def described(figure, name: str, summary: str | None = None):
-    """``figure`` (a go.Figure) named ``name`` and, where given, summarised by ``summary`` (its
-    inline formulas read as symbols): for a figure that draws no numbers to read (a diagram),
-    the words its page has for it."""
-    meta = dict(figure.layout.meta or {}) if isinstance(figure.layout.meta, dict) else {}
-    words = dict(meta.get("atlas") or {}) | {"name": plain_math(name)}
-    if summary:
-        words["summary"] = plain_math(summary)
-    figure.update_layout(meta=meta | {"atlas": words})
-    return figure

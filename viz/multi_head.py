@@ -34,7 +34,6 @@ from viz._margins import (
     x_ticks_height,
 )
 from viz.axes import LayoutValue, token_axis
-from viz.describe import head_patterns
 from viz.figure import figure
 from viz.head_steps import (
     ZWSP,
@@ -46,6 +45,7 @@ from viz.head_steps import (
     title_width,
     unique_labels,
 )
+from viz.head_words import head_patterns
 from viz.hover_link import OUTLINE, OUTLINE_PX
 
 SEQUENTIAL = "Blues"

@@ -16,7 +16,7 @@ from ui.sidebar import classroom_mode
 from ui.text import page_intro, read_text, show_text_notices
 from ui.translation import sentence_ui
 from ui.translation_compute import SENTENCE_BOX
-from viz.describe import described
+from viz.diagram_words import described
 from viz.recurrent_diagrams import DIAGRAMS
 
 RNN = r"h_t = \tanh\left(W h_{t-1} + U x_t + b\right), \qquad h_0 = 0"
