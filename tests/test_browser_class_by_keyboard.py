@@ -78,3 +78,4 @@ def test_a_student_takes_a_class_by_keyboard_and_hears_it(browser, app_url):
     finally:
         student.close()
         teacher.close()
+        browser.context.clear_cookies()  # the class this browser led is not the next test's
