@@ -24,6 +24,7 @@ from tests.app_helpers import open_app
 from tests.requirements_env import need
 from tests.test_viz_alignment import _local
 from ui import charts, plotly_component
+from ui.fit import Fit
 from ui.translation import local_steps_chart
 from viz import vector_diagram
 from viz.alignment import alignment_heatmap, alignment_lines, alignment_lines_link
@@ -118,7 +119,7 @@ def test_plotly_chart_sends_them_beside_its_full_screen_button_and_its_words(mon
     monkeypatch.setattr(plotly_component, "show", lambda data, **kw: sent.append(data) or True)
     monkeypatch.setattr(charts, "classroom_mode", lambda: False)
     link = _link()
-    charts.plotly_chart(go.Figure(go.Bar(y=[1, 2])), key="c", behaviours=Behaviours(link=link))
+    charts.plotly_chart(Chart(go.Figure(go.Bar(y=[1, 2])), Behaviours(link=link)), key="c")
     charts.plotly_chart(go.Figure(go.Bar(y=[1, 2])), key="d")
     with_link, plain = (json.loads(data)["behaviours"] for data in sent)
     every = {"fullscreen": plain["fullscreen"], "describe": plain["describe"]}
@@ -245,8 +246,9 @@ def _sent(monkeypatch, classroom: bool, *calls) -> list[str]:
 
 @pytest.mark.parametrize("classroom", [False, True])
 def test_plotly_chart_sends_a_chart_as_its_figure_with_behaviours(monkeypatch, classroom: bool):
-    """Byte for byte: a Chart and (its figure, behaviours=its behaviours), also for a map wide
-    enough to be wrapped in blocks in classroom mode (the behaviours told where the blocks are)."""
+    """A Chart is sent as its figure with its behaviours, the same bytes each time, also for a map
+    wide enough to be wrapped in blocks in classroom mode (the behaviours told where the blocks
+    are); its figure alone is sent without them."""
     rng = np.random.default_rng(2)
     src = [f"token{i}" for i in range(60)]
     w = rng.dirichlet(np.ones(len(src)), size=3)
@@ -256,14 +258,13 @@ def test_plotly_chart_sends_a_chart_as_its_figure_with_behaviours(monkeypatch, c
         "drag": lambda: drag_chart(go.Figure(go.Bar(y=[1, 2])), DragMember("weights")),
     }
     for name, chart in charts_of.items():
-        old, new = chart(), chart()
-        fit = {"key": name, "fit_height": 400, "fit_rows": 3}
-        before, after = _sent(
+        fit = {"key": name, "fit": Fit(height=400, rows=3)}
+        first, again, alone = _sent(
             monkeypatch,
             classroom,
-            ((old.figure,), fit | {"behaviours": old.behaviours}),
-            ((new,), fit),
+            ((chart(),), fit),
+            ((chart(),), fit),
+            ((chart().figure,), fit),
         )
-        assert after == before and name in json.loads(after)["behaviours"]
-        with pytest.raises(ValueError, match="own behaviours"):
-            charts.plotly_chart(chart(), key=name, behaviours=Behaviours())
+        assert first == again and name in json.loads(first)["behaviours"]
+        assert name not in json.loads(alone)["behaviours"]

@@ -26,12 +26,15 @@ from viz import (
 from viz.alignment import alignment_heatmap
 from viz.charts import vector_diagram, weights_bar
 from viz.local_heatmap import local_heatmap
+from viz.measure import text_px
 from viz.multi_head import head_grid, head_heatmap, share_heatmaps
 from viz.multi_head_lines import head_lines
 from viz.scores import candidates_bars, soft_addressing_figure
 
 pytestmark = pytest.mark.browser
 
+# how much wider than drawn an estimate may be (test_text_estimates_hold_chromiums_own_measure)
+LOOSEST, LOOSE_PX = 1.5, 4
 PLOTLY_JS = ensure_plotly_js()  # the bundle the chart component draws with
 LABELS = {
     "4 words": "w1 the cat sat".split(),
@@ -120,3 +123,35 @@ def test_margins_fit_the_labels(browser, width):
         assert not grown, grown
     finally:
         page.close()
+
+
+MEASURED = """(labels) => {
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  document.body.appendChild(svg);
+  const t = document.createElementNS('http://www.w3.org/2000/svg', 'text');
+  t.setAttribute('style', 'font-family: "Open Sans", verdana, arial, sans-serif; font-size: 12px');
+  svg.appendChild(t);
+  return labels.map(label => { t.textContent = label; return t.getComputedTextLength(); });
+}"""
+
+
+def test_text_estimates_hold_chromiums_own_measure(browser):
+    """``viz.measure.text_px``, the one estimate of text width, against the width Chromium draws
+    each label at in plotly's font (an SVG text, as plotly draws ticks): never narrower, since a
+    margin fitted to it would be grown by a second drawing, and not much wider (a loose estimate
+    wastes the first screen's room)."""
+    labels = sorted({label for case in LABELS.values() for label in case})
+    page = browser.new_page()
+    try:
+        drawn = page.evaluate(MEASURED, labels)
+    finally:
+        page.close()
+    pairs = {
+        label: (round(text_px(label), 1), round(px, 1))
+        for label, px in zip(labels, drawn, strict=True)
+    }
+    assert all(px > 0 for _est, px in pairs.values()), pairs
+    narrow = {label: p for label, p in pairs.items() if p[0] < p[1]}
+    assert not narrow, narrow
+    loose = {label: p for label, p in pairs.items() if p[0] > LOOSEST * p[1] + LOOSE_PX}
+    assert not loose, loose

@@ -16,7 +16,7 @@ from tests.app_helpers import check_path, figures, open_app
 from tests.test_captioning import BAD
 from tests.tiny_captions import build_tiny_caption_checkpoints
 from ui.captions import format_composition, parse_composition
-from ui.charts import CLASSROOM_MIN_PX
+from ui.fit import CLASSROOM_MIN_PX
 from viz.captions import attention_player_figure, blend, location_counts, word_panels
 
 PAGE = "app_pages/captions/captions.py"

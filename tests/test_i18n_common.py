@@ -23,7 +23,7 @@ from ui.guard import guarded
 from ui.text import TextBox, read_text, tokenize
 from ui.translation_compute import SENTENCE_BOX
 from viz import matrix_heatmap, vector_diagram, weights_bar
-from viz._margins import fitted_margin, text_px, widest_px
+from viz.measure import fitted_margin, text_px, widest_px
 
 
 @pytest.fixture(scope="module")

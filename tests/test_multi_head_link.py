@@ -148,12 +148,12 @@ def test_the_component_gets_the_click_and_the_hover_link(tiny: Path, monkeypatch
         assert "link" not in charts[key]["behaviours"]  # only the head and its lines
 
 
-def test_the_narrow_map_and_lines_fit_half_a_projectors_row():
+def test_the_narrow_map_and_lines_fit_half_a_projectors_row(monkeypatch):
     """Multi-head in classroom mode: for half the row the head's map drops its cells'
     numbers and the head view puts its legend under the lines; both then fit half of a 1280x720
     row at the least legible scale for an 11-token sentence (they did not: 602 and 425 px at the
     builders' font, against 390)."""
-    from ui.charts import column_px, fits_classroom
+    from ui import fit
     from viz.multi_head import head_heatmap
     from viz.multi_head_lines import head_lines
 
@@ -172,18 +172,19 @@ def test_the_narrow_map_and_lines_fit_half_a_projectors_row():
     ]
     w = np.random.default_rng(0).dirichlet(np.ones(11), size=(8, 11))  # (H, T, T)
     title = "left: queries, the tokens that attend<br>right: keys, the tokens attended to"
-    half = column_px((1, 1), 0)
+    monkeypatch.setattr(fit, "classroom_mode", lambda: True)
+    half = fit.Column((1, 1), 0).holds_width
     wide_map = head_heatmap(w[0], tokens, tokens, title="layer 1, head 1<br>11 queries x 11 keys")
     narrow_map = head_heatmap(
         w[0], tokens, tokens, title="layer 1, head 1<br>11 queries x 11 keys", numbers=False
     )
     assert wide_map.data[0].texttemplate and not narrow_map.data[0].texttemplate
-    assert not fits_classroom(wide_map.layout.width, half)
-    assert fits_classroom(narrow_map.layout.width, half)
+    assert not half(wide_map.layout.width)
+    assert half(narrow_map.layout.width)
     heads = list(range(8))
     right = head_lines(w, tokens, tokens, heads=heads, title=title)
     below = head_lines(w, tokens, tokens, heads=heads, title=title, legend_below=True)
-    assert not fits_classroom(right.layout.width, half) and fits_classroom(below.layout.width, half)
+    assert not half(right.layout.width) and half(below.layout.width)
     assert below.layout.legend.orientation == "h" and below.layout.margin.r < right.layout.margin.r
     assert below.layout.height > right.layout.height  # the legend's rows under the lines
 

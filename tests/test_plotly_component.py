@@ -20,7 +20,8 @@ from streamlit.testing.v1 import AppTest
 from tests.requirements_env import need
 from tests.server import ROOT
 from ui import plotly_component
-from ui.charts import CLASSROOM_MIN_PX, CLASSROOM_SCALE, MIN_PX, PLOTLY_CONFIG, legible
+from ui.charts import PLOTLY_CONFIG, legible
+from ui.fit import CLASSROOM_MIN_PX, CLASSROOM_SCALE, MIN_PX
 from viz.alignment import alignment_heatmap, alignment_lines
 from viz.multi_head import head_heatmap
 from viz.palette import OKABE_ITO

@@ -15,7 +15,7 @@ from torch import nn
 from models.rnn.cells import encoder_trace, kind_of, most_varying_units, run_layers
 from models.rnn.gradients import encoder_profile, jacobian_norms, last_state
 from tests.helpers_seq2seq import tiny_tokenizers, tiny_translator
-from viz._margins import MIN_CELL_PX
+from viz.measure import MIN_CELL_PX
 from viz.recurrent import token_lines, units_heatmap
 from viz.recurrent_diagrams import DIAGRAMS
 

@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-import ui.charts as charts
+from ui import fit
 from viz.bottleneck import gradient_norm_plot
 from viz.recurrent import token_lines, units_heatmap
 from viz.token_rows import turned
@@ -75,11 +75,13 @@ def test_a_page_turns_what_does_not_fit(monkeypatch):
     def build(across: bool) -> go.Figure:
         return go.Figure(layout={"width": 2000 if across else 300})
 
-    monkeypatch.setattr(charts, "classroom_mode", lambda: False)
-    assert charts.across_or_turned(build).layout.width == 300
+    monkeypatch.setattr(fit, "classroom_mode", lambda: False)
+    assert fit.PAGE.across_or_turned(build).layout.width == 300
     assert (
-        charts.across_or_turned(lambda across: go.Figure(layout={"width": 700})).layout.width == 700
+        fit.PAGE.across_or_turned(lambda across: go.Figure(layout={"width": 700})).layout.width
+        == 700
     )
-    assert not charts.fits_column(420, [1, 1]) and charts.fits_column(380, [1, 1])
-    monkeypatch.setattr(charts, "classroom_mode", lambda: True)  # fitted down to 16 px type first
-    assert charts.fits_column(800) and not charts.fits_column(820)
+    half = fit.Column((1, 1))
+    assert not half.holds_width(420) and half.holds_width(380)
+    monkeypatch.setattr(fit, "classroom_mode", lambda: True)  # fitted down to 16 px type first
+    assert fit.PAGE.holds_width(800) and not fit.PAGE.holds_width(820)

@@ -22,7 +22,7 @@ from models.rnn.translator import Translator
 from tests.app_helpers import charts, check_path, figures
 from tests.requirements_env import need
 from tests.tiny_seq2seq import build_tiny_checkpoints
-from ui.charts import CLASSROOM_FONT, CLASSROOM_MIN_PX
+from ui.fit import CLASSROOM_FONT, CLASSROOM_MIN_PX
 from ui.translation import local_steps
 from ui.translation_compute import (
     compute_alignment,

@@ -16,19 +16,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from models.text import clean_text
-from ui.charts import (
+from ui.charts import legible
+from ui.downloads import matrix_csv
+from ui.fit import (
     CLASSROOM_COLUMN_PX,
     CLASSROOM_FONT,
     CLASSROOM_MIN_PX,
     CLASSROOM_SCALE,
     FIT_PLOT_PX,
     FIT_ROW_PX,
-    column_px,
-    fitted_rows,
-    fitted_width_scale,
-    legible,
+    Column,
+    press_rows,
+    width_scale,
 )
-from ui.downloads import matrix_csv
 from ui.guard import guarded
 from ui.text import SentenceInput, TextBox, escape_markdown, read_text, tokenize
 from ui.url_state import format_matrix, parse_choice, parse_int, parse_matrix
@@ -118,21 +118,20 @@ def test_matrix_csv_labels_and_shape_check():
 
 def test_a_wide_chart_is_drawn_smaller_down_to_the_classroom_minimum():
     least = CLASSROOM_MIN_PX / 12
-    assert fitted_width_scale(600, CLASSROOM_COLUMN_PX, CLASSROOM_SCALE) == CLASSROOM_SCALE  # fits
-    assert fitted_width_scale(None, CLASSROOM_COLUMN_PX, CLASSROOM_SCALE) == CLASSROOM_SCALE
-    scale = fitted_width_scale(728, 1080, CLASSROOM_SCALE)  # 1,213 px at the full scale
+    assert width_scale(600, CLASSROOM_COLUMN_PX, CLASSROOM_SCALE) == CLASSROOM_SCALE  # fits
+    assert width_scale(None, CLASSROOM_COLUMN_PX, CLASSROOM_SCALE) == CLASSROOM_SCALE
+    scale = width_scale(728, 1080, CLASSROOM_SCALE)  # 1,213 px at the full scale
     assert least < scale < CLASSROOM_SCALE and 728 * scale == pytest.approx(1080)
-    assert fitted_width_scale(2000, 1080, CLASSROOM_SCALE) == least  # never under 16 px text
-    assert fitted_width_scale(728, 1080, 1.4) == 1.4  # a fitted height's scale that fits
-    assert fitted_width_scale(800, 1080, 1.4) == pytest.approx(1080 / 800)
+    assert width_scale(2000, 1080, CLASSROOM_SCALE) == least  # never under 16 px text
+    assert width_scale(728, 1080, 1.4) == 1.4  # a fitted height's scale that fits
+    assert width_scale(800, 1080, 1.4) == pytest.approx(1080 / 800)
 
 
 def test_columns_give_up_their_gaps():
-    assert column_px([1], 0) == CLASSROOM_COLUMN_PX
-    assert column_px([1, 1], 0) == 520  # measured in Chromium: 530 px each
-    assert (
-        column_px([3, 2], 0, "medium") == 608 and column_px([3, 2], 1, "medium") == 392
-    )  # 628, 412
+    assert Column().classroom_px() == CLASSROOM_COLUMN_PX
+    assert Column((1, 1), 0).classroom_px() == 520  # measured in Chromium: 530 px each
+    three_two = Column((3, 2), 0, "medium"), Column((3, 2), 1, "medium")
+    assert [c.classroom_px() for c in three_two] == [608, 392]  # 628, 412
 
 
 def _classroom(fig: go.Figure) -> go.Figure:
@@ -149,26 +148,26 @@ def test_classroom_changes_fonts_and_scales():
     assert div.data[0].zmid == 0 and not math.isnan(div.data[0].zmax)
 
 
-def test_fitted_rows_press_rows_down_to_their_least_height_and_no_further():
+def test_press_rows_presses_rows_down_to_their_least_height_and_no_further():
     def figure(height: int):
         return go.Figure(layout={"height": height, "margin": {"t": 60, "b": 90}})
 
     scale = 4 / 3
     tall = figure(600)  # 800 px drawn: pressed to 500, its 10 rows 350 / 10 * scale = 47 px each
-    fitted_rows(tall, 10, 500, scale)
+    press_rows(tall, 10, 500, scale)
     assert tall.layout.height == 375  # 500 px drawn
     crowded = figure(600)  # 20 rows cannot fit 500 px at FIT_ROW_PX: the least height instead
-    fitted_rows(crowded, 20, 500, scale)
+    press_rows(crowded, 20, 500, scale)
     assert crowded.layout.height * scale == pytest.approx(150 * scale + 20 * FIT_ROW_PX, abs=1)
     bars = figure(600)  # no rows of labels: the plot keeps FIT_PLOT_PX
-    fitted_rows(bars, 0, 300, scale)
+    press_rows(bars, 0, 300, scale)
     assert bars.layout.height * scale == pytest.approx(150 * scale + FIT_PLOT_PX, abs=1)
     titled = figure(600)  # a title 10 px above the plot stays 10 px above it
     titled.add_annotation(text="t", xref="paper", yref="paper", x=0, y=1 + 10 / 450)
-    fitted_rows(titled, 10, 500, scale)
+    press_rows(titled, 10, 500, scale)
     assert (titled.layout.annotations[0].y - 1) * (375 - 150) == pytest.approx(10)
     short = figure(300)  # 400 px drawn: fits, left as it is
-    fitted_rows(short, 10, 500, scale)
+    press_rows(short, 10, 500, scale)
     assert short.layout.height == 300
 
 

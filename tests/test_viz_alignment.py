@@ -7,7 +7,6 @@ import html
 import numpy as np
 import pytest
 
-from viz._margins import widest_px
 from viz.alignment import (
     alignment_difference,
     alignment_heatmap,
@@ -20,6 +19,7 @@ from viz.bottleneck import BUCKET_ORDER, bleu_by_length_chart, bucket_points, gr
 from viz.heatmaps import COLUMN_PX, ROW_PX, title_width
 from viz.local_heatmap import local_heatmap
 from viz.local_steps import local_steps_figure
+from viz.measure import widest_px
 from viz.scores import candidates_bars, soft_addressing_figure
 
 SRC = ["▁a", "▁black", "▁dog", "</s>"]

@@ -11,11 +11,11 @@ import pytest
 
 from app_pages.anatomy.number_table import cell_text, parse_cell
 from models.analysis.toy import anatomy
-from viz._margins import text_px
 from viz.charts import DIAGRAM_PX, LABEL_PX, _box, name_layout, vector_diagram
 from viz.lab import Curves, training_curves
 from viz.local_heatmap import local_heatmap
 from viz.local_steps import local_steps_figure
+from viz.measure import text_px
 from viz.positional import NUMBER_CELL_PX, permutation_maps
 from viz.scaling import entropy_heatmap
 

@@ -11,7 +11,6 @@ import math
 import numpy as np
 import pytest
 
-from viz._margins import widest_px
 from viz.bottleneck import (
     BUCKET_ORDER,
     BUCKET_PX,
@@ -27,6 +26,7 @@ from viz.captions import (
     attention_player_figure,
     beta_figure,
 )
+from viz.measure import widest_px
 
 LONG_TOKENS = [f"▁word{i}" for i in range(55)]  # about a 46-word sentence in pieces
 CARD = {"bleu_by_length": {b: {"bleu": 40.0 - 5 * i, "n": 100} for i, b in enumerate(BUCKET_ORDER)}}

@@ -1,16 +1,19 @@
 """``plotly_chart``: the one way pages show a plotly figure, legible on every screen.
 
-Figure builders (viz/) write for plotly's default 12 px font, with margins fitted to their labels
-(viz/_margins.py). Here, just before a figure is sent:
+Figure builders (viz/) write for plotly's default 12 px font, sized from their labels
+(``viz.measure``). A page says where the chart goes (a :class:`ui.fit.Fit`); here, just before the
+figure is sent, it is scaled by ``ui.fit``'s rule and made legible:
 
-- every font in it is made legible for the screen: in classroom mode each size is scaled by
-  ``CLASSROOM_SCALE`` (20/12) with a floor of ``CLASSROOM_MIN_PX``, and the margins, the height and
-  any minimum width grow by the same factor, so the larger labels still fit; otherwise sizes under
-  ``MIN_PX`` are raised to it. Axis and title ``automargin`` (set here: Streamlit's default plotly
-  template has none) are the safety net for anything wider than estimated;
-- a figure that asks for more width than the column gives (``layout.width``: the width its cells
-  need) keeps that width and scrolls sideways in its own container instead of being squeezed, so
-  every token keeps its label and each cell its size.
+- every font in it is made legible for the screen: in classroom mode each size is scaled (by
+  ``CLASSROOM_SCALE``, 20/12, or less to fit) with a floor of ``CLASSROOM_MIN_PX``, and the
+  margins, the height and any minimum width grow by the same factor, so the larger labels still
+  fit; otherwise sizes under ``MIN_PX`` are raised to it. Axis and title ``automargin`` (set here:
+  Streamlit's default plotly template has none) are the safety net for anything wider than
+  estimated;
+- a map of tokens by tokens wider than its column even at the least legible scale is wrapped into
+  blocks of columns (``viz.wrap``); any other figure that asks for more width than the column
+  gives (``layout.width``: the width its cells need) keeps that width and scrolls sideways in its
+  own container instead of being squeezed, so every token keeps its label and each cell its size.
 
 The chart is drawn by the chart component (``ui.plotly_component``: mounted under the chart's key,
 updated in place with ``Plotly.react``), or by ``st.plotly_chart`` where the component is off.
@@ -21,7 +24,7 @@ legible once, without plotly's validation on the way back, for either path.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 import plotly.graph_objects as go
@@ -30,6 +33,18 @@ import streamlit as st
 from i18n import N_, _
 from serve.memory import figure_bytes, note_figure
 from ui import plotly_component
+from ui.fit import (
+    BASE_FONT_PX,
+    CLASSROOM_MIN_PX,
+    CLASSROOM_SCALE,
+    LEAST_CLASSROOM_SCALE,
+    MIN_PX,
+    PAGE_FIT,
+    Fit,
+    column_px,
+    height_fitted,
+    width_scale,
+)
 from ui.sidebar import classroom_mode
 from viz.behaviours import Behaviours, Chart
 from viz.describe import ChartText, chart_text
@@ -39,26 +54,6 @@ from viz.wrap import blocks_needed, wrap_columns
 
 CLASSROOM_SEQUENTIAL = "Cividis"
 CLASSROOM_DIVERGING = "PuOr"
-BASE_FONT_PX = 12  # plotly's default, which the builders' margins are fitted to
-CLASSROOM_FONT = 20
-CLASSROOM_SCALE = CLASSROOM_FONT / BASE_FONT_PX
-CLASSROOM_MIN_PX = 16  # no text under this in classroom mode (tick labels included)
-LEAST_CLASSROOM_SCALE = CLASSROOM_MIN_PX / BASE_FONT_PX  # a fitted chart is never drawn smaller
-MIN_PX = 11  # no text under this otherwise
-# the page's column on a projector's 1280x720 screen in classroom mode (Streamlit's wide layout,
-# 100 px each side): a chart that asks for more width is drawn at a smaller scale, never under
-# the classroom minimum (``fitted_width_scale``); charts side by side pass their column's width
-CLASSROOM_COLUMN_PX = 1080
-# the gaps between st.columns in classroom mode (1 and 2 rem of its 20 px root font)
-COLUMN_GAP_PX = {"small": 20, "medium": 40}
-# the page's column on a laptop's 1280x800 screen outside classroom mode, and the small gap
-# between columns there (measured in Chromium: two columns of 402 px)
-LAPTOP_COLUMN_PX, LAPTOP_GAP_PX = 820, 16
-# the least height of a row of labels (a heatmap's token row, a column of tokens) when classroom
-# mode presses a chart's rows together to fit ``fit_height``: a 16 px label (the legibility
-# judge's least cell)
-FIT_ROW_PX = 20
-FIT_PLOT_PX = 200  # the least height of a plot area pressed to fit ``fit_height`` (bars, lines)
 TITLE_PAD_PX = 8  # space above a chart title
 # every chart drawn by the component has a full-screen button (fullscreen.js); st.plotly_chart
 # has Streamlit's own
@@ -120,91 +115,6 @@ def _scaled_layout(layout: dict, scale: float, floor: int) -> dict:
         top = max(pad.get("t", 0), round(TITLE_PAD_PX * scale))
         layout["title"] = title | {"automargin": True, "pad": pad | {"t": top}}
     return layout
-
-
-def fitted_scale(height: float | None, fit_height: int | None) -> float:
-    """Classroom mode's scale for a figure ``height`` px tall (at the builders' font) that should
-    fit within ``fit_height`` px: CLASSROOM_SCALE when it fits, else smaller, down to the scale
-    at which the 12 px font reaches CLASSROOM_MIN_PX and never below (the page then scrolls)."""
-    if not height or not fit_height:
-        return CLASSROOM_SCALE
-    return max(LEAST_CLASSROOM_SCALE, min(CLASSROOM_SCALE, fit_height / float(height)))
-
-
-def fitted_width_scale(width: float | None, fit_width: int | None, scale: float) -> float:
-    """Classroom mode's ``scale``, made smaller where a figure that asks for ``width`` px (at the
-    builders' font: its cells' and labels' least width) would be wider than ``fit_width`` px,
-    down to the scale at which the 12 px font reaches CLASSROOM_MIN_PX and never below (the chart
-    then scrolls sideways)."""
-    if not width or not fit_width or width * scale <= fit_width:
-        return scale
-    return max(LEAST_CLASSROOM_SCALE, fit_width / float(width))
-
-
-def fits_classroom(width: float | None, fit_width: int) -> bool:
-    """Whether a figure that asks for ``width`` px (at the builders' font) fits ``fit_width`` px
-    in classroom mode, drawn at the least scale if need be (:func:`fitted_width_scale`)."""
-    return not width or width * LEAST_CLASSROOM_SCALE <= fit_width
-
-
-def fits_column(width: float | None, weights: Sequence[int] = (1,), which: int = 0) -> bool:
-    """Whether a figure that asks for ``width`` px fits column ``which`` of
-    ``st.columns(weights)`` (the small gap): in classroom mode on a projector's 1280x720 screen
-    (:func:`fits_classroom`), else on a laptop's 1280x800 (``LAPTOP_COLUMN_PX``, where the figure
-    is drawn at its own size). A page turns a chart that does not fit on its side, or stacks it."""
-    if classroom_mode():
-        return fits_classroom(width, column_px(weights, which))
-    return not width or width <= _share(LAPTOP_COLUMN_PX, LAPTOP_GAP_PX, weights, which)
-
-
-def across_or_turned(
-    build: Callable[[bool], go.Figure], weights: Sequence[int] = (1,), which: int = 0
-) -> go.Figure:
-    """``build(True)``, the figure with its tokens across, where it fits its column
-    (:func:`fits_column`); else ``build(False)``, the same turned on its side, its tokens down."""
-    fig = build(True)
-    return fig if fits_column(fig.layout.width, weights, which) else build(False)
-
-
-def column_px(weights: Sequence[int], which: int, gap: str = "small") -> int:
-    """The width in px of column ``which`` of ``st.columns(weights, gap=gap)`` on a projector's
-    1280x720 screen in classroom mode, at most: ``plotly_chart``'s ``fit_width`` for a chart in
-    it. (Streamlit takes the gaps from the columns' shares unevenly: [3, 2] with the medium gap
-    is 628 and 412 px, so each share gives up a whole gap here.)"""
-    return int(_share(CLASSROOM_COLUMN_PX, COLUMN_GAP_PX[gap], weights, which))
-
-
-def _share(total: int, gap: int, weights: Sequence[int], which: int) -> float:
-    """Column ``which``'s share of ``total`` px split by ``weights``, less a whole ``gap`` where
-    there are several columns (an upper bound on what Streamlit gives it)."""
-    return total * weights[which] / sum(weights) - (gap if len(weights) > 1 else 0)
-
-
-def fitted_rows(fig: go.Figure, rows: int, fit_height: int, scale: float) -> None:
-    """Press a figure's ``rows`` rows of labels together so that, drawn at ``scale``, it fits
-    ``fit_height`` px, each row at least ``FIT_ROW_PX`` and the plot at least ``FIT_PLOT_PX``
-    (its margins keep their size); a figure that fits, or has no height, is left as it is.
-    Changes ``fig`` in place."""
-    height = fig.layout.height
-    if not height or height * scale <= fit_height:
-        return
-    margin = fig.layout.margin
-    sides = (margin.t or 0) + (margin.b or 0)
-    least = sides + max(rows * FIT_ROW_PX, FIT_PLOT_PX) / scale
-    fig.layout.height = round(max(least, fit_height / scale))
-    _keep_outside(fig, (height - sides) / max(1.0, fig.layout.height - sides))
-
-
-def _keep_outside(fig: go.Figure, ratio: float) -> None:
-    """Annotations above or below the plot (paper y over 1 or under 0: a title over the heads'
-    ticks) keep their distance from it in px when the plot's height changes by 1 / ``ratio``."""
-    for note in fig.layout.annotations:
-        if note.yref not in (None, "paper") or note.y is None:
-            continue
-        if note.y > 1:
-            note.y = 1 + (note.y - 1) * ratio
-        elif note.y < 0:
-            note.y = note.y * ratio
 
 
 def _scale_floor(classroom: bool, scale: float | None) -> tuple[float, int]:
@@ -279,6 +189,7 @@ def _component_chart(
     if not plotly_component.wanted():
         return False
     labels = {name: _(label) for name, label in NUMBERS_LABELS.items()}
+    labels["html"] = _("Download as HTML")  # describe.js: the chart as one page (viz.standalone)
     options = {
         "fullscreen": {"label": _(FULLSCREEN_LABEL)},
         "describe": text.payload() | {"labels": labels},
@@ -293,15 +204,14 @@ def _component_chart(
 
 
 def _wrapped(
-    spec: dict, fit_width: int, classroom: bool, behaviours: Behaviours | None
+    spec: dict, fit: Fit, classroom: bool, behaviours: Behaviours | None
 ) -> tuple[float | None, Behaviours | None]:
     """Wrap a map of tokens by tokens that is wider than its column even at the least legible
     scale (``viz.wrap``: blocks of columns one under the other; ``spec`` at the builders' font,
     changed in place): (the wrapped figure's width at the builders' font, or None where it was
     not wrapped; the behaviours told where the blocks are: :meth:`Behaviours.in_blocks`)."""
     least = LEAST_CLASSROOM_SCALE if classroom else 1.0
-    column = fit_width if classroom else fit_width * LAPTOP_COLUMN_PX / CLASSROOM_COLUMN_PX
-    blocks = blocks_needed(spec, column / least)
+    blocks = blocks_needed(spec, column_px(fit, classroom) / least)
     if blocks <= 1:
         return None, behaviours
     wrapped = wrap_columns(spec, blocks)
@@ -311,53 +221,37 @@ def _wrapped(
 
 
 def plotly_chart(
-    fig: go.Figure | Chart,
+    chart: go.Figure | Chart,
     *,
     key: str | None = None,
-    height: int | None = None,
+    fit: Fit = PAGE_FIT,
     on_select=None,
-    behaviours: Behaviours | None = None,
     on_trigger: dict | None = None,
-    fit_height: int | None = None,
-    fit_rows: int | None = None,
-    fit_width: int = CLASSROOM_COLUMN_PX,
 ) -> None:
-    """Show ``fig`` full width with the PNG-export toolbar, legible (classroom mode when on).
+    """Show ``chart`` full width with the PNG-export toolbar, legible (classroom mode when on).
 
-    ``fig`` may be a :class:`Chart` (a figure with its behaviours, as the builders of charts that
-    always go with one return it): its behaviours are sent, and ``behaviours`` must then be None
-    (ValueError otherwise). ``height`` overrides the figure's own height. ``on_select``: a callback run when the user
-    clicks a point (single-point selection); it reads the selection from ``st.session_state[key]``.
-    Give every chart a ``key``: the component keeps a keyed chart mounted across reruns.
-    ``behaviours`` (:class:`Behaviours`): what the chart does in the browser without a rerun
-    (play, drag, link; see ``components/atlas-plotly``); ``on_trigger`` (``{trigger: callback}``):
-    callbacks for the values a behaviour sends back. Both apply only where the component draws the
-    chart: a page must work without them (with ``st.plotly_chart``, the figure's own controls).
-    ``fit_height``: in classroom mode, the px the chart should fit in (:func:`fitted_scale`);
-    ``fit_rows``: the rows of labels the figure's height is shared by (a heatmap's, a column of
-    tokens'; 0 for a plot of bars or lines), which may then be pressed together down to
-    ``FIT_ROW_PX`` (:func:`fitted_rows`). ``fit_width``: in classroom mode, the px of the chart's
-    column; a figure asking for more is drawn smaller, down to the classroom minimum
-    (:func:`fitted_width_scale`).
+    ``chart``: a figure, or a :class:`Chart` (a figure with its browser behaviours: play, drag,
+    link; see ``components/atlas-plotly``). Give every chart a ``key``: the component keeps a
+    keyed chart mounted across reruns. ``fit``: where the chart is drawn (its column, and in
+    classroom mode the height it should fit; :mod:`ui.fit`). ``on_select``: a callback run when
+    the user clicks a point (single-point selection); it reads the selection from
+    ``st.session_state[key]``. ``on_trigger`` (``{trigger: callback}``): callbacks for the values
+    a behaviour sends back. Behaviours apply only where the component draws the chart: a page
+    must work without them (with ``st.plotly_chart``, the figure's own controls).
     """
-    if isinstance(fig, Chart):
-        if behaviours is not None:
-            raise ValueError("a Chart brings its own behaviours: pass behaviours=None")
-        fig, behaviours = fig.figure, fig.behaviours
-    if height is not None:
-        fig.update_layout(height=height)
+    fig, behaviours = (
+        (chart.figure, chart.behaviours) if isinstance(chart, Chart) else (chart, None)
+    )
     if on_select is not None:
         fig.update_layout(clickmode="event+select", dragmode=False)
     classroom = classroom_mode()
-    scale = fitted_scale(fig.layout.height, fit_height) if fit_height else None
-    if classroom and fit_height and fit_rows is not None:
-        fitted_rows(fig, fit_rows, fit_height, scale or CLASSROOM_SCALE)
+    scale = height_fitted(fig, fit) if classroom else None
     spec = fig.to_dict()
     text = chart_text(spec)  # before wrapping: the figure's own rows and columns
-    width, behaviours = _wrapped(spec, fit_width, classroom, behaviours)
+    width, behaviours = _wrapped(spec, fit, classroom, behaviours)
     if classroom:
         width = width or fig.layout.width
-        scale = fitted_width_scale(width, fit_width, scale or CLASSROOM_SCALE)
+        scale = width_scale(width, fit.column.classroom_px(), scale or CLASSROOM_SCALE)
     spec = legible(spec, classroom=classroom, scale=scale)
     if _component_chart(spec, key, on_select, behaviours, on_trigger, text):
         return

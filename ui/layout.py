@@ -1,7 +1,7 @@
 """Classroom mode's first screen: the page's title, the controls a teacher changes most in one row
-with a popover of the other settings beside them, and under them the main chart, fitted to what
-is left of a projector's 1280x720 screen (``FIRST_SCREEN_FIT_PX``, ``ui.charts.plotly_chart``'s
-``fit_height``). Outside classroom mode a page keeps its controls one under the other."""
+with a popover of the other settings beside them, and under them the main chart (fitted to what
+is left of a projector's 1280x720 screen: ``ui.fit.first_screen``). Outside classroom mode a page
+keeps its controls one under the other."""
 
 from __future__ import annotations
 
@@ -13,12 +13,6 @@ import streamlit as st
 from i18n import _
 from serve.streamlit_private import DeltaGenerator
 from ui.sidebar import classroom_mode
-
-# the px a main chart may take under the title row (about 90 px with classroom mode's 20 px root
-# font) and one row of controls (about 100 px) on a 720 px projector: it starts at about 200 px
-# (measured in Chromium; tests/test_browser_legibility.py holds it: the main chart whole on the
-# first screen at 1280x720 in classroom mode)
-FIRST_SCREEN_FIT_PX = 500
 
 
 @dataclass(frozen=True)
@@ -35,13 +29,6 @@ def control_row(widths: Sequence[int]) -> ControlRow:
     *columns, end = st.columns([*widths, 2], vertical_alignment="bottom")
     more = end.popover(_("Settings"), icon=":material/tune:", use_container_width=True)
     return ControlRow(tuple(columns), more)
-
-
-def first_screen_fit(rows: int, *, above: int = 0) -> dict[str, int]:
-    """``ui.charts.plotly_chart``'s arguments that fit a chart of ``rows`` rows of labels (0 for
-    bars or lines) to classroom mode's first screen, under ``above`` px more than the title and
-    one row of controls (they change nothing outside classroom mode)."""
-    return {"fit_height": FIRST_SCREEN_FIT_PX - above, "fit_rows": rows}
 
 
 def regions() -> tuple[DeltaGenerator, DeltaGenerator]:

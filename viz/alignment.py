@@ -17,13 +17,6 @@ from numpy.typing import ArrayLike
 
 from i18n import N_, _
 from viz._checks import as_matrix, check_labels, escape
-from viz._margins import (
-    AXIS_TITLE_PX,
-    COLORBAR_THICKNESS_PX,
-    Y_TICKS_PAD_PX,
-    cells_extent,
-    widest_px,
-)
 from viz.axes import token_axis
 from viz.describe import matrix_words
 from viz.figure import figure
@@ -38,6 +31,13 @@ from viz.heatmaps import (
     title_width,
 )
 from viz.hover_link import HIGHLIGHT_PX, HoverLink
+from viz.measure import (
+    AXIS_TITLE_PX,
+    COLORBAR_THICKNESS_PX,
+    Y_TICKS_PAD_PX,
+    cells_extent,
+    widest_px,
+)
 from viz.palette import BLUE, VERMILLION
 
 LINE_BINS = 8  # alignment lines are grouped into this many opacity/width classes (one trace each)

@@ -17,8 +17,8 @@ from numpy.typing import ArrayLike
 
 from i18n import N_, _
 from viz._checks import check_labels, escape
-from viz._margins import LEGEND_PX, cells_extent, fitted_margin, widest_px
 from viz.axes import token_axis
+from viz.measure import LEGEND_PX, cells_extent, fitted_margin, widest_px
 from viz.palette import (
     AXIS_LINE,
     BLACK,

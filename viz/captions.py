@@ -19,9 +19,9 @@ from PIL import Image
 
 from i18n import _
 from viz._checks import escape
-from viz._margins import fitted_margin
 from viz.axes import token_axis
 from viz.behaviours import playing
+from viz.measure import fitted_margin
 from viz.palette import BLUE, TRANSPARENT, VERMILLION
 from viz.play import PlayOptions, play_button, play_options, slider_steps
 

@@ -11,11 +11,11 @@ from numpy.typing import ArrayLike
 
 from i18n import N_, _
 from viz._checks import MARGIN, check_labels, escape
-from viz._margins import LEGEND_PX, fitted_margin, number_labels, text_px, widest_px
 from viz.axes import token_axis
 from viz.describe import number
 from viz.figure import figure
 from viz.heatmaps import WEIGHT, label_separator
+from viz.measure import LEGEND_PX, fitted_margin, number_labels, text_px, widest_px
 from viz.palette import BLACK, BLUE, BLUISH_GREEN, GREY, VERMILLION
 
 COLOURS = {"query": VERMILLION, "keys": BLUE, "values": BLUISH_GREEN, "context": BLACK}

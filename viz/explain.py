@@ -7,7 +7,7 @@
 - :func:`counterfactual_figure`: the decoder's most likely next pieces with its own attention, with
   uniform attention and with permuted attention (grouped horizontal bars).
 
-Both are laid out by hand for plotly's default 12 px font, margins from :mod:`viz._margins`.
+Both are laid out by hand for plotly's default 12 px font, margins from :mod:`viz.measure`.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from numpy.typing import ArrayLike
 
 from i18n import _
 from viz._checks import check_labels, escape
-from viz._margins import cells_extent, fitted_margin, legend_below
 from viz.axes import token_axis
+from viz.measure import cells_extent, fitted_margin, legend_below
 from viz.palette import BLUE, BLUISH_GREEN, ORANGE, REDDISH_PURPLE, VERMILLION, ZERO_LINE
 
 COLOURS = (BLUE, VERMILLION, BLUISH_GREEN)  # attention, leave-one-out, gradient

@@ -20,18 +20,19 @@ import numpy as np
 import plotly.graph_objects as go
 
 from viz._checks import check_labels, escape
-from viz._margins import (
+from viz.axes import token_axis
+from viz.figure import figure
+from viz.measure import (
     AXIS_TITLE_PX,
     COLORBAR_THICKNESS_PX,
     MIN_CELL_PX,
     cells_extent,
     colorbar_px,
     text_px,
+    title_px,
     widest_px,
     x_ticks_height,
 )
-from viz.axes import token_axis
-from viz.figure import figure
 from viz.palette import MASKED_CELL
 
 NUMBER_CELL_PX = (40, 22)  # (width, height) of a cell with its number written in it
@@ -76,9 +77,7 @@ def title_margin(title: str, gap: int = 0) -> int:
 def title_width(title: str, margin: dict[str, int]) -> int:
     """The figure width that shows every line of ``title`` whole, from the plot's left edge (the
     title may run over the right margin: it is above the colour bars)."""
-    lines = title.split("<br>") if title else [""]
-    text = max(text_px(line) for line in lines) * TITLE_PX / 12
-    return margin["l"] + math.ceil(text) + 10
+    return margin["l"] + title_px(title, TITLE_PX) + 10
 
 
 def title_annotation(title: str, plot_px: float, gap: int = 0) -> dict:
@@ -216,7 +215,7 @@ def _margin_and_width(panels: Sequence[Panel], title: str, numbers: bool, under:
     }
     cell_w = NUMBER_CELL_PX[0] if numbers else MIN_CELL_PX + 1  # 1 px to spare
     n_columns = max(len(p.x_labels) for p in panels)
-    panel_titles = max(text_px(p.title) for p in panels) * PANEL_TITLE_FONT_PX / 12
+    panel_titles = max(text_px(p.title, PANEL_TITLE_FONT_PX) for p in panels)
     width = max(
         cells_extent(n_columns, margin["l"], margin["r"], cell_w),
         title_width(title, margin),

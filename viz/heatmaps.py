@@ -12,7 +12,10 @@ from numpy.typing import ArrayLike
 
 from i18n import N_, _, pgettext
 from viz._checks import HOVER_CELL_LIMIT, MARGIN, as_matrix, check_labels, escape
-from viz._margins import (
+from viz.axes import token_axis
+from viz.figure import figure
+from viz.measure import (
+    TICK_FONT_PX,
     Y_TICKS_PAD_PX,
     cells_extent,
     colorbar_px,
@@ -22,8 +25,6 @@ from viz._margins import (
     x_tick_angle,
     x_ticks_height,
 )
-from viz.axes import token_axis
-from viz.figure import figure
 
 SEQUENTIAL = "Blues"
 DIVERGING = "RdBu"
@@ -162,7 +163,7 @@ def axis_title(text: str) -> dict:
 def title_width(title: str) -> int:
     """The least width in px of a figure whose title is ``title`` (one line), so that the title
     is not cut at the figure's edges."""
-    return math.ceil(TITLE_SCALE * text_px(title)) + 40
+    return math.ceil(text_px(title, TITLE_SCALE * TICK_FONT_PX)) + 40
 
 
 def fit_cells(

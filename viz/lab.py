@@ -20,11 +20,11 @@ import plotly.graph_objects as go
 
 from i18n import N_, _
 from viz._checks import escape
-from viz._margins import LEGEND_ROW_PX
 from viz.alignment import alignment_cells, alignment_heatmap
 from viz.behaviours import playing
 from viz.bottleneck import MODEL_STYLE
 from viz.figure import figure
+from viz.measure import LEGEND_ROW_PX
 from viz.palette import BLUE, GREY
 from viz.play import PlayOptions, play_button, play_options, slider_steps
 

@@ -14,10 +14,10 @@ import numpy as np
 import plotly.graph_objects as go
 
 from viz._checks import escape
-from viz._margins import LEGEND_ROW_PX, widest_px
 from viz.axes import token_axis
 from viz.captions import blend, data_uri
 from viz.figure import figure
+from viz.measure import LEGEND_ROW_PX, widest_px
 from viz.palette import (
     BLACK,
     BLUE,
@@ -114,7 +114,7 @@ def _window_marks(window: tuple[float, float] | None, centre: float | None) -> l
 
 
 SCENE_HEIGHT = 390  # px: the scene about 300 px square on a laptop or a phone; in classroom mode
-# 520 px high (FIT_HEIGHT_PX), a projector's first screen under the step's row
+# 520 px high (the lessons' STEP_FIT), a projector's first screen under the step's row
 # the scene before the reveal in classroom mode: 390 px high (x 5/3, classroom mode's scale), so
 # that the options and the button under it stay on a projector's first screen
 SCENE_PREVIEW_CLASSROOM = 234

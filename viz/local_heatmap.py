@@ -12,8 +12,8 @@ from numpy.typing import ArrayLike
 
 from i18n import _
 from viz._checks import as_matrix
-from viz._margins import LEGEND_ROW_PX, legend_below, widest_px
 from viz.alignment import ACCENT, alignment_heatmap
+from viz.measure import LEGEND_ROW_PX, legend_below, widest_px
 from viz.palette import GREY
 
 

@@ -17,10 +17,10 @@ from numpy.typing import ArrayLike
 
 from i18n import N_, _
 from viz._checks import as_matrix, check_labels, escape
-from viz._margins import Y_TICKS_PAD_PX, cells_extent, fitted_margin, widest_px
 from viz.axes import token_axis
 from viz.figure import figure
 from viz.heatmaps import COLUMN_PX
+from viz.measure import Y_TICKS_PAD_PX, cells_extent, fitted_margin, widest_px
 from viz.palette import BLUE, SKY_BLUE, VERMILLION, YELLOW
 from viz.play import GaussianFollow, PlayOptions, play_options, slider_steps
 

@@ -25,14 +25,6 @@ from numpy.typing import ArrayLike
 
 from i18n import _
 from viz._checks import MARGIN, check_labels, escape
-from viz._margins import (
-    AXIS_TITLE_PX,
-    COLORBAR_PX,
-    MIN_CELL_PX,
-    cells_extent,
-    widest_px,
-    x_ticks_height,
-)
 from viz.axes import LayoutValue, token_axis
 from viz.figure import figure
 from viz.head_steps import (
@@ -47,6 +39,14 @@ from viz.head_steps import (
 )
 from viz.head_words import head_patterns
 from viz.hover_link import OUTLINE, OUTLINE_PX
+from viz.measure import (
+    AXIS_TITLE_PX,
+    COLORBAR_PX,
+    MIN_CELL_PX,
+    cells_extent,
+    widest_px,
+    x_ticks_height,
+)
 
 SEQUENTIAL = "Blues"
 SMALL_MATRIX_CELLS = 144  # per-cell numbers up to 12 x 12

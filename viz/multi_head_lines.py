@@ -14,11 +14,11 @@ from numpy.typing import ArrayLike
 
 from i18n import _
 from viz._checks import MARGIN, check_labels, escape
-from viz._margins import LEGEND_PX, LEGEND_ROW_PX, widest_px
 from viz.figure import figure
 from viz.head_steps import title_annotation, title_margin, title_width
 from viz.head_words import heads_in_words
 from viz.hover_link import HIGHLIGHT_PX, KEYS_UID, LINE_UID, QUERIES_UID, HoverLink
+from viz.measure import LEGEND_PX, LEGEND_ROW_PX, widest_px
 from viz.multi_head import checked_weights
 from viz.palette import OKABE_ITO, TOL
 

@@ -11,7 +11,9 @@ from numpy.typing import ArrayLike
 
 from i18n import _
 from viz._checks import as_matrix, escape
-from viz._margins import (
+from viz.charts import title_beside_colorbar
+from viz.heatmaps import DIVERGING, WEIGHT, attention_panels, matrix_heatmap, signed_heatmap
+from viz.measure import (
     LEGEND_PX,
     Y_TICKS_PAD_PX,
     colorbar_px,
@@ -21,8 +23,6 @@ from viz._margins import (
     text_px,
     widest_px,
 )
-from viz.charts import title_beside_colorbar
-from viz.heatmaps import DIVERGING, WEIGHT, attention_panels, matrix_heatmap, signed_heatmap
 
 NUMBER_CELL_PX = 30  # a cell that shows its weight ('0.38' at the 12 px font)
 CELL_PX = 16  # a cell without a number: a vertical token label and a gap

@@ -13,7 +13,6 @@ import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
 from viz._checks import as_matrix, check_labels, escape
-from viz._margins import cells_extent, fitted_margin, legend_below, number_labels
 from viz.axes import token_axis
 from viz.figure import figure
 from viz.heatmaps import (
@@ -24,6 +23,7 @@ from viz.heatmaps import (
     signed_heatmap,
     title_width,
 )
+from viz.measure import cells_extent, fitted_margin, legend_below, number_labels
 from viz.palette import BLACK, BLUE, BLUISH_GREEN, ORANGE, REDDISH_PURPLE, SKY_BLUE, VERMILLION
 from viz.titles import left_title
 from viz.token_rows import token_rows_figure

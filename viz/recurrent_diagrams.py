@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-from viz._margins import text_px
 from viz.figure import figure
+from viz.measure import text_px
 from viz.palette import (
     ARROW,
     BLUE,

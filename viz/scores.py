@@ -15,7 +15,10 @@ from numpy.typing import ArrayLike
 
 from i18n import _
 from viz._checks import check_labels, escape
-from viz._margins import (
+from viz.axes import token_axis
+from viz.figure import figure
+from viz.heatmaps import COLUMN_PX, ROW_PX, axis_title, title_width
+from viz.measure import (
     AXIS_TITLE_PX,
     Y_TICKS_PAD_PX,
     cells_extent,
@@ -24,9 +27,6 @@ from viz._margins import (
     x_tick_angle,
     x_ticks_height,
 )
-from viz.axes import token_axis
-from viz.figure import figure
-from viz.heatmaps import COLUMN_PX, ROW_PX, axis_title, title_width
 from viz.palette import BLUE, SKY_BLUE, VERMILLION
 
 SCORE_COLOUR = SKY_BLUE

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from viz._margins import cells_extent, fitted_margin, legend_below
 from viz.axes import token_axis
 from viz.figure import figure
 from viz.heatmaps import ROW_PX, title_width
+from viz.measure import cells_extent, fitted_margin, legend_below
 from viz.titles import left_title
 
 

@@ -14,10 +14,11 @@ from app_pages.alignment.four_scores import WIDE_SOURCE, difference_section, fou
 from i18n import N_, _, ngettext
 from models.rnn.translator import Translation, Translator
 from ui import plotly_component
-from ui.charts import column_px, fits_classroom, plotly_chart
+from ui.charts import plotly_chart
 from ui.downloads import csv_and_json
 from ui.errors import fragment
-from ui.layout import first_screen_fit, regions
+from ui.fit import PAGE, Column, first_screen
+from ui.layout import regions
 from ui.loaders import cached_translator
 from ui.sidebar import classroom_mode
 from ui.tables import table_ui
@@ -51,7 +52,7 @@ SEEDED_NOTE = N_(
 )
 REF_KEY = "aln_ref"  # the reference box (ui.translation.reference_ui with prefix "aln_")
 LOW_PROB = 0.1
-BESIDE = [3, 2]  # classroom mode: the heatmap's and the lines' shares of the row
+BESIDE = (3, 2)  # classroom mode: the heatmap's and the lines' shares of the row
 ABOUT = N_(
     "Type an English sentence and press **Enter**. A recurrent encoder reads it; at every step "
     "the decoder scores each source token against its own state, turns the scores into weights "
@@ -75,15 +76,15 @@ def alignment_ui(view: AlignmentView, title: str, key: str, kind: str) -> None:
     charts = linked_charts(view, key)
     heatmap = charts.heatmap(title=title)
     beside = classroom_mode() and len(view.source) <= WIDE_SOURCE  # the lines beside the map
-    fit = first_screen_fit(len(view.target)) | {"fit_width": column_px(BESIDE, 0, "medium")}
-    if beside and not fits_classroom(heatmap.figure.layout.width, fit["fit_width"]):
+    fit = first_screen(len(view.target), column=Column(BESIDE, 0, "medium"))
+    if beside and not fit.column.holds(heatmap.figure):
         # the cells' numbers would make it wider than its column: hover and the step inspector
         # give them
         heatmap = charts.heatmap(title=title, numbers=False)
     if beside:
         left, right = st.columns(BESIDE, gap="medium")
         with left:
-            plotly_chart(heatmap, key=f"{key}_heatmap", **fit)
+            plotly_chart(heatmap, key=f"{key}_heatmap", fit=fit)
         with right:
             lines_ui(view, key)
         formula_ui(kind)
@@ -124,8 +125,8 @@ def lines_ui(view: AlignmentView, key: str) -> None:
     )
     rows = max(view.source, view.target, key=len)
     with lines_at:
-        fit = first_screen_fit(len(rows)) | {"fit_width": column_px(BESIDE, 1, "medium")}
-        plotly_chart(lines, key=f"{key}_lines", **fit)
+        fit = first_screen(len(rows), column=Column(BESIDE, 1, "medium"))
+        plotly_chart(lines, key=f"{key}_lines", fit=fit)
     if plotly_component.wanted():  # the hover link is the component's (st.plotly_chart: none)
         st.caption(_(LINK_HINT))
 
@@ -290,16 +291,14 @@ def compare_ui(translator: Translator, settings: AlignmentSettings) -> None:
     kinds = (settings.kind, kind_b)
     wide = len(result.view.source) > WIDE_SOURCE  # the two maps one under the other
     columns = [charts.container()] * 2 if wide else charts.columns(2)
-    fit = first_screen_fit(len(result.view.target)) | {
-        "fit_width": column_px([1] if wide else [1, 1], 0)
-    }
+    fit = first_screen(len(result.view.target), column=PAGE if wide else Column((1, 1)))
     for col, view, kind, key in zip(columns, (result.view, view_b), kinds, "ab", strict=True):
         with col:
             title = model_label(kind)
             fig = alignment_heatmap(
                 view.weights, view.source, view.target, title=title, zmax=1.0, colorbar=False
             )
-            plotly_chart(fig, key=f"aln_cmp_{key}", **fit)
+            plotly_chart(fig, key=f"aln_cmp_{key}", fit=fit)
             formula_ui(kind, score_only=True)
     difference_ui(result, view_b, (settings.kind, kind_b))
 

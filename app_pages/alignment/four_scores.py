@@ -13,8 +13,9 @@ import streamlit as st
 from app_pages.alignment.formulas import formula_ui
 from i18n import N_, _
 from models.rnn.translator import Translator
-from ui.charts import column_px, plotly_chart
+from ui.charts import plotly_chart
 from ui.downloads import csv_and_json
+from ui.fit import PAGE_FIT, Column, Fit
 from ui.loaders import cached_translator
 from ui.text import user_text
 from ui.translation import GLOBAL_MODELS, model_label, show_notices, unfamiliar_input_ui
@@ -30,7 +31,7 @@ PAIR_KEY = "aln_pair"
 # more source tokens than this: a heatmap gets the page's whole width (two maps go one under the
 # other), as it would not fit half of it at the least legible cells
 WIDE_SOURCE = 24
-DIFFERENCE_BESIDE = [3, 2]  # the difference's and the entropy's shares of their row
+DIFFERENCE_BESIDE = (3, 2)  # the difference's and the entropy's shares of their row
 SCALE_NOTE = N_(
     "One colour scale for the four maps, from weight 0 to 1; hover over a cell for its number."
 )
@@ -124,17 +125,17 @@ def difference_section(
     diff = views[b].weights - first.weights
     if len(first.source) <= WIDE_SOURCE:  # side by side
         places = st.columns(DIFFERENCE_BESIDE, gap="medium")
-        fits = [column_px(DIFFERENCE_BESIDE, i, "medium") for i in (0, 1)]
+        fits = [Fit(Column(DIFFERENCE_BESIDE, i, "medium")) for i in (0, 1)]
     else:  # one under the other, the page's whole width
-        places, fits = [st.container()] * 2, [column_px([1], 0)] * 2
+        places, fits = [st.container()] * 2, [PAGE_FIT] * 2
     with places[0]:
         title = _("{b} minus {a}").format(a=a, b=b)
         fig = alignment_difference(diff, first.source, first.target, title=title)
-        plotly_chart(fig, key=f"{key}_diff", fit_width=fits[0])
+        plotly_chart(fig, key=f"{key}_diff", fit=fits[0])
     weights = {kind: views[kind].weights for kind in kinds}
     with places[1]:
         fig = entropy_heatmap(weights, first.target, title=_("Entropy of each row (bits)"))
-        plotly_chart(fig, key=f"{key}_entropy", fit_width=fits[1])
+        plotly_chart(fig, key=f"{key}_entropy", fit=fits[1])
     means = ", ".join(f"{kind} {weights_row_entropy(w).mean():.2f}" for kind, w in weights.items())
     st.caption(_(ENTROPY_NOTE).format(means=means))
     data = {

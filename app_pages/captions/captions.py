@@ -26,7 +26,8 @@ from ui.captions import (
     word_alt,
 )
 from ui.charts import plotly_chart
-from ui.layout import control_row, first_screen_fit
+from ui.fit import first_screen
+from ui.layout import control_row
 from ui.loaders import cached_captioners
 from ui.sidebar import classroom_mode
 from ui.text import escape_markdown, page_intro
@@ -161,7 +162,7 @@ with where.players:
             plotly_chart(
                 chart,
                 key=f"cap_player_{name}",
-                **first_screen_fit(0, above=TITLE_WRAP_PX),
+                fit=first_screen(0, above=TITLE_WRAP_PX),
             )
             if result.attention == "hard":
                 if st.button(_("Re-sample"), key="cap_resample", icon=":material/casino:"):

@@ -4,8 +4,6 @@ part is drawn by ``predict`` only after the reveal."""
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
@@ -17,71 +15,25 @@ from i18n import _
 from models.transformer.positional import sinusoidal_encoding
 from ui import captions
 from ui.charts import plotly_chart
+from ui.fit import Fit
 from ui.text import escape_markdown
-from viz._margins import widest_px, x_ticks_height
 from viz.alignment import alignment_heatmap
-from viz.heatmaps import COLUMN_PX
 from viz.lessons import guess_bars, region_figure
 from viz.local_heatmap import local_heatmap
 from viz.multi_head import head_grid, head_heatmap
 from viz.positional import pe_heatmap, permutation_maps
 from viz.scaling import lines_over_dims
+from viz.view_column import fit_view_column
 
 PE_POSITIONS, PE_DIMS = 24, 32
-LABEL_GAP_PX = 6  # a token column a little wider than its label needs: labels never touch
-STANDING_GAP_PX = 2  # a column of a standing label: COLUMN_PX has its line height and a gap
-FIT_HEIGHT_PX = 520  # classroom mode: a chart fits under the step's row on a 720 px projector
-# a step's view column at a projector (about 700 px of 1280 in classroom mode), in the builders'
-# 12 px units before classroom mode scales them up (CLASSROOM_SCALE, 1.25-1.5)
-VIEW_COLUMN_PX = 470
+# classroom mode: a chart fits under the step's row on a 720 px projector
+STEP_FIT = Fit(height=520)
 
 
 def chart(fig: go.Figure, key: str) -> None:
-    """``plotly_chart`` for a step: the heatmaps' per-cell numbers left to the hover (they need
-    cells wider than a step's column gives), as wide as the column but never narrower than the
-    cells and labels need (``layout.width`` is that least width, for a map whose columns are
-    labelled tokens; other maps and grids of maps fit their column), and in classroom mode scaled
-    to fit FIT_HEIGHT_PX, never below the legibility minimums. Flat token labels that would make
-    the chart wider than a step's view column at a projector stand up instead (-90 degrees), so
-    that nothing scrolls sideways there."""
-    heatmaps = [trace for trace in fig.data if trace.type == "heatmap"]
-    for trace in heatmaps:
-        trace.texttemplate = None
-        trace.text = None
-    keys = len(heatmaps[0].z[0]) if heatmaps and heatmaps[0].z is not None else 0  # columns
-    token_axis = keys and len(fig.layout.xaxis.ticktext or ()) == keys  # a label per column
-    if token_axis and _grid_columns(fig, heatmaps) <= 2:
-        margin = fig.layout.margin
-        sides = (margin.l or 0) + (margin.r or 0)
-        n_columns = keys * len(heatmaps)
-        column = COLUMN_PX + STANDING_GAP_PX
-        if fig.layout.xaxis.tickangle == 0:  # flat token labels side by side: as wide as the widest
-            labels = [html.unescape(str(t)) for t in fig.layout.xaxis.ticktext or ()]
-            flat = max(column, widest_px(labels) + 2 * LABEL_GAP_PX)
-            if sides + flat * n_columns <= VIEW_COLUMN_PX:
-                column = flat
-            else:
-                _stand_up(fig, labels)
-        fig.layout.width = sides + column * n_columns
-    else:
-        fig.layout.width = None
-    plotly_chart(fig, key=key, fit_height=FIT_HEIGHT_PX)
-
-
-def _grid_columns(fig: go.Figure, heatmaps: list) -> int:
-    """How many heatmaps stand side by side (distinct x domains): a grid of small maps fits its
-    column by itself, without a least width."""
-    domains = {tuple(fig.layout["xaxis" + (t.xaxis or "x")[1:]].domain or (0, 1)) for t in heatmaps}
-    return len(domains)
-
-
-def _stand_up(fig: go.Figure, labels: list[str]) -> None:
-    """The x tick labels vertical, the bottom margin and the height grown by what they take."""
-    grow = x_ticks_height(labels, -90) - x_ticks_height(labels, 0)
-    fig.layout.xaxis.tickangle = -90
-    fig.layout.margin.b = (fig.layout.margin.b or 0) + grow
-    if fig.layout.height:
-        fig.layout.height += grow
+    """``plotly_chart`` for a step's view column (``viz.view_column``), in classroom mode scaled
+    to fit under the step's row, never below the legibility minimums."""
+    plotly_chart(fit_view_column(fig), key=key, fit=STEP_FIT)
 
 
 def region_names() -> tuple[str, ...]:

@@ -10,11 +10,12 @@ import streamlit as st
 from i18n import N_, _
 from models.rnn.translator import Translation, Translator
 from ui import plotly_component
-from ui.charts import column_px, fits_column, plotly_chart
+from ui.charts import plotly_chart
 from ui.downloads import csv_and_json
 from ui.errors import fragment
+from ui.fit import PAGE, first_screen, side_by_side
 from ui.guard import guarded_ui
-from ui.layout import control_row, first_screen_fit, regions
+from ui.layout import control_row, regions
 from ui.loaders import cached_translator
 from ui.sidebar import classroom_mode
 from ui.text import page_intro, user_text
@@ -169,11 +170,11 @@ def heatmaps_ui(result: Result, settings: LocalSettings, global_model: Translato
         title=_("{kind}, D = {D}: weights and p_t").format(kind=settings.kind, D=tr.D),
     )
     # side by side where a map fits half the row, else one under the other
-    weights = (1, 1) if fits_column(fig.layout.width, (1, 1)) else (1,)
-    left, right = st.columns(2) if len(weights) == 2 else (st.container(), st.container())
-    fit = first_screen_fit(len(tr.target_tokens)) | {"fit_width": column_px(weights, 0)}
+    halves = side_by_side([fig, fig])
+    left, right = st.columns(2) if halves else (st.container(), st.container())
+    fit = first_screen(len(tr.target_tokens), column=halves[0] if halves else PAGE)
     with left:
-        plotly_chart(fig, key="loc_heatmap", **fit)
+        plotly_chart(fig, key="loc_heatmap", fit=fit)
     with right:
         if global_model is None:
             st.info(
@@ -196,7 +197,7 @@ def heatmaps_ui(result: Result, settings: LocalSettings, global_model: Translato
             # half of the row at its least width (1280x720 classroom, 1280x800)
             title=_("{kind} (global)").format(kind=GLOBAL_KIND),
         )
-        plotly_chart(fig, key="loc_global", **fit)
+        plotly_chart(fig, key="loc_global", fit=fit)
         st.caption(
             _(
                 "The global model is forced through the local model's translation, so "

@@ -315,12 +315,12 @@ def head_steps_ui(settings: ModelSettings, text: str, view: HeadsView, layer: in
         )
     rows = window_ui(len(view.query_tokens))
     fig = step_panels(score_panels(steps, view, rows), title=_title(view, steps))
-    plotly_chart(fig, key="mh_steps", height=fig.layout.height)
+    plotly_chart(fig, key="mh_steps")
     fig = step_panels(
         value_panels(steps, view, rows),
         title=_title(view, steps, values=True),
     )
-    plotly_chart(fig, key="mh_steps_v", height=fig.layout.height)
+    plotly_chart(fig, key="mh_steps_v")
     st.caption(
         _(
             "Recomputed from this head's own $W^Q$, $W^K$ and $W^V$ on the vectors the layer read; the "

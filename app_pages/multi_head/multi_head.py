@@ -23,12 +23,12 @@ from app_pages.multi_head.settings import (
 from i18n import N_, _, ngettext
 from models.analysis.aggregate import GROUPS, group_share, head_max, head_mean, rollout
 from models.transformer.translator import TransformerAttention
-from ui.charts import CLASSROOM_COLUMN_PX, column_px, fits_classroom, plotly_chart
+from ui.charts import plotly_chart
 from ui.choices import segmented_ui
 from ui.downloads import download_csv
 from ui.errors import fragment
+from ui.fit import PAGE, Column, Fit, first_screen
 from ui.guard import guarded_ui
-from ui.layout import first_screen_fit
 from ui.loaders import cached_translator
 from ui.multi_head import (
     AGGREGATES,
@@ -56,6 +56,7 @@ from viz.multi_head import (
 from viz.multi_head_lines import head_lines_width
 
 LINK_GROUP = "mh-layer-head"  # the chosen head's map and its lines, linked on hover
+HALF = Column((1, 1), 0)  # classroom mode: the head's map and its head view side by side
 ABOUT = N_(
     "A Transformer has no recurrence: every token looks at every other token at once, through "
     "several **heads** per layer, each with its own query, key and value projections (Vaswani et "
@@ -99,8 +100,8 @@ def overview_ui(view: HeadsView, layer: int, head: int) -> None:
     title = f"{view.title}<br>{lines}"
     fig = head_grid(view.weights, title=title, selected=(layer, head))
     picked = functools.partial(picked_in_overview, grid_tiles(view.weights.shape))
-    fit = first_screen_fit(view.weights.shape[0], above=70)  # under the section's heading
-    plotly_chart(fig, key="mh_grid", height=fig.layout.height, on_select=picked, **fit)
+    fit = first_screen(view.weights.shape[0], above=70)  # under the section's heading
+    plotly_chart(fig, key="mh_grid", fit=fit, on_select=picked)
     st.caption(overview_hint())
 
 
@@ -132,7 +133,6 @@ def head_view_title() -> str:
 def fit_half_row(view: HeadsView, layer: int, head: int) -> bool:
     """Whether the chosen head's map (without its cells' numbers) and the head view (its legend
     under the lines) both fit half a projector's row, measured without drawing either."""
-    half = column_px((1, 1), 0)
     keys, queries = view.key_tokens, view.query_tokens
     title = head_map_title(view, layer, head, half=True)
     widths = (
@@ -141,7 +141,7 @@ def fit_half_row(view: HeadsView, layer: int, head: int) -> bool:
             keys, queries, title=head_view_title(), legend_below=True, n_heads=view.weights.shape[1]
         ),
     )
-    return all(fits_classroom(width, half) for width in widths)
+    return all(HALF.holds_width(width) for width in widths)
 
 
 def linked_views_ui(
@@ -154,13 +154,12 @@ def linked_views_ui(
     under the other."""
     charts = linked_charts(view, layer, head)
     if classroom_mode() and len(view.query_tokens) <= 128 and fit_half_row(view, layer, head):
-        half = column_px((1, 1), 0)
         narrow = charts.heatmap(title=head_map_title(view, layer, head, half=True), numbers=False)
         left, right = st.columns(2)
         with left:
-            one_head_ui(view, layer, head, narrow, fit_width=half)
+            one_head_ui(view, layer, head, narrow, column=HALF)
         with right:
-            head_view_ui(view, layer, head, fit_width=half)
+            head_view_ui(view, layer, head, column=HALF)
         head_steps_ui(settings, text, full, layer, head)
         return
     one_head_ui(view, layer, head, charts.heatmap(title=head_map_title(view, layer, head)))
@@ -169,13 +168,12 @@ def linked_views_ui(
 
 
 def one_head_ui(
-    view: HeadsView, layer: int, head: int, chart: Chart, fit_width: int = CLASSROOM_COLUMN_PX
+    view: HeadsView, layer: int, head: int, chart: Chart, column: Column = PAGE
 ) -> None:
     """The chosen head, large, with the tokens in the hover; CSV and JSON downloads."""
     st.subheader(_("Layer {layer}, head {head}").format(layer=layer + 1, head=head + 1))
     w = view.weights[layer, head]  # (T_q, T_k)
-    height = chart.figure.layout.height
-    plotly_chart(chart, key="mh_head_map", height=height, fit_width=fit_width)
+    plotly_chart(chart, key="mh_head_map", fit=Fit(column))
     c1, c2 = st.columns(2)
     with c1:
         download_csv(
@@ -189,14 +187,12 @@ def one_head_ui(
         download_view_json(view, layer, f"attention-L{layer + 1}.json", "mh_json")
 
 
-def head_view_ui(
-    view: HeadsView, layer: int, head: int, fit_width: int = CLASSROOM_COLUMN_PX
-) -> None:
+def head_view_ui(view: HeadsView, layer: int, head: int, column: Column = PAGE) -> None:
     """Token-to-token lines of one layer, a colour per head; heads and one token selectable;
     linked on hover with the chosen ``head``'s map (in the browser: viz.hover_link).
-    ``fit_width`` under the whole row's: in half of it (the heads picked from a list, whose
-    chosen heads wrap; the legend under the lines)."""
-    half = fit_width < CLASSROOM_COLUMN_PX
+    ``column``: in half of the row (:data:`HALF`), the heads are picked from a list, whose
+    chosen heads wrap, and the legend is under the lines."""
+    half = column == HALF
     st.subheader(_("Head view: layer {layer} as lines").format(layer=layer + 1))
     every = [str(h) for h in range(1, view.weights.shape[1] + 1)]
     heads = multi_choice_ui(
@@ -234,7 +230,7 @@ def head_view_ui(
         title=head_view_title(),
         legend_below=half,
     )
-    plotly_chart(chart, key="mh_lines", height=chart.figure.layout.height, fit_width=fit_width)
+    plotly_chart(chart, key="mh_lines", fit=Fit(column))
 
 
 def aggregate_ui(view: HeadsView, layer: int) -> None:
@@ -265,7 +261,7 @@ def aggregate_ui(view: HeadsView, layer: int) -> None:
         view.query_tokens,
         title=_("{how}, layer {layer}").format(how=_(options[how]), layer=layer + 1),
     )
-    plotly_chart(fig, key="mh_agg_map", height=fig.layout.height)
+    plotly_chart(fig, key="mh_agg_map")
 
 
 def special_ui(view: HeadsView) -> None:
@@ -275,7 +271,7 @@ def special_ui(view: HeadsView) -> None:
         group_label(name): group_share(view.weights, mask) for name, mask in view.key_groups.items()
     }
     fig = share_heatmaps(shares, title=_("share of each head's weight (mean over queries)"))
-    plotly_chart(fig, key="mh_shares", height=fig.layout.height)
+    plotly_chart(fig, key="mh_shares")
     rows = [
         {_("layer"): layer + 1}
         | {name: round(float(s[layer].mean()), 3) for name, s in shares.items()}
@@ -332,7 +328,7 @@ def compare_ui(text: str, result: TransformerAttention) -> None:
         ),
     ]
     fig = step_panels(panels)
-    plotly_chart(fig, key="mh_compare", height=fig.layout.height)
+    plotly_chart(fig, key="mh_compare")
     st.caption(
         _("Both are forced through the Transformer's French translation, so the rows match.")
     )

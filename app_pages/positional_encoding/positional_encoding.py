@@ -12,9 +12,10 @@ from i18n import N_, _
 from models.analysis.toy import PermutationResult, permutation_demo, position_similarity
 from models.limits import PERMUTATION_TOKENS, POSITIONAL_CHARS
 from models.transformer.positional import position_cosine, position_table, sinusoidal_encoding
-from ui.charts import fits_column, plotly_chart
+from ui.charts import plotly_chart
 from ui.downloads import download_csv
 from ui.errors import fragment
+from ui.fit import PAGE
 from ui.guard import guarded_ui
 from ui.layout import regions
 from ui.loaders import cached_transformer, card_of
@@ -136,7 +137,7 @@ def demo_maps(plain: PermutationResult, with_pe: PermutationResult) -> None:
         ),
     ]
     fig = permutation_maps(panels)
-    if fits_column(fig.layout.width):
+    if PAGE.holds(fig):
         plotly_chart(fig, key="pe_perm_maps")
     else:  # one map a chart, each wrapped to the column where it is wider
         for k, panel in enumerate(panels):

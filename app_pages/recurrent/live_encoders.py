@@ -19,8 +19,9 @@ from models.checkpoints import Card
 from models.rnn.cells import CellTrace, EncoderTrace, encoder_trace, most_varying_units
 from models.rnn.gradients import GradientProfile, encoder_profile
 from models.rnn.translator import Translator
-from ui.charts import across_or_turned, column_px, fits_column, plotly_chart
+from ui.charts import plotly_chart
 from ui.choices import segmented_ui
+from ui.fit import PAGE, Fit, side_by_side
 from ui.guard import guarded_ui
 from ui.loaders import ModelKey, cached_translator, card_of, load_model, spinner, weights_id
 from ui.tables import table_ui
@@ -67,16 +68,16 @@ def side_by_side_ui(builds: list[Callable[[bool], go.Figure]], keys: list[str]) 
     """Maps of units by tokens side by side, their tokens across; where a sentence's tokens do not
     fit half the page, turned (tokens down) and one under the other. ``builds``: each map's
     builder, given whether its tokens go across."""
-    weights = [1] * len(builds)
     figs = [build(True) for build in builds]
-    if all(fits_column(fig.layout.width, weights, 0) for fig in figs):
-        places, fit = st.columns(len(builds)), column_px(weights, 0)
+    columns = side_by_side(figs)
+    if columns:
+        places = st.columns(len(builds))
     else:
         figs = [build(False) for build in builds]
-        places, fit = [st.container() for _build in builds], column_px([1], 0)
-    for place, fig, key in zip(places, figs, keys, strict=True):
+        places, columns = [st.container() for _build in builds], [PAGE] * len(builds)
+    for place, fig, column, key in zip(places, figs, columns, keys, strict=True):
         with place:
-            plotly_chart(fig, key=key, fit_width=fit)
+            plotly_chart(fig, key=key, fit=Fit(column))
 
 
 def hidden_states_ui(trace: EncoderTrace) -> None:
@@ -111,7 +112,7 @@ def gate_means_ui(trace: EncoderTrace) -> None:
     for direction, name in zip(trace.layers[0], _direction_names(), strict=False):
         series[f"z̄_t · {name}"] = direction.gates["z"].mean(axis=1)
         series[f"r̄_t · {name}"] = direction.gates["r"].mean(axis=1)
-    fig = across_or_turned(
+    fig = PAGE.across_or_turned(
         lambda across: token_lines(
             trace.tokens,
             series,
@@ -199,7 +200,7 @@ def vanishing_gradient_ui(text: str) -> None:
         return
     tokens = next(iter(profiles.values())).tokens
     same = {k: p for k, p in profiles.items() if p.tokens == tokens}
-    fig = across_or_turned(
+    fig = PAGE.across_or_turned(
         lambda across: token_lines(
             tokens,
             {KIND_NAMES[k]: p.norms for k, p in same.items()},

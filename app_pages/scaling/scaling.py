@@ -23,8 +23,9 @@ from models.analysis.scaling import (
 )
 from ui.charts import plotly_chart
 from ui.errors import fragment
+from ui.fit import first_screen
 from ui.guard import guarded_ui
-from ui.layout import first_screen_fit, regions
+from ui.layout import regions
 from ui.loaders import cached_transformer
 from ui.multi_head import multi_choice_ui
 from ui.tables import table_ui
@@ -102,7 +103,8 @@ def variance_ui() -> None:
         values = {names[s.d_k]: getattr(s, field) for s in samples}
         fig = dot_histograms(values, title=title, x_title=_("score"), y_title=density)
         with column:  # under the section's heading and the d_k pills (about 170 px)
-            plotly_chart(fig, key=key, height=420, **first_screen_fit(0, above=70))
+            fig.update_layout(height=420)
+            plotly_chart(fig, key=key, fit=first_screen(0, above=70))
     rows = [
         {
             "d_k": s.d_k,
@@ -135,7 +137,7 @@ def saturation_ui() -> None:
                 x_title="d_k",
                 y_title=name,
             )
-            plotly_chart(fig, key=key, height=400)
+            plotly_chart(fig.update_layout(height=400), key=key)
     st.caption(_(SAT_NOTE).format(t=N_KEYS, seeds=N_SEEDS))
 
 
@@ -147,7 +149,7 @@ def layer_bars_ui(layers: list[str], with_scale: np.ndarray, without: np.ndarray
         title=_("mean row entropy per layer (over heads)"),
         y_title=_("entropy (bits)"),
     )
-    plotly_chart(bars, key="sdk_model_bars", height=380)
+    plotly_chart(bars.update_layout(height=380), key="sdk_model_bars")
     st.caption(
         _("Uniform attention over these {n} pieces would have {bits:.2f} bits.").format(
             n=n, bits=float(np.log2(n))

@@ -16,10 +16,10 @@ from app_pages.why_attention.example import (
 )
 from i18n import N_, _
 from models.checkpoints import Card, rebuild_command
-from ui.charts import across_or_turned, plotly_chart
+from ui.charts import plotly_chart
 from ui.downloads import download_json
 from ui.errors import fragment
-from ui.layout import first_screen_fit
+from ui.fit import PAGE, first_screen
 from ui.loaders import cached_translator, model_cards
 from ui.tables import table_ui
 from ui.text import page_intro, user_text
@@ -147,7 +147,7 @@ def bleu_by_length_ui() -> None:
             {k: c.to_dict() for k, c in cards.items()},
             title=_("BLEU by source sentence length (test set)"),
         )
-        plotly_chart(fig, key="why_bleu_length", **first_screen_fit(0))
+        plotly_chart(fig, key="why_bleu_length", fit=first_screen(0))
         st.markdown(_(EXPLANATION))
         table_ui(_overall_rows(cards))
         download_json(
@@ -200,7 +200,7 @@ def encoder_gradients_ui(raw: str) -> None:
         grads = result.gradients
         curves.setdefault(tuple(grads.source_tokens), {})[kind] = grads.norms
     for i, (tokens, norms) in enumerate(curves.items()):
-        fig = across_or_turned(
+        fig = PAGE.across_or_turned(
             lambda across, n=norms, t=tokens: gradient_norm_plot(
                 n, list(t), title=_("||∂h_T / ∂x_j|| by position"), across=across
             )

@@ -1,13 +1,16 @@
-"""Margins sized from the labels, so that plotly draws a figure once.
+"""How much room plotly's text takes: the one place where the atlas estimates text width.
 
-Plotly's ``automargin`` (on in plotly.py's default template) grows a margin that is too small for
-the tick labels, the axis titles or the colour bar by drawing the whole figure a second time,
-which about doubles its drawing time (the figures: docs/performance.md, "Plotly drew figures
-twice"). Automargin stays on as the safety net for labels wider than estimated.
+Every figure builder in viz/ sizes its margins, its cells' least width and its titles from these
+estimates, so that plotly draws a figure once: plotly's ``automargin`` (on in plotly.py's default
+template) grows a margin that is too small for the tick labels, the axis titles or the colour bar
+by drawing the whole figure a second time, which about doubles its drawing time. Automargin stays
+on as the safety net for labels wider than estimated. ``ui.fit`` then scales a figure to the
+screen (classroom mode, the column it is drawn in) without measuring text again.
 
 The estimates are for plotly's default 12 px font and take each printable ASCII character's own
-width into account: a flat 0.55 em per character alone put "▁homme" at 40 px where Chromium
-draws 49 px, and the Alignment page's heatmap was drawn twice.
+width into account (a flat 0.55 em per character alone put "▁homme" at 40 px where Chromium draws
+49 px). ``tests/test_browser_margins.py`` holds them against Chromium's own measurement of the
+same labels, in both languages' fonts.
 """
 
 from __future__ import annotations
@@ -148,14 +151,21 @@ def char_em(char: str) -> float:
     return WIDE_EM if unicodedata.east_asian_width(char) in "WF" else OTHER_EM
 
 
-def text_px(label: str) -> float:
-    """Estimated width in px of ``label`` at the default tick font, a little generous: the larger
-    of a flat 0.55 em per narrow character (1 em per wide one), which the paddings here were tuned
-    with, and each character's own width plus 10% (for labels rich in m, w, capitals and ▁)."""
+def text_px(label: str, font_px: float = TICK_FONT_PX) -> float:
+    """Estimated width in px of ``label`` at ``font_px`` (the default tick font), a little
+    generous: the larger of a flat 0.55 em per narrow character (1 em per wide one), which the
+    paddings here were tuned with, and each character's own width plus 10% (for labels rich in m,
+    w, capitals and ▁)."""
     visible = [c for c in label if char_em(c) > 0]
     wide = sum(1 for c in visible if unicodedata.east_asian_width(c) in "WF")
     flat = 0.55 * (len(visible) - wide) + WIDE_EM * wide
-    return max(flat, SAFETY * sum(char_em(c) for c in label)) * TICK_FONT_PX
+    return max(flat, SAFETY * sum(char_em(c) for c in label)) * font_px
+
+
+def title_px(title: str, font_px: float) -> int:
+    """Estimated width in px of ``title``'s widest line (lines split by "<br>") at ``font_px``."""
+    lines = title.split("<br>") if title else [""]
+    return math.ceil(max(text_px(line, font_px) for line in lines))
 
 
 def widest_px(labels: Sequence[str]) -> int:
