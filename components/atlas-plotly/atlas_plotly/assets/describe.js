@@ -8,20 +8,25 @@
 // (aria-label, aria-describedby: the summary is a paragraph a screen reader reads and the screen
 // does not show). A button, out of sight until it has the keyboard's focus (then over the chart's
 // top right corner), shows the tables under the chart and hides them again; the tables are real
-// <table> elements with a caption and header cells. Every text is set as text (textContent),
-// never as HTML: a token typed by a user stays a token.
+// <table> elements with a caption and header cells. A second button, out of sight in the same
+// way, saves the chart as one standalone HTML file (standalone.js; labels.html is its label).
+// Every text is set as text (textContent), never as HTML: a token typed by a user stays a token.
 // attach follows the behaviours' contract (chart.js's header): what it adds is kept in ctx.state.
 
 const CSS = `
 .atlas-sr { position: absolute !important; width: 1px; height: 1px; padding: 0; margin: -1px;
   overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
-.atlas-plotly .atlas-numbers-button:not(:focus):not([aria-expanded="true"]) {
+.atlas-plotly .atlas-numbers-button:not(:focus):not([aria-expanded="true"]),
+.atlas-plotly .atlas-html-button:not(:focus) {
   position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden;
   clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
-.atlas-plotly .atlas-numbers-button { position: absolute; top: 2px; right: 2px; z-index: 3;
+.atlas-plotly .atlas-numbers-button, .atlas-plotly .atlas-html-button {
+  position: absolute; top: 2px; right: 2px; z-index: 3;
   padding: 4px 10px; font: inherit; font-size: 0.9rem; color: #0e1117; background: #ffffff;
   border: 2px solid #0e1117; border-radius: 4px; cursor: pointer; }
-.atlas-plotly .atlas-numbers-button:focus-visible { outline: 3px solid #1c4fd8; outline-offset: 2px; }
+.atlas-plotly .atlas-numbers-button[aria-expanded="true"] ~ .atlas-html-button { top: 44px; }
+.atlas-plotly .atlas-numbers-button:focus-visible, .atlas-plotly .atlas-html-button:focus-visible {
+  outline: 3px solid #1c4fd8; outline-offset: 2px; }
 .atlas-plotly .atlas-numbers { margin: 8px 0; max-width: 100%; overflow-x: auto; }
 .atlas-plotly .atlas-numbers table { border-collapse: collapse; margin-bottom: 8px;
   font-size: 0.9rem; color: #0e1117; }
@@ -50,7 +55,7 @@ function element(tag, text, className) {
   return node;
 }
 
-function table(spec, labels) {
+export function table(spec, labels) {
   const t = element("table");
   t.appendChild(element("caption", spec.caption));
   const head = element("thead");
@@ -83,9 +88,9 @@ function table(spec, labels) {
 }
 
 function undo(host, s) {
-  for (const node of [s.summary, s.button, s.panel]) if (node) node.remove();
+  for (const node of [s.summary, s.button, s.save, s.panel]) if (node) node.remove();
   for (const name of ["role", "aria-label", "aria-describedby"]) host.removeAttribute(name);
-  s.summary = s.button = s.panel = null;
+  s.summary = s.button = s.save = s.panel = null;
 }
 
 export function attach(ctx) {
@@ -111,6 +116,8 @@ export function attach(ctx) {
       s.button.textContent = open ? s.labels.hide : s.labels.show;
     });
     host.insertBefore(s.button, s.summary.nextSibling);
+    s.save = saveButton(s);
+    host.insertBefore(s.save, s.button.nextSibling);
     s.panel = element("div", "", "atlas-numbers");
     s.panel.hidden = true;
     host.appendChild(s.panel);
@@ -127,4 +134,29 @@ export function attach(ctx) {
   s.panel.replaceChildren(...(options.tables || []).map((spec) => table(spec, s.labels)));
   if (!(options.tables || []).length) s.button.hidden = true;
   else s.button.hidden = false;
+  s.save.textContent = s.labels.html || "";
+  s.save.hidden = !s.labels.html;
+  s.words = options;
+  s.figure = drawnFigure(ctx);
+}
+
+// The figure as chart.js drew it: the least width it was given (its div's min-width) put back as
+// the layout's width, which the saved page again takes as its least width.
+function drawnFigure(ctx) {
+  const least = parseFloat((ctx.gd && ctx.gd.style.minWidth) || "");
+  const figure = ctx.figure || {};
+  if (!least) return figure;
+  return { ...figure, layout: { ...(figure.layout || {}), width: least } };
+}
+
+// The button that saves the chart (as last drawn, ctx.figure) as a standalone HTML file.
+function saveButton(s) {
+  const button = element("button", "", "atlas-html-button");
+  button.type = "button";
+  button.addEventListener("click", () => {
+    import("./standalone.js")
+      .then((module) => module.download(s.figure, s.words))
+      .catch((error) => console.warn("atlas-plotly: could not save the chart as HTML:", error));
+  });
+  return button;
 }
