@@ -100,7 +100,7 @@ def _scan(base: str, langs: list[str], sizes: list[Size]) -> Counter:
     from playwright.sync_api import sync_playwright
 
     from bench.browser import launch_chromium
-    from bench.registry import RENDERED
+    from bench.register import RENDERED
 
     counts: Counter = Counter()
     with sync_playwright() as playwright:

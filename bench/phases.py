@@ -24,7 +24,7 @@ import statistics
 import sys
 from dataclasses import dataclass
 
-from bench.registry import ALL_UPDATED, RENDERED, Row, Scenario, print_table
+from bench.register import ALL_UPDATED, RENDERED, Row, Scenario, print_table
 from bench.work import set_cpu_rate
 
 TRIES = 8

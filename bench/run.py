@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from bench.browser import CHROMIUM, launch_chromium
 from bench.phases import phase_rows
-from bench.registry import RENDERED, SCENARIOS, TIMINGS, Row, Scenario, print_table
+from bench.register import RENDERED, SCENARIOS, TIMINGS, Row, Scenario, print_table
 from bench.scenarios_floor import bare_react, floor_rows
 from bench.work import BrowserWork, server_cpu_ms, set_cpu_rate
 from serve.launch import SERVER_PIDS, streamlit_server

@@ -10,7 +10,7 @@ from __future__ import annotations
 import statistics
 import time
 
-from bench.registry import RENDERED, Row, Scenario, register, timing
+from bench.register import RENDERED, Row, Scenario, register, timing
 
 TRIES = 15
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bench.registry import Scenario, register
+from bench.register import Scenario, register
 
 
 def _typed(

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import statistics
 
-from bench.registry import ALL_UPDATED, RENDERED, SCENARIOS, Row, Scenario, register
+from bench.register import ALL_UPDATED, RENDERED, SCENARIOS, Row, Scenario, register
 from bench.scenarios_core import _tick_is, _typed
 from bench.scenarios_translation import _enter_sentence, _heatmap_shows
 from bench.work import set_cpu_rate

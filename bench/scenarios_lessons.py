@@ -8,7 +8,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlparse
 
 from app_pages.lessons.schema import load_folder
-from bench.registry import RENDERED, Scenario, register
+from bench.register import RENDERED, Scenario, register
 
 
 def _position(i: int, n: int) -> int:

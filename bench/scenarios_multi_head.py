@@ -14,7 +14,7 @@ from __future__ import annotations
 import statistics
 import time
 
-from bench.registry import Row, Scenario, register, timing
+from bench.register import Row, Scenario, register, timing
 
 WORDS = "the dog runs in the park with a red ball".split()  # one word piece each
 

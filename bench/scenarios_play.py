@@ -3,13 +3,13 @@
 and the captions' word-by-word player, against :data:`viz.play.MIN_FPS`.
 
 A timing, so it is measured here and not asserted by the browser tests (they check what plays,
-not how fast, with the same helpers, ``bench/play.py``): the rate depends on the machine's load.
+not how fast, with the same helpers, ``bench/playing.py``): the rate depends on the machine's load.
 """
 
 from __future__ import annotations
 
 from bench.browser import launch_chromium
-from bench.registry import Row, timing
+from bench.register import Row, timing
 from serve.launch import streamlit_server
 from viz.play import MIN_FPS
 
@@ -25,7 +25,7 @@ def play_rates() -> list[Row]:
     from playwright.sync_api import sync_playwright
 
     from bench.browser import wait_settled
-    from bench.play import PLAYER, count_sent, play_rate, played
+    from bench.playing import PLAYER, count_sent, play_rate, played
 
     rows = []
     with sync_playwright() as playwright, streamlit_server("app.py") as (url, _):

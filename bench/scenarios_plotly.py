@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.browser import CHROMIUM, launch_chromium
-from bench.registry import Row, timing
+from bench.register import Row, timing
 
 DRAWS = 15  # timed draws per figure, after two warm-ups
 SENTENCES = (

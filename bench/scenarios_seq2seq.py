@@ -11,7 +11,7 @@ import time
 
 import torch
 
-from bench.registry import Row, timing
+from bench.register import Row, timing
 
 SENTENCE = (
     "A young man in a blue shirt and black pants is playing the guitar on a small stage "

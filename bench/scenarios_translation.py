@@ -6,7 +6,7 @@ without the word-start mark, then contain ``with<i>dogs`` whatever the subword s
 
 from __future__ import annotations
 
-from bench.registry import ALL_UPDATED, Scenario, register
+from bench.register import ALL_UPDATED, Scenario, register
 
 WORDS = "A man in a blue shirt is playing with {i} dogs on the green grass."  # 15 words
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.play import PLAYER, assert_moved_and_stopped, count_sent, played
+from bench.playing import PLAYER, assert_moved_and_stopped, count_sent, played
 from models.lab.tasks import probe_example
 from tests.browser_helpers import CHART, shoot, wait_settled
 

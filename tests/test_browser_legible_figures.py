@@ -21,7 +21,7 @@ from models.lab.train import LabConfig
 from tests.legibility import check_page
 from ui.charts import legible
 from viz.alignment import alignment_heatmap
-from viz.charts import vector_diagram, weights_bar
+from viz.anatomy import vector_diagram, weights_bar
 from viz.lab import Curves, length_accuracy_chart, probe_player, training_curves
 from viz.local_heatmap import local_heatmap
 from viz.local_steps import local_steps_figure

@@ -24,7 +24,7 @@ from viz import (
     position_norms_figure,
 )
 from viz.alignment import alignment_heatmap
-from viz.charts import vector_diagram, weights_bar
+from viz.anatomy import vector_diagram, weights_bar
 from viz.local_heatmap import local_heatmap
 from viz.measure import text_px
 from viz.multi_head import head_grid, head_heatmap, share_heatmaps

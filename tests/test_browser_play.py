@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.play import (
+from bench.playing import (
     PLAYER,
     SAMPLE,
     TAKEN,

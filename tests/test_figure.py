@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from viz.alignment import alignment_heatmap, alignment_lines
-from viz.charts import weights_bar
+from viz.anatomy import weights_bar
 from viz.figure import VALIDATE_ENV, colour_scale, figure
 from viz.heatmaps import diff_heatmap
 from viz.lab import probe_player

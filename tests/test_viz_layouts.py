@@ -11,7 +11,7 @@ import pytest
 
 from app_pages.anatomy.number_table import cell_text, parse_cell
 from models.analysis.toy import anatomy
-from viz.charts import DIAGRAM_PX, LABEL_PX, _box, name_layout, vector_diagram
+from viz.anatomy import DIAGRAM_PX, LABEL_PX, _box, name_layout, vector_diagram
 from viz.lab import Curves, training_curves
 from viz.local_heatmap import local_heatmap
 from viz.local_steps import local_steps_figure

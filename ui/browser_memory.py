@@ -40,7 +40,7 @@ export default function (component) {
   const { data, parentElement } = component;
   const doc = parentElement.ownerDocument || document;
   const secure = doc.location && doc.location.protocol === "https:" ? "; Secure" : "";
-  // it draws nothing, and says so on its element (bench/registry.py's CHARTS_DRAWN)
+  // it draws nothing, and says so on its element (bench/register.py's CHARTS_DRAWN)
   const host = parentElement.host || parentElement;
   (host.closest('[data-testid="stBidiComponentRegular"]') || host).setAttribute("data-draws-nothing", "");
   for (const [name, value, maxAge] of (data && data.cookies) || []) {

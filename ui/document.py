@@ -27,7 +27,7 @@ DOCUMENT_JS = """
 export default function (component) {
   const { data, parentElement } = component;
   const doc = parentElement.ownerDocument || document;
-  // it draws nothing, and says so on its element (bench/registry.py's CHARTS_DRAWN)
+  // it draws nothing, and says so on its element (bench/register.py's CHARTS_DRAWN)
   const host = parentElement.host || parentElement;
   (host.closest('[data-testid="stBidiComponentRegular"]') || host).setAttribute("data-draws-nothing", "");
   if (data && data.lang && doc.documentElement.lang !== data.lang) {

@@ -52,16 +52,6 @@ def parse_int(raw: str | None, default: int, lo: int = -(2**31), hi: int = 2**31
     return value if lo <= value <= hi else default
 
 
-def parse_bool(raw: str | None, default: bool) -> bool:
-    """'1'/'true'/'yes'/'on' -> True, '0'/'false'/'no'/'off' -> False, else ``default``."""
-    text = str(raw).strip().lower()
-    if text in {"1", "true", "yes", "on"}:
-        return True
-    if text in {"0", "false", "no", "off"}:
-        return False
-    return default
-
-
 def parse_choice(raw: str | None, default: str, choices: Sequence[str]) -> str:
     """``raw`` if it is one of ``choices``, else ``default``."""
     return raw if raw in choices else default

@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike
 
 from i18n import _
 from viz._checks import as_matrix, escape
-from viz.charts import title_beside_colorbar
+from viz.anatomy import title_beside_colorbar
 from viz.heatmaps import DIVERGING, WEIGHT, attention_panels, matrix_heatmap, signed_heatmap
 from viz.measure import (
     LEGEND_PX,

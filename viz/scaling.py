@@ -11,8 +11,8 @@ import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
 from viz._checks import MARGIN, as_matrix, escape
+from viz.anatomy import title_beside_colorbar
 from viz.axes import LayoutValue
-from viz.charts import title_beside_colorbar
 from viz.figure import figure
 from viz.heatmaps import label_separator, matrix_heatmap
 from viz.measure import AXIS_TITLE_PX, LEGEND_ROW_PX

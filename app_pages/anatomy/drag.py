@@ -22,8 +22,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app_pages.anatomy.number_table import LIMIT, current_rows, set_rows
+from viz.anatomy import COLOURS
 from viz.behaviours import Behaviours, Chart
-from viz.charts import COLOURS
 
 STEP = 0.1  # the query inputs' step; dragged coordinates are rounded to it
 GROUP = "anat"  # the charts that follow one drag (the scores, the weights, the diagram)
@@ -51,7 +51,7 @@ class DragOptions:
     "additive", else None; temperature: divides the scores before the softmax; step: dragged
     coordinates are rounded to it; traces: group -> (arrows trace index, tips trace index) in the
     diagram; key_tips: the keys' names at their tips; colours: group -> the colour of its
-    handles (rings at the query's and the keys' tips), its arrows' (``viz.charts.COLOURS``);
+    handles (rings at the query's and the keys' tips), its arrows' (``viz.anatomy.COLOURS``);
     limit: no coordinate beyond +-limit.
     """
 

@@ -29,7 +29,7 @@ SAVED_JS = """
 export default function (component) {
   const { data, setTriggerValue, parentElement } = component;
   const win = (parentElement.ownerDocument || document).defaultView || window;
-  // it draws nothing, and says so on its element (bench/registry.py's CHARTS_DRAWN)
+  // it draws nothing, and says so on its element (bench/register.py's CHARTS_DRAWN)
   const host = parentElement.host || parentElement;
   (host.closest('[data-testid="stBidiComponentRegular"]') || host).setAttribute("data-draws-nothing", "");
   let saved = {};
