@@ -262,6 +262,25 @@ function follow(host, state, Plotly) {
   state.observer.observe(host);
 }
 
+// The toolbar's "Download as HTML", beside its PNG download, for a pointer: it presses the
+// describe behaviour's keyboard button, which saves the chart as drawn (describe.js).
+function withSaveButton(host, payload, Plotly) {
+  const config = payload.config || {};
+  const describe = (payload.behaviours || {}).describe;
+  const label = describe && describe.labels && describe.labels.html;
+  if (!label) return config;
+  const save = {
+    name: "atlas-html",
+    title: label,
+    icon: Plotly.Icons.disk,
+    click: () => {
+      const button = host.querySelector(".atlas-html-button");
+      if (button) button.click();
+    },
+  };
+  return { ...config, modeBarButtonsToAdd: [...(config.modeBarButtonsToAdd || []), save] };
+}
+
 async function draw(host, state, payload, seq) {
   const Plotly = await loadPlotly();
   if (seq !== state.seq) return; // a newer figure came meanwhile: draw that one only
@@ -278,7 +297,8 @@ async function draw(host, state, payload, seq) {
   state.gd.style.minWidth = payload.minWidth ? `${payload.minWidth}px` : "";
   host.style.overflowX = payload.minWidth ? "auto" : "";
   const frames = figure.frames || undefined; // an animation's frames (plotly's play buttons)
-  await Plotly.react(state.gd, { data: figure.data || [], layout, frames, config: payload.config || {} });
+  const config = withSaveButton(host, payload, Plotly);
+  await Plotly.react(state.gd, { data: figure.data || [], layout, frames, config });
   if (fresh) follow(host, state, Plotly);
   await attachBehaviours(host, state, payload, Plotly);
   state.draws += 1;
