@@ -59,8 +59,8 @@ http {{
 # The app process's environment, unless the caller's sets these (docs/deployment.md): one torch
 # thread per operation (serve/runtime.py), and glibc's allocator told to give memory back. Streamlit
 # runs every rerun in a new thread; by default glibc gives threads their own arenas (up to 8 per
-# core) and lets large freed blocks stay in them. Measured with `make load SCENARIO=soak`: the
-# Multi-head soak's RSS peak over start fell from 308 to 247 MB and its resting RSS by 60-85 MB.
+# core) and lets large freed blocks stay in them (what that costs, measured with `make load
+# SCENARIO=soak`: docs/deployment.md).
 SERVER_ENV = {
     "ATLAS_TORCH_THREADS": "1",
     "MALLOC_ARENA_MAX": "2",
