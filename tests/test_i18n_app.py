@@ -36,6 +36,7 @@ KEPT = {
     "README",
     "card",
     "json",
+    "HTML",  # a file format's name (the charts' "Download as HTML")
     "checkpoints",
     "softmax",
     "local",
