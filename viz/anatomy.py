@@ -192,11 +192,13 @@ def _box(x: float, y: float, w: float, h: float, gap: float, place: str) -> tupl
     return cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2
 
 
-def _overlap(a: tuple, b: tuple) -> float:
-    """The area two boxes (x0, y0, x1, y1) share."""
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    return max(0.0, w) * max(0.0, h)
+def _overlaps(box: tuple, others: np.ndarray) -> float:
+    """The total area the box (x0, y0, x1, y1) shares with each of ``others`` (m, 4)."""
+    if not len(others):
+        return 0.0
+    w = np.minimum(box[2], others[:, 2]) - np.maximum(box[0], others[:, 0])  # (m,)
+    h = np.minimum(box[3], others[:, 3]) - np.maximum(box[1], others[:, 1])  # (m,)
+    return float((np.clip(w, 0.0, None) * np.clip(h, 0.0, None)).sum())
 
 
 def _preferred(x: float, y: float) -> list[str]:
@@ -216,14 +218,13 @@ def _preferred(x: float, y: float) -> list[str]:
     return [first, *(place for place in PLACES if place != first)]
 
 
-def _arrow_boxes(tips: np.ndarray, unit: float) -> list[tuple]:
-    """Small boxes along each arrow from the origin to a tip (n, 2): names should not sit on
-    the arrows either."""
+def _arrow_boxes(tips: np.ndarray, unit: float) -> np.ndarray:
+    """Small boxes (n * 10, 4) along each arrow from the origin to a tip (n, 2): names should
+    not sit on the arrows either."""
     half = 3 * unit  # px
     steps = np.linspace(0.15, 1.0, 10)
-    return [
-        (x - half, y - half, x + half, y + half) for tip in tips for x, y in np.outer(steps, tip)
-    ]
+    centres = (steps[None, :, None] * tips[:, None, :]).reshape(-1, 2)  # (n * 10, 2)
+    return np.concatenate([centres - half, centres + half], axis=1)
 
 
 def place_names(tips: np.ndarray, names: Sequence[str], unit: float) -> tuple[list[str], list]:
@@ -235,11 +236,8 @@ def place_names(tips: np.ndarray, names: Sequence[str], unit: float) -> tuple[li
     for (x, y), name in zip(tips, names, strict=True):
         w, h, gap = text_px(name) * unit, LABEL_PX * unit, LABEL_GAP_PX * unit
         options = [(place, _box(x, y, w, h, gap, place)) for place in _preferred(x, y)]
-        crowding = [
-            10 * sum(_overlap(box, other) for other in boxes)
-            + sum(_overlap(box, arrow) for arrow in arrows)
-            for __, box in options
-        ]
+        placed = np.array(boxes).reshape(-1, 4)
+        crowding = [10 * _overlaps(box, placed) + _overlaps(box, arrows) for __, box in options]
         place, box = options[crowding.index(min(crowding))]
         places.append(place)
         boxes.append(box)
