@@ -61,7 +61,7 @@ def _anatomy_figures() -> dict[str, tuple]:
     query, names = np.array([2.0, 1.0]), list("ABCD")
     pairs: dict[str, list] = {"anatomy: weights bars": [], "anatomy: vector diagram": []}
     for temperature in (2.0, 2.01):
-        r = anatomy(query, items[:, :2], items[:, 2:], kind="dot", temperature=temperature)
+        r = anatomy(query, items[:, :2], items[:, 2:], score_name="dot", temperature=temperature)
         pairs["anatomy: weights bars"].append(
             weights_bar(r.weights, names, title=f"Weights a_s (T = {temperature:g})")
         )

@@ -117,7 +117,7 @@ def weighted_sum(weights: Tensor, values: Tensor) -> Tensor:
 def score(
     query: Tensor,
     keys: Tensor,
-    kind: str = "dot",
+    function: str = "dot",
     *,
     W: Tensor | None = None,
     W_q: Tensor | None = None,
@@ -125,19 +125,19 @@ def score(
     v: Tensor | None = None,
 ) -> Tensor:
     """Dispatch to one of ``SCORE_NAMES``; returns scores (..., T_q, T_k)."""
-    if kind == "dot":
+    if function == "dot":
         return dot_score(query, keys)
-    if kind == "scaled_dot":
+    if function == "scaled_dot":
         return scaled_dot_score(query, keys)
-    if kind == "general":
+    if function == "general":
         if W is None:
             raise ValueError("the general score needs a matrix W")
         return general_score(query, keys, W)
-    if kind == "additive":
+    if function == "additive":
         if W_q is None or W_k is None or v is None:
             raise ValueError("the additive score needs W_q, W_k and v")
         return additive_score(query, keys, W_q, W_k, v)
-    raise ValueError(f"unknown score function {kind!r}; choose one of {SCORE_NAMES}")
+    raise ValueError(f"unknown score function {function!r}; choose one of {SCORE_NAMES}")
 
 
 def scaled_dot_product_attention(

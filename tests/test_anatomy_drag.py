@@ -28,12 +28,12 @@ ITEMS = np.array(
 )
 
 
-def _options(kind: str = "dot", temperature: float = 1.0, W=None, items=ITEMS, query=(2.0, 1.0)):
+def _options(score: str = "dot", temperature: float = 1.0, W=None, items=ITEMS, query=(2.0, 1.0)):
     names = [chr(ord("A") + i) for i in range(len(items))]
-    result = anatomy(query, items[:, :2], items[:, 2:], kind="dot")
+    result = anatomy(query, items[:, :2], items[:, 2:], score_name="dot")
     fig = vector_diagram(query, items[:, :2], items[:, 2:], result.context, names)
     return fig, drag_options(
-        fig, np.array(query), items, names, kind=kind, W=W, additive=ADDITIVE,
+        fig, np.array(query), items, names, score=score, W=W, additive=ADDITIVE,
         temperature=temperature,
     )  # fmt: skip
 
@@ -74,7 +74,7 @@ def test_the_options_carry_the_score_functions_parameters():
     assert additive.W is None and additive.v == list(ADDITIVE_V) and additive.temperature == 0.5
     assert additive.W_q == [list(r) for r in ADDITIVE_W_Q]
     with pytest.raises(ValueError):  # not a vector diagram
-        drag_options(go.Figure(), np.zeros(2), ITEMS, list("ABCD"), kind="dot", W=None,
+        drag_options(go.Figure(), np.zeros(2), ITEMS, list("ABCD"), score="dot", W=None,
                      additive=ADDITIVE, temperature=1.0)  # fmt: skip
 
 
@@ -127,19 +127,19 @@ def test_the_callback_writes_the_dragged_vectors_into_the_state(sent, query, key
 
 @needs_node
 @pytest.mark.parametrize(
-    ("kind", "temperature"),
+    ("score", "temperature"),
     [("dot", 1.0), ("scaled_dot", 1.0), ("general", 0.7), ("additive", 1.0), ("dot", 1e-6),
      ("dot", 1e6), ("scaled_dot", 3.0)],
 )  # fmt: skip
-def test_the_browsers_stages_equal_the_servers(kind, temperature, tmp_path):
+def test_the_browsers_stages_equal_the_servers(score, temperature, tmp_path):
     W = np.array([[0.5, -1.2], [2.0, 0.3]])
     query = (0.3, -1.7)
     keys = np.array([[2.1, 1.0], [-1.0, 1.4], [0.0, -2.0], [1.0, -1.0], [2.1, 1.0]])
     items = np.concatenate([keys, np.array([[1, 0], [0, 1], [-1, 0], [0, -1], [3, 3]])], axis=1)
-    __, options = _options(kind, temperature, W=W, items=items, query=query)
+    __, options = _options(score, temperature, W=W, items=items, query=query)
     call = {"fn": "preview", "args": [options.payload(), query, keys.tolist()]}
     (browser,) = run_exports(DRAG_JS, [call], tmp_path)
-    server = anatomy(query, keys, items[:, 2:], kind=kind, temperature=temperature, W=W)
+    server = anatomy(query, keys, items[:, 2:], score_name=score, temperature=temperature, W=W)
     np.testing.assert_allclose(browser["scores"], server.scores, rtol=1e-13, atol=1e-13)
     np.testing.assert_allclose(browser["weights"], server.weights, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(browser["context"], server.context, rtol=1e-12, atol=1e-14)

@@ -52,11 +52,11 @@ def _link() -> HoverLink:
 
 def _drag():
     names = list("ABCD")
-    result = anatomy(QUERY, ITEMS[:, :2], ITEMS[:, 2:], kind="dot")
+    result = anatomy(QUERY, ITEMS[:, :2], ITEMS[:, 2:], score_name="dot")
     fig = vector_diagram(QUERY, ITEMS[:, :2], ITEMS[:, 2:], result.context, names)
     additive = {"W_q": ADDITIVE_W_Q, "W_k": ADDITIVE_W_K, "v": ADDITIVE_V}
     return drag_options(
-        fig, QUERY, ITEMS, names, kind="dot", W=None, additive=additive, temperature=1.0
+        fig, QUERY, ITEMS, names, score="dot", W=None, additive=additive, temperature=1.0
     )
 
 

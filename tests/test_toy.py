@@ -17,10 +17,10 @@ KEYS = [[2.0, 1.0], [-1.0, 1.0], [0.0, -2.0]]
 VALUES = [[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]]
 
 
-@pytest.mark.parametrize("kind", ["dot", "scaled_dot", "general", "additive"])
+@pytest.mark.parametrize("score_name", ["dot", "scaled_dot", "general", "additive"])
 @pytest.mark.parametrize("temperature", [1e-6, 1.0, 1e6])
-def test_anatomy_is_finite_and_normalised(kind, temperature):
-    r = anatomy([2, 1], KEYS, VALUES, kind=kind, temperature=temperature, W=np.eye(2))
+def test_anatomy_is_finite_and_normalised(score_name, temperature):
+    r = anatomy([2, 1], KEYS, VALUES, score_name=score_name, temperature=temperature, W=np.eye(2))
     assert np.all(np.isfinite(r.weights)) and np.isclose(r.weights.sum(), 1.0)
     np.testing.assert_allclose(r.context, r.weights @ np.array(VALUES))
 
@@ -32,13 +32,13 @@ def test_anatomy_extremes():
     np.testing.assert_allclose(cold.weights, [1, 0, 0])
     same = anatomy([2, 1], [[1, 1]] * 3, VALUES)
     np.testing.assert_allclose(same.weights, 1 / 3)
-    zero = anatomy([0, 0], [[0, 0]] * 3, VALUES, kind="scaled_dot")
+    zero = anatomy([0, 0], [[0, 0]] * 3, VALUES, score_name="scaled_dot")
     np.testing.assert_allclose(zero.context, np.mean(VALUES, axis=0))
 
 
 def test_general_with_identity_equals_dot():
-    a = anatomy([2, 1], KEYS, VALUES, kind="general", W=np.eye(2))
-    b = anatomy([2, 1], KEYS, VALUES, kind="dot")
+    a = anatomy([2, 1], KEYS, VALUES, score_name="general", W=np.eye(2))
+    b = anatomy([2, 1], KEYS, VALUES, score_name="dot")
     np.testing.assert_allclose(a.scores, b.scores)
 
 

@@ -54,7 +54,7 @@ PRESETS = {  # name (its id in the URL, and its English label) -> (query, items,
     N_("A huge temperature"): ((2.0, 1.0), ALIGNED, 1e6),
     N_("A tiny temperature"): ((2.0, 1.0), ALIGNED, 1e-6),
 }
-SCORES = {  # id (its URL value) -> score kind
+SCORES = {  # id (its URL value) -> score function (models.attention.score)
     "dot": "dot",
     "scaled dot": "scaled_dot",
     "general": "general",
@@ -113,13 +113,13 @@ class AnatomySettings:
     """What the three stages are computed from.
 
     query: (2,); items: (n, 4) rows of key x, key y, value x, value y (3 <= n <= 8);
-    kind: a score kind of ``models.analysis.toy.anatomy``; W: (2, 2) for the general score, else
+    score: a score function of ``models.attention.score``; W: (2, 2) for the general score, else
     None; temperature: divides the scores before the softmax; hard: sample one item as well.
     """
 
     query: np.ndarray
     items: np.ndarray
-    kind: str
+    score: str
     W: np.ndarray | None
     temperature: float
     hard: bool
@@ -191,8 +191,8 @@ def controls_ui(items: np.ndarray | None) -> AnatomySettings | None:
     qx = c1.number_input(_("query x"), -LIMIT, LIMIT, 2.0, STEP, key="anat_qx", bind="query-params")
     qy = c2.number_input(_("query y"), -LIMIT, LIMIT, 1.0, STEP, key="anat_qy", bind="query-params")
     score_id = choice_ui(st.selectbox, _("Score function"), SCORE_LABELS, key="anat_score")
-    kind = SCORES[score_id]
-    W = w_ui() if kind == "general" else None
+    score = SCORES[score_id]
+    W = w_ui() if score == "general" else None
     temperature = st.number_input(
         _("Temperature T"),
         min_value=1e-6,
@@ -207,16 +207,16 @@ def controls_ui(items: np.ndarray | None) -> AnatomySettings | None:
     hard = st.toggle(_("Hard attention (sample one item)"), key="anat_hard", bind="query-params")
     if items is None:
         return None
-    return AnatomySettings(np.array([qx, qy]), items, kind, W, float(temperature), bool(hard))
+    return AnatomySettings(np.array([qx, qy]), items, score, W, float(temperature), bool(hard))
 
 
-def stage_scores(result: AnatomyResult, names: list[str], kind: str, W: np.ndarray | None) -> None:
+def stage_scores(result: AnatomyResult, names: list[str], score: str, W: np.ndarray | None) -> None:
     """Stage 1: how well each key matches the query."""
     st.subheader(_("Stage 1 · scores"))
-    st.latex(FORMULAS[kind])
-    if kind == "general" and W is not None:
+    st.latex(FORMULAS[score])
+    if score == "general" and W is not None:
         st.latex(r"W = \begin{pmatrix}%g & %g\\ %g & %g\end{pmatrix}" % tuple(W.ravel()))  # noqa: UP031
-    if kind == "additive":
+    if score == "additive":
         st.caption(
             _("v = {v}; the tanh squashes each match into (-2, 2) here.").format(v=ADDITIVE_V)
         )
@@ -284,7 +284,7 @@ def stage_context(result: AnatomyResult, settings: AnatomySettings, names: list[
         settings.query,
         items,
         names,
-        kind=settings.kind,
+        score=settings.score,
         W=settings.W,
         additive={"W_q": ADDITIVE_W_Q, "W_k": ADDITIVE_W_K, "v": ADDITIVE_V},
         temperature=settings.temperature,
@@ -304,7 +304,7 @@ def downloads_ui(result: AnatomyResult, settings: AnatomySettings, names: list[s
     data = {
         "query": settings.query,
         "items": settings.items,
-        "score": settings.kind,
+        "score": settings.score,
         "temperature": settings.temperature,
         "scores": result.scores,
         "weights": result.weights,
@@ -327,7 +327,7 @@ def stages_ui(settings: AnatomySettings) -> None:
         settings.query,
         settings.items[:, :2],
         settings.items[:, 2:],
-        kind=settings.kind,
+        score_name=settings.score,
         temperature=settings.temperature,
         W=settings.W,
     )
@@ -335,7 +335,7 @@ def stages_ui(settings: AnatomySettings) -> None:
         st.error(_("These numbers overflow. Use smaller vectors or a larger temperature."))
         return
     names = _letters(len(settings.items))
-    stage_scores(result, names, settings.kind, settings.W)
+    stage_scores(result, names, settings.score, settings.W)
     stage_weights(result, names, settings.temperature)
     stage_context(result, settings, names)
     downloads_ui(result, settings, names)

@@ -125,15 +125,15 @@ def drag_options(
     items: np.ndarray,
     names: Sequence[str],
     *,
-    kind: str,
+    score: str,
     W: np.ndarray | None,
     additive: Mapping[str, object],
     temperature: float,
 ) -> DragOptions:
     """The options of the diagram ``fig`` drawn from query (2,) and items (n, 4) (key x, key y,
     value x, value y). ``additive``: the additive score's fixed W_q, W_k and v (used only when
-    ``kind`` is "additive")."""
-    is_additive = kind == "additive"
+    ``score`` is "additive")."""
+    is_additive = score == "additive"
     return DragOptions(
         group=GROUP,
         role="vectors",
@@ -141,8 +141,8 @@ def drag_options(
         keys=_rows(items[:, :2]),
         values=_rows(items[:, 2:]),
         names=list(names),
-        score=kind,
-        W=_rows(W) if kind == "general" and W is not None else None,
+        score=score,
+        W=_rows(W) if score == "general" and W is not None else None,
         W_q=_rows(additive["W_q"]) if is_additive else None,
         W_k=_rows(additive["W_k"]) if is_additive else None,
         v=[float(x) for x in additive["v"]] if is_additive else None,  # type: ignore[union-attr]

@@ -40,7 +40,7 @@ def anatomy(
     keys: object,
     values: object,
     *,
-    kind: str = "dot",
+    score_name: str = "dot",
     temperature: float = 1.0,
     W: object | None = None,
 ) -> AnatomyResult:
@@ -49,15 +49,15 @@ def anatomy(
     k = torch.as_tensor(np.asarray(keys, dtype=float))  # (n, d)
     v = torch.as_tensor(np.asarray(values, dtype=float))  # (n, d_v)
     params = {}
-    if kind == "general":
+    if score_name == "general":
         params["W"] = torch.as_tensor(np.asarray(W, dtype=float))  # (d, d)
-    if kind == "additive":
+    if score_name == "additive":
         params = {
             "W_q": torch.tensor(ADDITIVE_W_Q, dtype=torch.float64),
             "W_k": torch.tensor(ADDITIVE_W_K, dtype=torch.float64),
             "v": torch.tensor(ADDITIVE_V, dtype=torch.float64),
         }
-    scores = score(q, k, kind, **params)  # (1, n)
+    scores = score(q, k, score_name, **params)  # (1, n)
     weights = masked_softmax(scores, temperature=temperature)  # (1, n)
     context = weighted_sum(weights, v)  # (1, d_v)
     return AnatomyResult(scores[0].numpy(), weights[0].numpy(), context[0].numpy())
