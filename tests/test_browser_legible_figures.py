@@ -68,7 +68,7 @@ def _local(source: list[str], target: list[str], D: int = 5) -> go.Figure:
 
 def _vectors(items: np.ndarray, extra: dict | None = None) -> go.Figure:
     query = np.array([2.0, 1.0])
-    result = anatomy(query, items[:, :2], items[:, 2:], kind="dot", temperature=1.0)
+    result = anatomy(query, items[:, :2], items[:, 2:], score_name="dot", temperature=1.0)
     names = list("ABCD")
     return vector_diagram(
         query,

@@ -64,7 +64,7 @@ def test_vector_names_apart_in_the_default_preset():
     """k:A sits on the query and v:A next to the context: their names went on top of each
     other."""
     query = np.array([2.0, 1.0])
-    result = anatomy(query, ALIGNED[:, :2], ALIGNED[:, 2:], kind="dot", temperature=1.0)
+    result = anatomy(query, ALIGNED[:, :2], ALIGNED[:, 2:], score_name="dot", temperature=1.0)
     tips = np.concatenate([[query], [result.context], ALIGNED[:, :2], ALIGNED[:, 2:]])
     names = ["query", "context", *(f"k:{c}" for c in "ABCD"), *(f"v:{c}" for c in "ABCD")]
     places, boxes, __, __ = name_layout(tips, names)
