@@ -272,6 +272,21 @@ def pose(step: Step) -> Posed | None:
     return POSERS[step.question.kind](step)
 
 
+def ask_ui(step: Step, text_col, view_col) -> Posed | None:
+    """The question of ``step`` posed (its view's chart in ``view_col``) and asked: the prompt
+    and the posed line under the narration in ``text_col``. None after a message when the model
+    is missing or refused the input. Every question_ui (alone, the projector, a student's
+    phone) starts here."""
+    with view_col:
+        posed = pose(step)
+    if posed is None:
+        return None
+    with text_col:
+        st.markdown(_("**Predict:** {prompt}").format(prompt=_(step.question.prompt)))
+        st.markdown(posed.line)
+    return posed
+
+
 def verdict(question: Question, posed: Posed, s: Score) -> str:
     """The score in words and numbers (markdown; the labels are escaped)."""
     guess = escape_markdown(posed.labels[s.guess])

@@ -63,15 +63,11 @@ def question_ui(lesson: Lesson, index: int, step: Step, text_col, view_col) -> N
     reveal when the student has committed a guess: the verdict and the explanation under the
     narration, the answer with the guess drawn over it in the chart's place."""
     question = step.question
-    with view_col:
-        posed = predict.pose(step)
+    posed = predict.ask_ui(step, text_col, view_col)
     if posed is None:
         return
     key = _state_key(lesson, index, step)
     revealed: Score | None = st.session_state.get(f"{key}_score")
-    with text_col:
-        st.markdown(_("**Predict:** {prompt}").format(prompt=_(question.prompt)))
-        st.markdown(posed.line)
     if revealed is not None:
         _reveal_ui(lesson, index, question, posed, revealed, key, text_col, view_col)
         return

@@ -300,14 +300,10 @@ def _delete(lead: Lead) -> None:
 def question_ui(lead: Lead, step: Step, key: str, text_col, view_col) -> None:
     """A question with the class: the options on the projector while students answer on their
     devices; at the reveal the class's spread beside the model's answer."""
-    with view_col:
-        posed = predict.pose(step)
+    posed = predict.ask_ui(step, text_col, view_col)
     if posed is None:
         return
     question = step.question
-    with text_col:
-        st.markdown(_("**Predict:** {prompt}").format(prompt=_(question.prompt)))
-        st.markdown(posed.line)
     if not lead.info.revealed:  # the peer-instruction loop (app_pages/lessons/peer.py)
         with view_col:
             if posed.preview is not None:
