@@ -25,5 +25,7 @@ if str(ROOT) not in sys.path:
 from streamlit.starlette import App  # noqa: E402  (after the path is right)
 
 from serve.class_events import routes  # noqa: E402
+from serve.fresh_sessions import run_whole_in_new_sessions  # noqa: E402
 
+run_whole_in_new_sessions()  # a student's page reconnected to another replica: its whole page
 app = App(ROOT / "app.py", routes=routes())

@@ -14,6 +14,7 @@ from __future__ import annotations
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.errors import FragmentHandledException, StreamlitAPIException
 from streamlit.runtime import Runtime
+from streamlit.runtime.app_session import AppSession
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
 from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException
@@ -21,6 +22,7 @@ from streamlit.runtime.scriptrunner_utils.script_run_context import in_cached_fu
 
 # Each name this module takes from Streamlit, and the module it is taken from.
 PRIVATE = {
+    "AppSession": "streamlit.runtime.app_session",  # request_rerun is patched (serve/fresh_sessions)
     "DeltaGenerator": "streamlit.delta_generator",  # the type of st.container() and the like
     "FragmentHandledException": "streamlit.errors",  # a fragment's rerun, passed through
     "StreamlitAPIException": "streamlit.errors",  # a widget key or value Streamlit refuses
@@ -32,6 +34,7 @@ PRIVATE = {
 }
 
 __all__ = [
+    "AppSession",
     "DeltaGenerator",
     "FragmentHandledException",
     "Runtime",

@@ -15,6 +15,7 @@ from serve import streamlit_private
 # Every private name the adapter takes, and the module it is taken from. Written out here, not read
 # from the adapter, so that a name added there without a check here fails the last test.
 PRIVATE = {
+    "AppSession": "streamlit.runtime.app_session",
     "DeltaGenerator": "streamlit.delta_generator",
     "FragmentHandledException": "streamlit.errors",
     "StreamlitAPIException": "streamlit.errors",
@@ -66,3 +67,14 @@ def test_request_rerun_as_serve_runtime_patches_it():
     assert list(inspect.signature(request_rerun).parameters)[:2] == ["self", "rerun_data"]
     fields = {f.name for f in dataclasses.fields(RerunData)}
     assert {"fragment_id", "is_auto_rerun"} <= fields, fields
+
+
+def test_app_session_as_serve_fresh_sessions_patches_it():
+    """serve.fresh_sessions wraps ``AppSession.request_rerun(self, client_state)`` and asks the
+    session ``has_fragment``; the client state carries a ``fragment_id`` it may clear."""
+    from streamlit.proto.ClientState_pb2 import ClientState
+
+    session = streamlit_private.AppSession
+    assert list(inspect.signature(session.request_rerun).parameters)[:2] == ["self", "client_state"]
+    assert callable(session.has_fragment)
+    assert "fragment_id" in ClientState.DESCRIPTOR.fields_by_name

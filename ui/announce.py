@@ -59,13 +59,18 @@ def _mount() -> Callable | None:
         return None
 
 
-def announce(text: str) -> None:
-    """Have a screen reader say ``text`` (plain text, in the page's language) once."""
+def announce(text: str, in_sidebar: bool = True) -> None:
+    """Have a screen reader say ``text`` (plain text, in the page's language) once; mounted at
+    the sidebar's end, or where the caller draws (``in_sidebar=False``: inside a fragment,
+    which may not write to the sidebar)."""
     st.session_state[SAID] = text
     if plotly_component._under_apptest():
         return
     mount = _mount()
     if mount is None:
+        return
+    if not in_sidebar:
+        mount(key="announce", data={"text": text})
         return
     with st.sidebar:
         mount(key="announce", data={"text": text})

@@ -21,11 +21,12 @@ SAVE_ERROR = "join_save_error"
 
 
 def _follow(code: str, student: Student, drawn: int) -> None:
-    """Redraw the page when the teacher moved, revealed or ended: the listener
-    (:mod:`app_pages.lessons.follow_events`) reruns the page when the class's event stream says
-    its revision is no longer ``drawn`` (or, without the stream, on its slow poll). The whole
-    page, not a fragment: a page that reconnected to another replica has a new session, which
-    has run no fragment yet."""
+    """Redraw the class's view when the teacher moved, revealed or ended: the listener
+    (:mod:`app_pages.lessons.follow_events`) asks for a rerun of the fragment it sits in
+    (:func:`follow_ui`'s view) when the class's event stream says its revision is no longer
+    ``drawn`` (or, without the stream, on its slow poll). A page that reconnected to another
+    replica has a new session, which holds no fragment: there the ask runs the whole page
+    (:mod:`serve.fresh_sessions`)."""
     listen_ui(code, student.id, drawn, key=f"join_follow_{code}")
 
 
@@ -48,13 +49,22 @@ def _header(info: ClassInfo, lesson: Lesson, student: Student) -> None:
 
 
 def follow_ui(store: Store, code: str, student: Student) -> None:
+    """The class as this student sees it, in a fragment: a move, a reveal or the end reruns
+    only this view (the class's state, the step and the student's answer), not the app around
+    it (the navigation, the sidebar), so that a hall's move costs each student less."""
+    _class_view(store, code, student)
+
+
+@st.fragment
+def _class_view(store: Store, code: str, student: Student) -> None:
     info = store.get_class(code)
     lesson = live.class_lesson(store, info) if info else None
     if info is None or lesson is None:
         st.info(_("The class {code} is over.").format(code=code))
         return
     _header(info, lesson, student)
-    announce(live.class_news(info, lesson))  # the move, the stage, the reveal, the end: said
+    # the move, the stage, the reveal, the end: said (in the view: a fragment has no sidebar)
+    announce(live.class_news(info, lesson), in_sidebar=False)
     if not info.ended:
         _follow(code, student, info.revision)
     if info.ended or info.step > len(lesson.steps):

@@ -2,9 +2,10 @@
 components-v2 script listens to the class's event stream (:mod:`serve.class_events`, on the
 page's own origin) and asks for a rerun of the page (a trigger) only when the class's revision
 differs from the one the page was drawn at. An idle student's page sends nothing and runs nothing.
-It is mounted outside any fragment, so that its ask reruns the whole page: a page that reconnected
-to another replica has a new session there, in which no fragment exists until the page has run
-(Streamlit 1.67 does not rerun an idle page on reconnecting).
+It is mounted in the fragment that holds the class's view, so that its ask reruns that view only;
+a page that reconnected to another replica has a new session there, in which no fragment exists
+until the page has run (Streamlit 1.67 does not rerun an idle page on reconnecting), and there
+the ask runs the whole page (:mod:`serve.fresh_sessions`).
 
 Where the stream cannot be had (the app served as ``streamlit run app.py``, a proxy that does not
 pass it, a browser without ``EventSource``), or while it is down (a replica died: the browser
@@ -134,7 +135,7 @@ function follower(data, win, doc, host) {
 export default function (component) {
   const { data, setTriggerValue, parentElement } = component;
   const host = parentElement.host || parentElement;
-  // it draws nothing, and says so on its element (bench/registry.py's CHARTS_DRAWN)
+  // it draws nothing, and says so on its element (bench/register.py's CHARTS_DRAWN)
   (host.closest('[data-testid="stBidiComponentRegular"]') || host).setAttribute("data-draws-nothing", "");
   const doc = host.ownerDocument || document;
   const win = doc.defaultView || window;

@@ -63,7 +63,9 @@ class Session:
         self.on_message: Callable[[ForwardMsg], None] | None = None
         self.timers = protocol.AutoReruns()
         self._states: dict[str, WidgetState] = {}
-        self._drawing: set[str] = set()  # widget ids drawn by the page's run in progress
+        self._drawing: set[str] = set()  # widget ids drawn by the run in progress
+        self._in_fragment: dict[str, str] = {}  # widget key -> the fragment that drew it
+        self._rerunning: frozenset[str] = frozenset()  # the fragments of the run in progress
         self._run_began: float | None = None  # when the page's unfinished run began
         self._http = requests.Session()
         self._ws: ClientConnection | None = None
@@ -265,6 +267,9 @@ class Session:
             if protocol.full_run(msg):
                 self._drawing = set()
                 self._run_began = time.monotonic()
+            else:
+                self._drawing = set()
+                self._rerunning = frozenset(msg.metadata.run.fragment_ids)
         elif kind == "navigation":
             self._page_hash = msg.navigation.page_script_hash
         elif kind == "page_info_changed":
@@ -275,15 +280,29 @@ class Session:
             self._run_began = None
             if protocol.finished(msg):
                 self._forget_undrawn()
+        elif kind == "script_finished" and protocol.finished(msg):
+            self._fragments_drawn()
         for widget in protocol.widgets_in(msg):
             self.widgets[widget.key] = widget
             self._drawing.add(widget.id)
+            self._in_fragment[widget.key] = msg.delta.fragment_id
         error = protocol.error_in(msg)
         if error:
             self.errors.append(error)
         self.timers.note(msg, time.monotonic())
         if self.on_message is not None:
             self.on_message(msg)
+
+    def _fragments_drawn(self) -> None:
+        """After a run of fragments only: the widgets those fragments drew replace the ones they
+        drew before; the rest of the page stays as it was."""
+        kept = {k for k in self.drawn if self._in_fragment.get(k) not in self._rerunning}
+        fresh = {
+            k
+            for k, w in self.widgets.items()
+            if w.id in self._drawing and self._in_fragment.get(k) in self._rerunning
+        }
+        self.drawn = frozenset(kept | fresh)
 
     def _forget_undrawn(self) -> None:
         """After a run of the page: the values of widgets it did not draw are dropped, as the
