@@ -10,15 +10,13 @@ session state, where tests read it (:data:`SAID`)."""
 
 from __future__ import annotations
 
-import functools
-import logging
 from collections.abc import Callable
 
 import streamlit as st
 
 from ui import plotly_component
+from ui.script_component import script_component
 
-_LOG = logging.getLogger(__name__)
 SAID = "announced"  # session state: the last text announced in this session
 ANNOUNCE_JS = """
 export default function (component) {
@@ -50,13 +48,8 @@ export default function (component) {
 """
 
 
-@functools.cache
 def _mount() -> Callable | None:
-    try:
-        return st.components.v2.component("atlas_announce", js=ANNOUNCE_JS)
-    except Exception:  # components v2 unavailable: the page still shows the news
-        _LOG.warning("announcements unavailable", exc_info=True)
-        return None
+    return script_component("atlas_announce", ANNOUNCE_JS, "the page still shows the news")
 
 
 def announce(text: str, in_sidebar: bool = True) -> None:

@@ -17,8 +17,6 @@ the one place cookies are read, is what a test replaces to play a browser's cook
 
 from __future__ import annotations
 
-import functools
-import logging
 import re
 import secrets
 from collections.abc import Callable, Mapping
@@ -26,8 +24,8 @@ from collections.abc import Callable, Mapping
 import streamlit as st
 
 from ui import plotly_component
+from ui.script_component import script_component
 
-_LOG = logging.getLogger(__name__)
 DAY_S = 24 * 3600
 WRITTEN = "browser_memory"  # session state: name -> value written (None: cleared) this session
 SESSION = "browser_memory_session"  # session state: a random mark of this session
@@ -99,10 +97,7 @@ def _write(name: str, value: str | None, max_age_s: int) -> None:
         mount(key=f"browser_memory_{name}", data={"cookies": [cookie], "session": session})
 
 
-@functools.cache
 def _mount() -> Callable | None:
-    try:
-        return st.components.v2.component("atlas_browser_memory", js=COOKIE_JS)
-    except Exception:  # components v2 unavailable: nothing is remembered beyond the session
-        _LOG.warning("browser memory unavailable", exc_info=True)
-        return None
+    return script_component(
+        "atlas_browser_memory", COOKIE_JS, "nothing is remembered beyond the session"
+    )

@@ -13,15 +13,13 @@ the sidebar's end. Under AppTest (no browser) it does nothing."""
 
 from __future__ import annotations
 
-import functools
-import logging
 from collections.abc import Callable
 
 import streamlit as st
 
 from ui import plotly_component
+from ui.script_component import script_component
 
-_LOG = logging.getLogger(__name__)
 BCP47 = {"en": "en", "zh": "zh-Hans"}  # the app's language code -> the document's lang tag
 DOCUMENT_JS = """
 export default function (component) {
@@ -61,13 +59,10 @@ export default function (component) {
 """
 
 
-@functools.cache
 def _mount() -> Callable | None:
-    try:
-        return st.components.v2.component("atlas_document", js=DOCUMENT_JS)
-    except Exception:  # components v2 unavailable: the document stays as Streamlit made it
-        _LOG.warning("document settings unavailable", exc_info=True)
-        return None
+    return script_component(
+        "atlas_document", DOCUMENT_JS, "the document stays as Streamlit made it"
+    )
 
 
 def document_ui(lang: str) -> None:

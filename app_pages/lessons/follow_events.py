@@ -23,8 +23,6 @@ that had no effect (sent while the connection was being replaced) is sent again 
 
 from __future__ import annotations
 
-import functools
-import logging
 import secrets
 from collections.abc import Callable
 from urllib.parse import urlencode
@@ -32,8 +30,8 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from serve.class_events import EVENTS_PATH
+from ui.script_component import script_component
 
-_LOG = logging.getLogger(__name__)
 POLL_S = 10.0  # the fallback's mean interval between asks
 REOPEN_S = 3.0  # the mean wait before a dropped stream is opened again
 SESSION = "join_follow_session"  # session state: a random mark of this session
@@ -161,13 +159,8 @@ def events_url(code: str, me: str) -> str:
     return f"{EVENTS_PATH}?{urlencode({'code': code, 'me': me})}"
 
 
-@functools.cache
 def _mount() -> Callable | None:
-    try:
-        return st.components.v2.component("atlas_class_follow", js=FOLLOW_JS)
-    except Exception:  # components v2 unavailable: the page follows on its reruns only
-        _LOG.warning("the class follower is unavailable", exc_info=True)
-        return None
+    return script_component("atlas_class_follow", FOLLOW_JS, "the page follows on its reruns only")
 
 
 def listen_ui(code: str, me: str, revision: int, key: str) -> bool:

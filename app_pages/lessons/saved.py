@@ -9,17 +9,15 @@ the browser holds some); the page keeps at most MAX_SAVED lessons, the newest la
 
 from __future__ import annotations
 
-import functools
 import json
-import logging
 from collections.abc import Callable
 
 import streamlit as st
 
 from app_pages.lessons.schema import MAX_FILE_BYTES, Lesson, LessonError, parse_lesson
 from ui import plotly_component
+from ui.script_component import script_component
 
-_LOG = logging.getLogger(__name__)
 KEY = "les_saved"  # the component's key
 RESTORED = "les_saved_restored"  # session state: the browser's saved lessons were read back
 ERRORS = "les_saved_errors"  # session state: messages for saved texts that no longer parse
@@ -60,13 +58,8 @@ export default function (component) {
 """.replace("MAX_SAVED", str(MAX_SAVED)).replace("STORE", json.dumps(STORE))
 
 
-@functools.cache
 def _mount() -> Callable | None:
-    try:
-        return st.components.v2.component("atlas_saved_lessons", js=SAVED_JS)
-    except Exception:  # components v2 unavailable: an upload lasts for the session
-        _LOG.warning("saved lessons unavailable", exc_info=True)
-        return None
+    return script_component("atlas_saved_lessons", SAVED_JS, "an upload lasts for the session")
 
 
 def restored(saved: object) -> tuple[dict[str, Lesson], list[LessonError]]:
