@@ -14,7 +14,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from models.text import clean_text
+from models.text import Sentence, as_sentence
 from models.tokenizer import UNK_ID, WORD_START, SubwordTokenizer
 
 WORD = re.compile(r"[^\W\d_]+")  # a run of letters (any script)
@@ -59,9 +59,10 @@ def knows(tokenizer: SubwordTokenizer, word: str) -> bool:
     return any(tokenizer.sp.piece_to_id(WORD_START + form) != UNK_ID for form in forms)
 
 
-def check_english(text: str, tokenizer: SubwordTokenizer) -> EnglishCheck:
-    """How much of ``text`` (cleaned with the models' rule) the English ``tokenizer`` can read."""
-    text = clean_text(text)
+def check_english(sentence: Sentence | str, tokenizer: SubwordTokenizer) -> EnglishCheck:
+    """How much of ``sentence`` the English ``tokenizer`` can read (its words looked up in the
+    vocabulary, the sentence not tokenized; a bare ``str`` is cleaned first)."""
+    text = as_sentence(sentence).text
     letters = [c for c in text if c.isalpha()]
     latin = sum(1 for c in letters if is_latin(c))
     words = WORD.findall(text)

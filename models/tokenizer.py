@@ -10,7 +10,7 @@ from pathlib import Path
 
 import sentencepiece as spm
 
-from models.text import clean_text  # the one cleaning rule (also the pages'): see models/text.py
+from models.text import Sentence, as_sentence
 
 PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
 WORD_START = "\u2581"  # SentencePiece's word-boundary mark
@@ -27,9 +27,10 @@ class SubwordTokenizer:
     def vocab_size(self) -> int:
         return self.sp.get_piece_size()
 
-    def encode(self, text: str) -> list[int]:
-        """Text -> piece ids (no <s>/</s>)."""
-        return list(self.sp.encode(clean_text(text)))
+    def encode(self, text: Sentence | str) -> list[int]:
+        """Text -> piece ids (no <s>/</s>); a bare ``str`` is cleaned first (:func:`as_sentence`),
+        a :class:`Sentence` was cleaned when its text box made it."""
+        return list(self.sp.encode(as_sentence(text).text))
 
     def pieces(self, ids: list[int]) -> list[str]:
         """Ids -> piece strings for display (special ids as <s>, </s>, <pad>)."""

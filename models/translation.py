@@ -1,5 +1,6 @@
 """What the RNN and Transformer translators share: the source sentence as the encoder reads it
-(cleaned, tokenized, cut to the model's limit, ``</s>`` appended) and the target forced on the
+(tokenized once, cut to the model's limit, ``</s>`` appended; a :class:`models.text.Sentence` is
+read as its text box cleaned it, a bare ``str`` is cleaned by the tokenizer) and the target forced on the
 decoder. :class:`models.rnn.translator.Translator` and
 :class:`models.transformer.translator.TransformerTranslator` build on :class:`TranslatorBase`.
 :func:`sentence_bleu` scores one translation against its reference (the pages, the lessons and
@@ -15,7 +16,7 @@ import torch
 from torch import nn
 
 from i18n import _
-from models.text import clean_text
+from models.text import Sentence, as_sentence
 from models.tokenizer import EOS_ID, SubwordTokenizer
 
 
@@ -51,11 +52,13 @@ class TranslatorBase:
     def device(self) -> torch.device:
         return next(self.model.parameters()).device
 
-    def _source(self, text: str) -> Source:
-        """The English ``text`` as the encoder reads it; ValueError when it is empty."""
-        if not clean_text(text):
+    def _source(self, text: Sentence | str) -> Source:
+        """The English ``text`` as the encoder reads it, tokenized once; ValueError when it is
+        empty."""
+        sentence = as_sentence(text)
+        if not sentence.text:
             raise ValueError(_("the sentence is empty: type an English sentence to translate"))
-        pieces = self.src_tok.encode(text)
+        pieces = self.src_tok.encode(sentence)
         limit = self.model.cfg.max_src_len
         ids = pieces[:limit] + [EOS_ID]
         return Source(
@@ -66,12 +69,13 @@ class TranslatorBase:
             truncated=len(pieces) > limit,
         )
 
-    def _target(self, target: str) -> list[int]:
+    def _target(self, target: Sentence | str) -> list[int]:
         """The French ``target`` to force: its ids cut to the length limit, then ``</s>``;
         ValueError when it is empty."""
-        if not clean_text(target):
+        sentence = as_sentence(target)
+        if not sentence.text:
             raise ValueError(_("the reference translation is empty: type a French sentence"))
-        return self.tgt_tok.encode(target)[: self.model.cfg.max_tgt_len - 1] + [EOS_ID]
+        return self.tgt_tok.encode(sentence)[: self.model.cfg.max_tgt_len - 1] + [EOS_ID]
 
 
 def sentence_bleu(hypothesis: str, reference: str) -> float:

@@ -18,10 +18,11 @@ from streamlit.testing.v1 import AppTest
 from app_pages.alignment.formulas import FORMULAS
 from app_pages.alignment.four_scores import pair_id
 from models.checkpoints import CHECKPOINTS_ENV
+from models.rnn.results import Result, tokens_view
 from models.rnn.translator import Translator
+from models.text import Sentence
 from tests.app_helpers import charts, check_path, figures, open_app
 from tests.tiny_seq2seq import build_tiny_checkpoints
-from ui.translation_compute import tokens_view
 
 ALIGNMENT = "app_pages/alignment/alignment.py"
 SENTENCE = "a black dog runs on the green grass ."
@@ -180,12 +181,23 @@ def test_chinese_text_gets_a_warning_next_to_the_translation(tiny: Path, mode: s
 def _warning_script(text: str, model_file: str) -> None:
     from types import SimpleNamespace
 
+    from models.rnn.results import Result
+    from models.text import Sentence
     from models.tokenizer import SubwordTokenizer
     from ui.translation import unfamiliar_input_ui
 
     config = SimpleNamespace(cfg=SimpleNamespace(max_src_len=100))  # a translator without a card
     fake = SimpleNamespace(src_tok=SubwordTokenizer(model_file), name="no-card", model=config)
-    unfamiliar_input_ui(text, fake)
+    pieces = SimpleNamespace(
+        n_source_pieces=len(fake.src_tok.encode(text))
+    )  # what the model counts
+    unfamiliar_input_ui(Result(Sentence(text), pieces), fake)
+
+
+def _read_by(fake: SimpleNamespace, text: str) -> Result:
+    """``text`` as a translation page holds it: the box's Sentence and the model's piece count."""
+    pieces = SimpleNamespace(n_source_pieces=len(fake.src_tok.encode(text)))
+    return Result(Sentence(text), pieces)
 
 
 @pytest.fixture(scope="module")
@@ -220,5 +232,5 @@ def test_the_helper_reports_what_it_showed(words_model: str):
 
     config = SimpleNamespace(cfg=SimpleNamespace(max_src_len=100))  # a translator without a card
     fake = SimpleNamespace(src_tok=SubwordTokenizer(words_model), name="no-card", model=config)
-    assert unfamiliar_input_ui("a black dog", fake) is False
-    assert unfamiliar_input_ui("Собака бежит", fake) is True
+    assert unfamiliar_input_ui(_read_by(fake, "a black dog"), fake) is False
+    assert unfamiliar_input_ui(_read_by(fake, "Собака бежит"), fake) is True

@@ -21,7 +21,7 @@ from tests.tiny_seq2seq import build_tiny_checkpoints
 from ui.errors import error_message
 from ui.guard import guarded
 from ui.text import TextBox, read_text, tokenize
-from ui.translation_compute import SENTENCE_BOX
+from ui.translation import SENTENCE_BOX
 from viz import matrix_heatmap, vector_diagram, weights_bar
 from viz.measure import fitted_margin, text_px, widest_px
 

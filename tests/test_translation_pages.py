@@ -23,14 +23,15 @@ from tests.app_helpers import charts, check_path, figures
 from tests.requirements_env import need
 from tests.tiny_seq2seq import build_tiny_checkpoints
 from ui.fit import CLASSROOM_FONT, CLASSROOM_MIN_PX
-from ui.translation import local_steps
-from ui.translation_compute import (
-    compute_alignment,
-    compute_compare,
-    compute_gradients,
-    compute_local,
-    compute_scores,
-    compute_why,
+from ui.text import read_text
+from ui.translation import REFERENCE_BOX, SENTENCE_BOX, local_steps
+from ui.translation_results import (
+    alignment_result,
+    compare_result,
+    gradients_result,
+    local_result,
+    scores_result,
+    why_result,
 )
 from viz.alignment import alignment_heatmap, alignment_lines, entropy_heatmap, token_prob_bars
 from viz.local_heatmap import local_heatmap
@@ -312,23 +313,25 @@ def tiny_translators(tiny_root: Path) -> dict[str, Translator]:
 def test_a_beam_out_of_range_is_the_models_message(tiny_translators: dict[str, Translator]):
     """The slider and the link check hold the beam to 1-10; past them, the model's own check
     (check_beam) answers through the guard: a message, no clamp and no exception."""
-    result = compute_alignment(tiny_translators["bahdanau"], SENTENCE, beam=11)
+    sentence = read_text(SENTENCE_BOX, SENTENCE)
+    result = alignment_result(tiny_translators["bahdanau"], sentence, beam=11)
     assert not result.ok and result.error == "Beam must be between 1 and 10, got 11"
-    assert compute_alignment(tiny_translators["bahdanau"], SENTENCE, beam=10).ok
+    assert alignment_result(tiny_translators["bahdanau"], sentence, beam=10).ok
 
 
-def _draw_everything(t: dict[str, Translator], text: str) -> None:
-    """What the three pages compute and draw for ``text``."""
-    res = compute_alignment(t["bahdanau"], text, level="word")
+def _draw_everything(t: dict[str, Translator], raw: str) -> None:
+    """What the three pages compute and draw for ``raw``, read as their boxes read it."""
+    text, reference = read_text(SENTENCE_BOX, raw), read_text(REFERENCE_BOX, raw)
+    res = alignment_result(t["bahdanau"], text, level="word")
     if res.ok:
         v = res.view
         alignment_heatmap(v.weights, v.source, v.target)
         alignment_lines(v.weights, v.source, v.target, threshold=0.1)
-    forced = compute_alignment(t["bahdanau"], text, reference=text)
+    forced = alignment_result(t["bahdanau"], text, reference=reference)
     if forced.ok:
         token_prob_bars(forced.translation.token_probs, forced.translation.target_tokens)
-    compute_compare(t["bahdanau"], t["luong-general"], text)
-    four = compute_scores(
+    compare_result(t["bahdanau"], t["luong-general"], text)
+    four = scores_result(
         {"bahdanau": t["bahdanau"], "luong-general": t["luong-general"]}, "bahdanau", text
     )
     if four.ok and four.shared:
@@ -336,13 +339,13 @@ def _draw_everything(t: dict[str, Translator], text: str) -> None:
         entropy_heatmap({k: v.weights for k, v in views.items()}, four.view.target)
         tr = four.translation
         soft_addressing_figure(tr.scores[0], tr.weights[0], tr.source_tokens)
-    loc = compute_local(t["local-p"], text, window=4)
+    loc = local_result(t["local-p"], text, window=4)
     if loc.ok:
         tr = loc.translation
         local_steps(tr)
         local_heatmap(tr.weights, tr.source_tokens, tr.target_tokens, tr.p_t, tr.window)
-    compute_why({"none": t["none"], "bahdanau": t["bahdanau"]}, text, reference=text)
-    compute_gradients(t["none"], text)
+    why_result({"none": t["none"], "bahdanau": t["bahdanau"]}, text, reference=reference)
+    gradients_result(t["none"], text)
 
 
 @settings(

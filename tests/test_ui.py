@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from models.text import clean_text
+from models.text import Sentence, clean_text
 from ui.charts import legible
 from ui.downloads import matrix_csv
 from ui.fit import (
@@ -30,7 +30,7 @@ from ui.fit import (
     width_scale,
 )
 from ui.guard import guarded
-from ui.text import SentenceInput, TextBox, escape_markdown, read_text, tokenize
+from ui.text import TextBox, escape_markdown, read_text, tokenize
 from ui.url_state import format_matrix, parse_choice, parse_int, parse_matrix
 from viz import diff_heatmap, matrix_heatmap
 
@@ -53,10 +53,10 @@ def box(limit: int) -> TextBox:
 
 
 def test_read_text_strips_controls_and_truncates():
-    assert read_text(box(100), "a\x00b\tc\u202e") == SentenceInput("ab c")
+    assert read_text(box(100), "a\x00b\tc\u202e") == Sentence("ab c")
     cut = read_text(box(300), "x" * 5000)
     assert len(cut.text) == 300 and "5,000" in cut.notice and cut.hint is None
-    assert read_text(box(10), None) == SentenceInput("", None, "Nothing typed.")
+    assert read_text(box(10), None) == Sentence("", None, "Nothing typed.")
     assert read_text(box(3), "ab   cd").text == "ab"  # cut, then the trailing space dropped
     assert clean_text("日本語 ok") == "日本語 ok"
 

@@ -1,6 +1,7 @@
 """The one text-input pipeline of every page's text box (:class:`TextBox`, :func:`read_text`,
-:func:`show_text_notices`), the tokenizer of the toy demos, and safe text output. User text is
-never rendered as HTML."""
+:func:`show_text_notices`), the tokenizer of the toy demos, and safe text output. A box's text is
+cleaned here, once, into a :class:`models.text.Sentence` that the pages and the models take as it
+is. User text is never rendered as HTML."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from i18n import _
-from models.text import clean_text
+from models.text import Sentence, clean_text
 from ui.sidebar import classroom_mode
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
@@ -30,31 +31,22 @@ class TextBox:
         return _("Any text works; it is cut at {n:,} characters.").format(n=self.limit)
 
 
-@dataclass(frozen=True)
-class SentenceInput:
-    """A box's text after :func:`read_text`. notice: why it was cut; hint: why nothing can run
-    (the box's ``empty`` message, translated), None when there is text."""
-
-    text: str
-    notice: str | None = None
-    hint: str | None = None
-
-
-def read_text(box: TextBox, raw: str | None) -> SentenceInput:
+def read_text(box: TextBox, raw: str | None) -> Sentence:
     """The one reader of every text box: clean ``raw`` with the models' rule
     (:func:`models.text.clean_text`: control and format characters out, whitespace collapsed),
-    cut it to ``box.limit`` characters with a notice, and flag an empty text with ``box.empty``.
-    A text of only invisible characters comes back empty, with the hint."""
+    cut it to ``box.limit`` characters with a notice, and flag an empty text with ``box.empty``
+    (translated, as the Sentence's hint). A text of only invisible characters comes back empty,
+    with the hint."""
     text, notice = clean_text(raw or ""), None
     if len(text) > box.limit:
         notice = _("Your text has {n:,} characters; only the first {limit:,} are used.").format(
             n=len(text), limit=box.limit
         )
         text = text[: box.limit].rstrip()
-    return SentenceInput(text, notice, None if text else _(box.empty))
+    return Sentence(text, notice, None if text else _(box.empty))
 
 
-def show_text_notices(sentence: SentenceInput, *, also_cut: str | None = None) -> bool:
+def show_text_notices(sentence: Sentence, *, also_cut: str | None = None) -> bool:
     """The one way a page shows what :func:`read_text` found: the cut as an info box (with
     ``also_cut``, the model's own cut of what it read, in the same box), the empty hint as a
     warning. True when there is text to run."""

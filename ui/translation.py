@@ -1,7 +1,8 @@
 """Streamlit glue for the translation pages: the models they offer, the example sentences, their
 widgets (the sentence and reference boxes, the step slider, the notices of a result) and the Local
-page's step animation. The translators come from :mod:`ui.loaders`; the computations from
-:mod:`ui.translation_compute`.
+page's step animation. The boxes hand on a typed :class:`models.text.Sentence`, cleaned once
+(:func:`ui.text.read_text`); the translators come from :mod:`ui.loaders`, the results from
+:mod:`ui.translation_results`.
 """
 
 from __future__ import annotations
@@ -14,14 +15,17 @@ import streamlit as st
 
 from i18n import N_, _, ngettext
 from models.english_check import check_english
+from models.limits import TRANSLATION_CHARS
+from models.rnn.results import Result, TrainingLimit, length_notice, truncation_notice
 from models.rnn.seq2seq import ATTENTION_NAMES
 from models.rnn.translator import Translation, Translator
+from models.text import Sentence
 from serve.streamlit_private import DeltaGenerator
 from ui.guard import show_refusal
+from ui.loaders import card_of
 from ui.registry import PAGES
 from ui.sidebar import classroom_mode
-from ui.text import show_text_notices
-from ui.translation_compute import SENTENCE_BOX, Result, length_notice, truncation_notice
+from ui.text import TextBox, read_text, show_text_notices
 from ui.url_state import parse_int, read_param
 from viz.behaviours import Behaviours, Chart
 from viz.local_steps import local_play, local_steps_figure
@@ -56,6 +60,16 @@ ENGLISH_ONLY_NOTE = N_(
     "attention page: its pretrained encoder reads Chinese."
 )
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+# The English sentence box of the translation pages (and of Recurrent, Why √d_k, the lessons).
+SENTENCE_BOX = TextBox(
+    TRANSLATION_CHARS,
+    N_(
+        "The sentence is empty: type an English sentence in the box above and press Enter (or "
+        "pick an example)."
+    ),
+)
+# The French reference box: an empty reference cannot be forced.
+REFERENCE_BOX = TextBox(TRANSLATION_CHARS, N_("Type a French reference translation to force it."))
 
 
 def trained_window(translator: Translator) -> int:
@@ -81,11 +95,11 @@ def _pick_example(text_key: str, example_key: str, ref_key: str | None) -> None:
             st.session_state[ref_key] = EXAMPLE_PAIRS[choice]
 
 
-def english_only_note(raw: str) -> None:
+def english_only_note(text: str) -> None:
     """Under the sentence box: the models read English, and the Multi-head page is the one for
     Chinese (a link to it). A warning instead of a caption when the text has CJK characters."""
     entry = next((p for p in PAGES if p.file == CHINESE_PAGE and p.exists()), None)
-    if _CJK.search(raw):
+    if _CJK.search(text):
         st.warning(_(ENGLISH_ONLY_NOTE), icon=":material/translate:")
     else:
         st.caption(_(ENGLISH_ONLY_NOTE))
@@ -101,10 +115,12 @@ def sentence_ui(
     with_ref: bool = False,
     english_note: bool = False,
     more: DeltaGenerator | None = None,
-) -> str:
+) -> Sentence:
     """The sentence box (Enter runs it; kept in the URL as ``<prefix>text``), with
     ``english_note`` the note that the models read English (:func:`english_only_note`), and an
-    example picker (which also fills ``<prefix>ref`` when ``with_ref``); returns the raw text.
+    example picker (which also fills ``<prefix>ref`` when ``with_ref``); returns the typed text
+    as the one :class:`Sentence` of this input (cleaned and cut by :func:`ui.text.read_text`,
+    with its notice or its empty hint), which every later step takes as it is.
     In classroom mode the picker and the note (unless it warns) fold into ``more`` (a page's
     settings popover, ``ui.layout.control_row``) or else an expander, so that the page's main
     chart starts on the first screen of a projector."""
@@ -118,17 +134,18 @@ def sentence_ui(
         placeholder=_("Type an English sentence and press Enter"),
         help=SENTENCE_BOX.help(),
     )
-    warns = english_note and bool(_CJK.search(raw or ""))
+    sentence = read_text(SENTENCE_BOX, raw)
+    warns = english_note and bool(_CJK.search(sentence.text))
     if warns:
-        english_only_note(raw or "")
+        english_only_note(sentence.text)
     if more is None:
         folded = classroom_mode()
         more = st.expander(_("Examples and other languages")) if folded else st.container()
     with more:
         if english_note and not warns:
-            english_only_note(raw or "")
+            english_only_note(sentence.text)
         example_picker(examples, (text_key, example_key, ref_key))
-    return raw or ""
+    return sentence
 
 
 def example_picker(examples: list[str], keys: tuple[str, str, str | None]) -> None:
@@ -145,9 +162,10 @@ def example_picker(examples: list[str], keys: tuple[str, str, str | None]) -> No
     )
 
 
-def reference_ui(prefix: str, *, label: str | None = None, default: str = "") -> str:
-    """A French sentence box kept in the URL as ``<prefix>ref``; returns the raw text. ``label``
-    is already translated (default: "French reference translation")."""
+def reference_ui(prefix: str, *, label: str | None = None, default: str = "") -> Sentence:
+    """A French sentence box kept in the URL as ``<prefix>ref``; returns its :class:`Sentence`
+    (:data:`REFERENCE_BOX`'s reading). ``label`` is already translated (default: "French
+    reference translation")."""
     raw = st.text_input(
         label or _("French reference translation"),
         value=default,
@@ -155,7 +173,7 @@ def reference_ui(prefix: str, *, label: str | None = None, default: str = "") ->
         bind="query-params",
         placeholder=_("Type a French translation and press Enter"),
     )
-    return raw or ""
+    return read_text(REFERENCE_BOX, raw)
 
 
 def step_slider(label: str, key: str, n_steps: int) -> int:
@@ -190,24 +208,34 @@ def local_steps_chart(tr: Translation, *, step: int = 0) -> Chart:
     return Chart(local_steps(tr, step=step), Behaviours(play=local_play(tr.D)))
 
 
-def unfamiliar_input_ui(text: str, translator: Translator) -> bool:
-    """Next to a translation: a warning when ``text`` is unlike what ``translator`` reads
-    (:func:`english_warning`), and one when it is longer than any sentence the model saw in
-    training (:func:`ui.translation_compute.length_notice`). True when a warning was shown."""
-    messages = [
-        m for m in (english_warning(text, translator), length_notice(text, translator)) if m
-    ]
+def training_limit(translator: Translator) -> TrainingLimit:
+    """``translator``'s :class:`models.rnn.results.TrainingLimit`, from its card when the card
+    records the longest training sentence, else its config's ``max_src_len``."""
+    card = card_of(translator.name)
+    pieces = int((card.train_lengths if card else {}).get("src_pieces", 0))
+    if pieces > 0:
+        return TrainingLimit(pieces, measured=True)
+    return TrainingLimit(int(translator.model.cfg.max_src_len), measured=False)
+
+
+def unfamiliar_input_ui(result: Result, translator: Translator) -> bool:
+    """Next to ``result``'s translation: a warning when its sentence is unlike what
+    ``translator`` reads (:func:`english_warning`), and one when it had more pieces than any
+    sentence the model saw in training (:func:`models.rnn.results.length_notice`, from the
+    pieces the model counted). True when a warning was shown."""
+    too_long = length_notice(result.translation, training_limit(translator))
+    messages = [m for m in (english_warning(result.sentence, translator), too_long) if m]
     for message in messages:
         st.warning(message, icon=":material/translate:")
     return bool(messages)
 
 
-def english_warning(text: str, translator: Translator) -> str | None:
-    """Why the French is probably not a translation of ``text``: it has only symbols or emoji,
-    it is mostly not in the Latin script, or most of its words are not in ``translator``'s
-    English vocabulary (the model then writes fluent French that translates nothing); None when
-    it looks like English."""
-    check = check_english(text, translator.src_tok)
+def english_warning(sentence: Sentence, translator: Translator) -> str | None:
+    """Why the French is probably not a translation of ``sentence``: it has only symbols or
+    emoji, it is mostly not in the Latin script, or most of its words are not in
+    ``translator``'s English vocabulary (the model then writes fluent French that translates
+    nothing); None when it looks like English."""
+    check = check_english(sentence, translator.src_tok)
     if check.symbols_only:
         return _(
             "This text has no letters or digits, only symbols or emoji, but this model reads "
@@ -237,7 +265,7 @@ def show_notices(result: Result, translator: Translator | None = None) -> bool:
     refused), so there is something to draw."""
     cut = None
     if result.translation is not None and translator is not None:
-        cut = truncation_notice(result.translation, translator)
+        cut = truncation_notice(result.translation, translator.model.cfg.max_src_len)
     if not show_text_notices(result.sentence, also_cut=cut):
         return False
     if result.error:

@@ -12,7 +12,9 @@ from app_pages.alignment.explain import explain_ui
 from app_pages.alignment.formulas import formula_ui, step_inspector_ui
 from app_pages.alignment.four_scores import WIDE_SOURCE, difference_section, four_scores_ui
 from i18n import N_, _, ngettext
+from models.rnn.results import AlignmentView, CompareResult, Result, tokens_view
 from models.rnn.translator import Translation, Translator
+from models.text import Sentence
 from ui import plotly_component
 from ui.charts import plotly_chart
 from ui.downloads import csv_and_json
@@ -30,14 +32,7 @@ from ui.translation import (
     show_notices,
     unfamiliar_input_ui,
 )
-from ui.translation_compute import (
-    AlignmentView,
-    CompareResult,
-    Result,
-    compute_alignment,
-    compute_compare,
-    tokens_view,
-)
+from ui.translation_results import alignment_result, compare_result
 from ui.url_state import check_model_param, check_number_param
 from viz.alignment import alignment_heatmap, token_prob_bars
 from viz.linked import AlignmentCharts
@@ -191,30 +186,32 @@ def result_downloads_ui(result: Result, settings: AlignmentSettings, name: str) 
 
 def translate_mode_ui(translator: Translator, settings: AlignmentSettings) -> None:
     """Translate mode: translation, alignment, step inspector, hypotheses, downloads."""
-    result = compute_alignment(translator, settings.raw, beam=settings.beam, level=settings.level)
+    result = alignment_result(
+        translator, settings.sentence, beam=settings.beam, level=settings.level
+    )
     if not show_notices(result, translator):
         return
     tr = result.translation
     charts, notes = regions()
     with notes:
         user_text(tr.text, label=_("Translation:"))
-        unfamiliar_input_ui(result.sentence.text, translator)
+        unfamiliar_input_ui(result, translator)
     with charts:
         alignment_ui(result.view, model_label(settings.kind), "aln_main", settings.kind)
     step_inspector_ui(tr, settings.kind, settings.level)
     if tr.hypotheses:
         hypotheses_ui(tr, settings.level)
     result_downloads_ui(result, settings, "alignment")
-    explain_ui(translator, result.sentence.text, tr)
+    explain_ui(translator, result.sentence, tr)
 
 
-def seed_reference(translator: Translator, raw: str) -> bool:
-    """An empty reference box starts with the model's own (greedy) translation of ``raw``, so
+def seed_reference(translator: Translator, sentence: Sentence) -> bool:
+    """An empty reference box starts with the model's own (greedy) translation of ``sentence``, so
     that switching to reference mode shows a sensible forced alignment at once (the user edits
     it from there). A reference in the link is kept. True when the box was filled."""
     if st.session_state.get(REF_KEY) or st.query_params.get(REF_KEY):
         return False
-    result = compute_alignment(translator, raw)  # cached: translate mode's own decoding
+    result = alignment_result(translator, sentence)  # cached: translate mode's own decoding
     if result.translation is None or not result.translation.text.strip():
         return False
     st.session_state[REF_KEY] = result.translation.text
@@ -225,12 +222,12 @@ def reference_mode_ui(translator: Translator, settings: AlignmentSettings) -> No
     """Reference mode: the model forced through the user's French sentence (at first its own
     translation, :func:`seed_reference`)."""
     charts, notes = regions()
-    seeded = seed_reference(translator, settings.raw)
+    seeded = seed_reference(translator, settings.sentence)
     with notes:
         ref = reference_ui("aln_")
         if seeded:
             st.caption(_(SEEDED_NOTE))
-    result = compute_alignment(translator, settings.raw, level=settings.level, reference=ref)
+    result = alignment_result(translator, settings.sentence, level=settings.level, reference=ref)
     if not show_notices(result, translator):
         return
     tr = result.translation
@@ -241,7 +238,7 @@ def reference_mode_ui(translator: Translator, settings: AlignmentSettings) -> No
                 "the weights show how the model aligns this pair."
             )
         )
-        unfamiliar_input_ui(result.sentence.text, translator)
+        unfamiliar_input_ui(result, translator)
     with charts:
         alignment_ui(result.view, _("Forced alignment"), "aln_ref", settings.kind)
     fig = token_prob_bars(
@@ -274,7 +271,7 @@ def compare_ui(translator: Translator, settings: AlignmentSettings) -> None:
     second = cached_translator(kind_b)
     if second is None:
         return
-    result = compute_compare(translator, second, settings.raw, level=settings.level)
+    result = compare_result(translator, second, settings.sentence, level=settings.level)
     if not show_notices(result, translator):
         return
     with notes:
@@ -286,7 +283,7 @@ def compare_ui(translator: Translator, settings: AlignmentSettings) -> None:
             ).format(kind=settings.kind)
         )
         user_text(result.translation.text, label=_("Translation:"))
-        unfamiliar_input_ui(result.sentence.text, translator)
+        unfamiliar_input_ui(result, translator)
     view_b = result.second_view
     kinds = (settings.kind, kind_b)
     wide = len(result.view.source) > WIDE_SOURCE  # the two maps one under the other
@@ -326,7 +323,7 @@ def body() -> None:
     elif settings.mode == "compare":
         compare_ui(translator, settings)
     elif settings.mode == "four":
-        four_scores_ui(settings.raw, settings.kind, settings.level)
+        four_scores_ui(settings.sentence, settings.kind, settings.level)
     else:
         translate_mode_ui(translator, settings)
 

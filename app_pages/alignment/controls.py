@@ -1,4 +1,4 @@
-"""The Alignment page's controls: the sentence, the mode, the attention model, the beam width and
+"""The Alignment page's controls: the sentence (the box's typed, cleaned value), the mode, the attention model, the beam width and
 the view level (:class:`AlignmentSettings`). In classroom mode the sentence and the model share
 one row, and the rest is in the row's settings popover (``ui.layout.control_row``)."""
 
@@ -10,6 +10,7 @@ import streamlit as st
 
 from i18n import N_, _
 from models.limits import TRANSLATOR_BEAM
+from models.text import Sentence
 from serve.streamlit_private import DeltaGenerator
 from ui.choices import segmented_ui
 from ui.layout import control_row
@@ -42,10 +43,11 @@ MODE_HELP = N_(
 
 @dataclass(frozen=True)
 class AlignmentSettings:
-    """The page's inputs: the raw sentence, the model (a GLOBAL_MODELS key), the beam width
-    (1 = greedy), the view level (LEVELS) and the mode (MODES)."""
+    """The page's inputs: the sentence (``ui.translation.sentence_ui``'s value, cleaned once),
+    the model (a GLOBAL_MODELS key), the beam width (1 = greedy), the view level (LEVELS) and
+    the mode (MODES)."""
 
-    raw: str
+    sentence: Sentence
     kind: str
     beam: int
     level: str
@@ -59,20 +61,20 @@ def controls_ui() -> AlignmentSettings:
     if classroom_mode():
         row = control_row([7, 3])
         with row.columns[0]:
-            raw = sentence_ui("aln_", with_ref=True, english_note=True, more=row.more)
+            sentence = sentence_ui("aln_", with_ref=True, english_note=True, more=row.more)
         kind = model_ui(row.columns[1])
         with row.more:
             mode = segmented_ui(st, _("Mode"), MODES, key="aln_mode", help=_(MODE_HELP))
             beam = beam_ui(st)
             level = segmented_ui(st, _("View"), LEVELS, key="aln_view", help=_(LEVEL_HELP))
-        return AlignmentSettings(raw, kind, beam, level, mode)
-    raw = sentence_ui("aln_", with_ref=True, english_note=True)
+        return AlignmentSettings(sentence, kind, beam, level, mode)
+    sentence = sentence_ui("aln_", with_ref=True, english_note=True)
     mode = segmented_ui(st, _("Mode"), MODES, key="aln_mode", help=_(MODE_HELP))
     c1, c2, c3 = st.columns([3, 3, 2])
     kind = model_ui(c1)
     beam = beam_ui(c2)
     level = segmented_ui(c3, _("View"), LEVELS, key="aln_view", help=_(LEVEL_HELP))
-    return AlignmentSettings(raw, kind, beam, level, mode)
+    return AlignmentSettings(sentence, kind, beam, level, mode)
 
 
 def model_ui(where: DeltaGenerator) -> str:

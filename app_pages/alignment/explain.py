@@ -21,6 +21,7 @@ from i18n import N_, _
 from models.analysis.explain import Explanation, explain
 from models.rnn.translator import Translation, Translator
 from models.subword_merge import group_pieces, word_text
+from models.text import Sentence
 from ui.charts import plotly_chart
 from ui.guard import guarded, show_refusal
 from ui.loaders import ModelKey, spinner, weights_id
@@ -65,19 +66,25 @@ COUNTERFACTUAL_NAMES = {
 
 @st.cache_data(max_entries=64, show_spinner=False)  # 64 small results (a few arrays of S floats)
 def _explain(
-    _translator: Translator, weights: ModelKey, text: str, target: tuple[str, ...], step: int
+    _translator: Translator,
+    weights: ModelKey,
+    sentence: Sentence,
+    target: tuple[str, ...],
+    step: int,
 ) -> Explanation:
     """explain() needs autograd, so it runs outside inference mode; cached per weights and input."""
-    return explain(_translator, text, list(target), step)
+    return explain(_translator, sentence, list(target), step)
 
 
 def compute_explanation(
-    translator: Translator, text: str, target_tokens: list[str], step: int
+    translator: Translator, sentence: Sentence, target_tokens: list[str], step: int
 ) -> tuple[Explanation | None, str | None]:
     """(the explanation, None), or (None, the message) when the model refused the input."""
     with spinner(_("Measuring which words mattered…")):
         return guarded(
-            lambda: _explain(translator, weights_id(translator), text, tuple(target_tokens), step)
+            lambda: _explain(
+                translator, weights_id(translator), sentence, tuple(target_tokens), step
+            )
         )
 
 
@@ -164,7 +171,7 @@ def measures_on_ui() -> bool:
     )
 
 
-def explain_ui(translator: Translator, text: str, translation: Translation) -> None:
+def explain_ui(translator: Translator, sentence: Sentence, translation: Translation) -> None:
     """The section: select a French word, see the three measures, the correlations and the
     counterfactual outputs for it (once the reader turns the measures on)."""
     st.subheader(_("Does attention explain?"))
@@ -175,7 +182,9 @@ def explain_ui(translator: Translator, text: str, translation: Translation) -> N
     if not measures_on_ui():
         return
     pieces, word = target_word_ui(list(translation.target_tokens))
-    ex, message = compute_explanation(translator, text, list(translation.target_tokens), pieces[0])
+    ex, message = compute_explanation(
+        translator, sentence, list(translation.target_tokens), pieces[0]
+    )
     if ex is None:
         show_refusal(message or "")
         return

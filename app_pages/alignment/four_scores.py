@@ -12,14 +12,16 @@ import streamlit as st
 
 from app_pages.alignment.formulas import formula_ui
 from i18n import N_, _
+from models.rnn.results import AlignmentView, ScoresResult
 from models.rnn.translator import Translator
+from models.text import Sentence
 from ui.charts import plotly_chart
 from ui.downloads import csv_and_json
 from ui.fit import PAGE_FIT, Column, Fit
 from ui.loaders import cached_translator
 from ui.text import user_text
 from ui.translation import GLOBAL_MODELS, model_label, show_notices, unfamiliar_input_ui
-from ui.translation_compute import AlignmentView, ScoresResult, compute_scores
+from ui.translation_results import scores_result
 from viz.alignment import (
     alignment_difference,
     alignment_heatmap,
@@ -52,8 +54,8 @@ def pairs(kinds: list[str]) -> dict[str, tuple[str, str]]:
     return {pair_id(a, b): (a, b) for a, b in combinations(kinds, 2)}
 
 
-def four_scores_ui(raw: str, reference: str, level: str) -> None:
-    """The mode's whole section for the sentence ``raw``: the ``reference`` model's greedy
+def four_scores_ui(sentence: Sentence, reference: str, level: str) -> None:
+    """The mode's whole section for ``sentence``: the ``reference`` model's greedy
     translation is the one all four are forced through; ``level``: 'subword' or 'word'."""
     translators: dict[str, Translator] = {}
     for kind in GLOBAL_MODELS:
@@ -62,7 +64,7 @@ def four_scores_ui(raw: str, reference: str, level: str) -> None:
             translators[kind] = model
     if reference not in translators or len(translators) < 2:
         return
-    result = compute_scores(translators, reference, raw, level=level)
+    result = scores_result(translators, reference, sentence, level=level)
     if not show_notices(result, translators[reference]):
         return
     st.caption(
@@ -73,7 +75,7 @@ def four_scores_ui(raw: str, reference: str, level: str) -> None:
         ).format(kind=reference)
     )
     user_text(result.translation.text, label=_("Translation:"))
-    unfamiliar_input_ui(result.sentence.text, translators[reference])
+    unfamiliar_input_ui(result, translators[reference])
     maps_ui(result)
     if not result.shared:
         st.info(_("These models tokenize differently, so their weights cannot be subtracted."))

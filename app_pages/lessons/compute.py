@@ -15,6 +15,7 @@ from i18n import _
 from models.analysis.scaling import dot_sample, entropy, softmax
 from models.analysis.toy import PermutationResult, permutation_demo
 from models.captioning.inference import CaptionResult
+from models.rnn.results import AlignmentView, tokens_view
 from models.rnn.translator import Translation
 from models.transformer.pretrained import DEFAULT_MODEL, EncoderAttention
 from models.translation import sentence_bleu
@@ -24,7 +25,8 @@ from ui.loaders import cached_captioner, cached_translator, model_key
 from ui.multi_head import encode_ui
 from ui.sidebar import current_device
 from ui.text import escape_markdown, read_text, show_text_notices, tokenize
-from ui.translation_compute import SENTENCE_BOX, AlignmentView, decode, tokens_view
+from ui.translation import SENTENCE_BOX
+from ui.translation_results import decode
 
 SCALING_DIMS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 SCALING_KEYS = 10  # one query scored against this many random keys

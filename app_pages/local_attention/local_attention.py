@@ -8,7 +8,9 @@ from dataclasses import dataclass
 import streamlit as st
 
 from i18n import N_, _
+from models.rnn.results import Result
 from models.rnn.translator import Translation, Translator
+from models.text import Sentence
 from ui import plotly_component
 from ui.charts import plotly_chart
 from ui.downloads import csv_and_json
@@ -29,7 +31,7 @@ from ui.translation import (
     trained_window,
     unfamiliar_input_ui,
 )
-from ui.translation_compute import Result, compute_local, decode
+from ui.translation_results import decode, local_result
 from ui.url_state import check_model_param, check_number_param
 from viz.alignment import alignment_heatmap
 from viz.local_heatmap import local_heatmap
@@ -64,10 +66,10 @@ GLIDE = N_(
 
 @dataclass(frozen=True)
 class LocalSettings:
-    """The page's inputs: the raw sentence, the local model (a LOCAL_MODELS key), the window
+    """The page's inputs: the sentence (the box's value, cleaned once), the local model (a LOCAL_MODELS key), the window
     half-width D in use and the D the model was trained with."""
 
-    raw: str
+    sentence: Sentence
     kind: str
     D: int
     trained: int
@@ -80,10 +82,10 @@ def controls_ui() -> tuple[LocalSettings, Translator | None]:
     if classroom_mode():
         row = control_row([7, 3])
         with row.columns[0]:
-            raw = sentence_ui("loc_", english_note=True, more=row.more)
+            sentence = sentence_ui("loc_", english_note=True, more=row.more)
         c1, c2 = row.columns[1], row.more
     else:
-        raw = sentence_ui("loc_", english_note=True)
+        sentence = sentence_ui("loc_", english_note=True)
         c1, c2 = st.columns([2, 3])
     check_model_param("loc_model", list(LOCAL_MODELS))
     kind = c1.selectbox(
@@ -104,7 +106,7 @@ def controls_ui() -> tuple[LocalSettings, Translator | None]:
         key="loc_D",
         bind="query-params",
     )
-    return LocalSettings(raw, kind, int(D), trained), translator
+    return LocalSettings(sentence, kind, int(D), trained), translator
 
 
 def window_note(settings: LocalSettings) -> None:
@@ -186,7 +188,7 @@ def heatmaps_ui(result: Result, settings: LocalSettings, global_model: Translato
         if not tr.text.strip():
             st.info(_("The local model produced an empty translation: nothing to compare."))
             return
-        glob = guarded_ui(lambda: decode(global_model, result.sentence.text, reference=tr.text))
+        glob = guarded_ui(lambda: decode(global_model, result.sentence, reference=tr.text))
         if glob is None:
             return
         fig = alignment_heatmap(
@@ -236,12 +238,12 @@ def body() -> None:
     with notes:
         window_note(settings)
     global_model = cached_translator(GLOBAL_KIND, quiet=True)
-    result = compute_local(translator, settings.raw, window=settings.D)
+    result = local_result(translator, settings.sentence, window=settings.D)
     if not show_notices(result, translator):
         return
     with notes:
         user_text(result.translation.text, label=_("Translation:"))
-        unfamiliar_input_ui(result.sentence.text, translator)
+        unfamiliar_input_ui(result, translator)
     with charts:  # the whole sentence first, then step by step
         heatmaps_ui(result, settings, global_model)
     steps_ui(result.translation)

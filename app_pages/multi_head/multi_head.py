@@ -41,7 +41,7 @@ from ui.multi_head import (
 from ui.sidebar import classroom_mode
 from ui.tables import table_ui
 from ui.text import page_intro
-from ui.translation_compute import decode
+from ui.translation_results import decode
 from ui.url_state import check_number_param
 from viz.behaviours import Chart
 from viz.head_steps import Panel, step_panels

@@ -13,9 +13,8 @@ from i18n import N_, _
 from ui.charts import plotly_chart
 from ui.errors import fragment
 from ui.sidebar import classroom_mode
-from ui.text import page_intro, read_text, show_text_notices
+from ui.text import page_intro, show_text_notices
 from ui.translation import sentence_ui
-from ui.translation_compute import SENTENCE_BOX
 from viz.diagram_words import described
 from viz.recurrent_diagrams import DIAGRAMS
 
@@ -178,7 +177,7 @@ def formula_section(diagram: str, title: str, formula: str, text: str, caption: 
 def live() -> None:
     """Everything that depends on the typed sentence (a fragment: Enter reruns only this part)."""
     st.header(_("Live: the trained encoders on your sentence"))
-    sentence = read_text(SENTENCE_BOX, sentence_ui("rc_"))
+    sentence = sentence_ui("rc_")
     if not show_text_notices(sentence):
         return
     text = sentence.text

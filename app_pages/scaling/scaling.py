@@ -29,9 +29,8 @@ from ui.layout import regions
 from ui.loaders import cached_transformer
 from ui.multi_head import multi_choice_ui
 from ui.tables import table_ui
-from ui.text import page_intro, read_text, show_text_notices
+from ui.text import page_intro, show_text_notices
 from ui.translation import sentence_ui
-from ui.translation_compute import SENTENCE_BOX
 from viz.scaling import dot_histograms, entropy_heatmap, grouped_bars, lines_over_dims
 
 FORMULA = (
@@ -195,7 +194,7 @@ def body() -> None:
         variance_ui()
     saturation_ui()
     st.subheader(_("The same on our trained Transformer"))
-    sentence = read_text(SENTENCE_BOX, sentence_ui("sdk_"))
+    sentence = sentence_ui("sdk_")
     if not show_text_notices(sentence):
         return
     model_ui(sentence.text)

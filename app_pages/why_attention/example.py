@@ -144,9 +144,10 @@ def _first_reference(default: WhyExample) -> None:
         st.session_state[REF_KEY] = example_pairs().get(linked.strip(), "")
 
 
-def remember_reference(text: str) -> None:
-    """After the boxes are drawn: the reference now belongs to ``text``."""
-    st.session_state[REF_OWNER] = text
+def remember_reference() -> None:
+    """After the boxes are drawn: the reference now belongs to the sentence box's text, as
+    typed (what :func:`refresh_reference` compares)."""
+    st.session_state[REF_OWNER] = st.session_state.get(TEXT_KEY) or ""
 
 
 def cleared_note() -> None:

@@ -16,6 +16,8 @@ from app_pages.why_attention.example import (
 )
 from i18n import N_, _
 from models.checkpoints import Card, rebuild_command
+from models.rnn.results import WhyResult
+from models.text import Sentence
 from ui.charts import plotly_chart
 from ui.downloads import download_json
 from ui.errors import fragment
@@ -30,7 +32,7 @@ from ui.translation import (
     show_notices,
     unfamiliar_input_ui,
 )
-from ui.translation_compute import WhyResult, compute_gradients, compute_why
+from ui.translation_results import gradients_result, why_result
 from viz.bottleneck import BUCKET_ORDER, MIN_SENTENCES, bleu_by_length_chart, gradient_norm_plot
 
 SIDE_BY_SIDE = {
@@ -84,33 +86,34 @@ def translations_ui(result: WhyResult, reference: str) -> None:
         st.caption(_("Give a French reference above to score both translations (sentence BLEU)."))
 
 
-def side_by_side_ui() -> str:
-    """Sentence, reference and the two models' translations; returns the raw sentence."""
+def side_by_side_ui() -> Sentence:
+    """Sentence, reference and the two models' translations; returns the sentence (the box's
+    value, cleaned once)."""
     st.header(_("Your sentence, without and with attention"))
     first = first_example()
     pairs = example_pairs()
     cleared = refresh_reference(first)
-    raw = sentence_ui("why_", default=first.source, examples=list(pairs), english_note=True)
+    sentence = sentence_ui("why_", default=first.source, examples=list(pairs), english_note=True)
     reference = reference_ui(
         "why_", label=_("French reference (optional, for BLEU)"), default=first.reference
     )
-    remember_reference(raw)
+    remember_reference()
     if cleared:
         cleared_note()
     translators = {}
     for col, kind in zip(st.columns(2), SIDE_BY_SIDE, strict=True):
         with col:
             translators[kind] = cached_translator(kind)
-    result = compute_why(translators, raw, reference=reference)
+    result = why_result(translators, sentence, reference=reference)
     ready = next((t for t in translators.values() if t), None)
     if show_notices(result, ready):
-        translations_ui(result, reference.strip())
+        translations_ui(result, reference.text)
         if ready is not None:
-            unfamiliar_input_ui(result.sentence.text, ready)
+            unfamiliar_input_ui(result, ready)
     rule = rule_text(first)
     if rule:
         st.caption(rule)
-    return raw
+    return sentence
 
 
 def _overall_rows(cards: dict[str, Card]) -> list[dict]:
@@ -176,7 +179,7 @@ def bleu_by_length_ui() -> None:
         st.code("\n".join(rebuild_command(f"seq2seq-{k}") for k in missing), language="bash")
 
 
-def encoder_gradients_ui(raw: str) -> None:
+def encoder_gradients_ui(sentence: Sentence) -> None:
     """The chosen encoders' gradient norms over the positions of the user's sentence."""
     st.header(_("The vanishing gradient"))
     st.markdown(_(GRADIENT_TEXT))
@@ -193,7 +196,7 @@ def encoder_gradients_ui(raw: str) -> None:
         if translator is None:
             st.info(_("The `{model}` encoder is not trained yet.").format(model=kind))
             continue
-        result = compute_gradients(translator, raw)
+        result = gradients_result(translator, sentence)
         if result.error or result.sentence.hint:
             st.info(result.error or result.sentence.hint)
             return
@@ -218,8 +221,8 @@ def encoder_gradients_ui(raw: str) -> None:
 @fragment
 def body() -> None:
     """Everything that depends on the sentence; a fragment, so Enter reruns only this part."""
-    raw = side_by_side_ui()
-    encoder_gradients_ui(raw)
+    sentence = side_by_side_ui()
+    encoder_gradients_ui(sentence)
 
 
 def main() -> None:

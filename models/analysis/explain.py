@@ -41,6 +41,7 @@ from i18n import _
 from models.rnn.seq2seq import DecoderState, Memory, Seq2Seq, StepOutput
 from models.rnn.translator import Translator
 from models.subword_merge import group_pieces, word_text
+from models.text import Sentence
 from models.tokenizer import BOS_ID
 
 COUNTERFACTUALS = ("model", "uniform", "permuted")
@@ -314,7 +315,7 @@ def _piece_measures(run: ForcedPass) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 def explain(
     translator: Translator,
-    text: str,
+    text: Sentence | str,
     target_tokens: Sequence[str],
     step: int,
     *,

@@ -16,6 +16,7 @@ import torch
 from models.rnn.checkpoint import load_seq2seq
 from models.rnn.decoding import Decoded, beam_decode, forced_decode, greedy_decode
 from models.rnn.seq2seq import Seq2Seq
+from models.text import Sentence
 from models.tokenizer import SubwordTokenizer
 from models.translation import Source, TranslatorBase
 
@@ -172,9 +173,10 @@ class Translator(TranslatorBase):
         return (memory, state), memory.values[0].float().cpu().numpy()
 
     def translate(
-        self, text: str, *, beam: int = 1, top_k: int = 5, window: int | None = None
+        self, text: Sentence | str, *, beam: int = 1, top_k: int = 5, window: int | None = None
     ) -> Translation:
-        """Translate one sentence greedily (beam=1) or with beam search (beam 2-10)."""
+        """Translate one sentence greedily (beam=1) or with beam search (beam 2-10). A
+        :class:`models.text.Sentence` is read as its text box cleaned it."""
         source = self._source(text)
         encoded, keys = self._encode(source)
         src, lengths = source.src, source.lengths
@@ -198,7 +200,12 @@ class Translator(TranslatorBase):
         return self._result(found[0], source, keys, window, hypotheses=hyps)
 
     def force(
-        self, text: str, target: str, *, top_k: int = 5, window: int | None = None
+        self,
+        text: Sentence | str,
+        target: Sentence | str,
+        *,
+        top_k: int = 5,
+        window: int | None = None,
     ) -> Translation:
         """Force the decoder through the given French ``target``: that pair's alignment and each
         target piece's probability."""
@@ -216,7 +223,7 @@ class Translator(TranslatorBase):
         )
         return self._result(dec, source, keys, window, forced=True)
 
-    def encoder_gradients(self, text: str) -> EncoderGradients:
+    def encoder_gradients(self, text: Sentence | str) -> EncoderGradients:
         """Jacobian norms ||d h_T / d x_j||_F of the forward encoder's last state, per position j.
 
         One backward pass: the sentence is copied H times and copy i back-propagates h_T[i] only.
