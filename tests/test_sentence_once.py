@@ -7,6 +7,7 @@ notices, charts. A step that cleaned or tokenized the sentence again would count
 from __future__ import annotations
 
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -54,9 +55,10 @@ def test_one_enter_cleans_and_tokenizes_the_sentence_once(
     monkeypatch.setenv(CHECKPOINTS_ENV, str(tiny_root))
     at = open_app(ALIGNMENT, {"aln_text": "a black dog .", "aln_view": view})
     calls = _count_calls(monkeypatch)
-    # a sentence no cache has seen (the view in it: each case decodes anew), long enough to be
-    # cut at the tiny model's piece limit, so that the cut's notice is drawn too
-    typed = f"a\u200b black  dog runs on the green grass {view} " * 8
+    # a sentence no cache has seen (a fresh number in it: the model runs), with a zero-width
+    # space and a double space for the box to clean, long enough to be cut at the tiny model's
+    # piece limit, so that the model's cut is noticed too
+    typed = f"a\u200b black  dog runs on the green grass {time.time_ns()} " * 8
     at.text_input(key="aln_text").set_value(typed).run()
     assert not at.exception, [e.value for e in at.exception]
     assert charts(at)  # the heatmap and the lines were drawn
