@@ -9,6 +9,7 @@ OpenMP runtime reads ``OMP_NUM_THREADS`` once, when torch loads it.
 from __future__ import annotations
 
 import gc
+import importlib
 import os
 import sys
 
@@ -97,3 +98,20 @@ def keep_finished_runs() -> None:
 
     request_rerun._atlas_keeps_finished_runs = True
     ScriptRunner.request_rerun = request_rerun
+
+
+# What every session's first run imports: the pages (app.py's imports) and what plotly imports
+# lazily when it checks a value's type (pandas).
+SHARED_MODULES = ("pandas", "plotly.graph_objects", "ui.registry")
+
+
+def import_before_sessions() -> None:
+    """Import :data:`SHARED_MODULES` in the server's own thread, before any session runs.
+
+    Every session's run is a thread of its own. Two first runs importing one module at once,
+    each while holding another module's import lock, make Python hand one of them the module half
+    made rather than wait for ever: plotly then fails with "partially initialized module 'pandas'
+    has no attribute 'Series'" (two students opening Captions in a class's first seconds).
+    """
+    for name in SHARED_MODULES:
+        importlib.import_module(name)
