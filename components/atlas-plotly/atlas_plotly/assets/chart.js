@@ -263,22 +263,26 @@ function follow(host, state, Plotly) {
 }
 
 // The toolbar's "Download as HTML", beside its PNG download, for a pointer: it presses the
-// describe behaviour's keyboard button, which saves the chart as drawn (describe.js).
-function withSaveButton(host, payload, Plotly) {
+// describe behaviour's keyboard button, which saves the chart as drawn (describe.js). The button
+// is made once per chart and label: Plotly.react compares the config with the last one (functions
+// by identity), and a changed config makes it draw the chart anew without the figure's frames.
+function withSaveButton(host, state, payload, Plotly) {
   const config = payload.config || {};
   const describe = (payload.behaviours || {}).describe;
   const label = describe && describe.labels && describe.labels.html;
   if (!label) return config;
-  const save = {
-    name: "atlas-html",
-    title: label,
-    icon: Plotly.Icons.disk,
-    click: () => {
-      const button = host.querySelector(".atlas-html-button");
-      if (button) button.click();
-    },
-  };
-  return { ...config, modeBarButtonsToAdd: [...(config.modeBarButtonsToAdd || []), save] };
+  if (!state.saveButton || state.saveButton.title !== label) {
+    state.saveButton = {
+      name: "atlas-html",
+      title: label,
+      icon: Plotly.Icons.disk,
+      click: () => {
+        const button = host.querySelector(".atlas-html-button");
+        if (button) button.click();
+      },
+    };
+  }
+  return { ...config, modeBarButtonsToAdd: [...(config.modeBarButtonsToAdd || []), state.saveButton] };
 }
 
 async function draw(host, state, payload, seq) {
@@ -297,8 +301,14 @@ async function draw(host, state, payload, seq) {
   state.gd.style.minWidth = payload.minWidth ? `${payload.minWidth}px` : "";
   host.style.overflowX = payload.minWidth ? "auto" : "";
   const frames = figure.frames || undefined; // an animation's frames (plotly's play buttons)
-  const config = withSaveButton(host, payload, Plotly);
+  const config = withSaveButton(host, state, payload, Plotly);
+  const configKey = JSON.stringify(config); // the button's click is left out: it is kept
+  const configChanged = !fresh && configKey !== state.configKey;
+  state.configKey = configKey;
   await Plotly.react(state.gd, { data: figure.data || [], layout, frames, config });
+  // Another config (a language's label, a chart's own toolbar) is a new plot to plotly.js 3,
+  // which then drops the frames it was handed: they are added again.
+  if (frames && configChanged) await Plotly.addFrames(state.gd, frames);
   if (fresh) follow(host, state, Plotly);
   await attachBehaviours(host, state, payload, Plotly);
   state.draws += 1;
