@@ -14,7 +14,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from models.text import Sentence, as_sentence
+from models.sentence import Sentence, as_sentence
 from models.tokenizer import UNK_ID, WORD_START, SubwordTokenizer
 
 WORD = re.compile(r"[^\W\d_]+")  # a run of letters (any script)

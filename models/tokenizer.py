@@ -10,7 +10,7 @@ from pathlib import Path
 
 import sentencepiece as spm
 
-from models.text import Sentence, as_sentence
+from models.sentence import Sentence, as_sentence
 
 PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
 WORD_START = "\u2581"  # SentencePiece's word-boundary mark

@@ -20,7 +20,7 @@ from app_pages.alignment.four_scores import pair_id
 from models.checkpoints import CHECKPOINTS_ENV
 from models.rnn.results import Result, tokens_view
 from models.rnn.translator import Translator
-from models.text import Sentence
+from models.sentence import Sentence
 from tests.app_helpers import charts, check_path, figures, open_app
 from tests.tiny_seq2seq import build_tiny_checkpoints
 
@@ -182,7 +182,7 @@ def _warning_script(text: str, model_file: str) -> None:
     from types import SimpleNamespace
 
     from models.rnn.results import Result
-    from models.text import Sentence
+    from models.sentence import Sentence
     from models.tokenizer import SubwordTokenizer
     from ui.translation import unfamiliar_input_ui
 

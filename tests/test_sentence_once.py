@@ -1,5 +1,5 @@
 """A sentence is one value: one Enter in the Alignment page's sentence box cleans the text once
-(``models.text.clean_text``, by the box) and tokenizes it once (by the model, whose piece count
+(``models.sentence.clean_text``, by the box) and tokenizes it once (by the model, whose piece count
 ``Translation.n_source_pieces`` the page's notices read), through the whole page run: box, model,
 notices, charts. A step that cleaned or tokenized the sentence again would count twice here.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-import models.text
+import models.sentence
 from models.checkpoints import CHECKPOINTS_ENV
 from models.tokenizer import SubwordTokenizer
 from tests.app_helpers import charts, open_app
@@ -31,7 +31,7 @@ def _count_calls(monkeypatch: pytest.MonkeyPatch) -> Counter:
     """From now on, count the calls of the one cleaning rule (under every name a module
     imported it by) and of the subword tokenizers' encode."""
     calls: Counter = Counter()
-    clean_text, encode = models.text.clean_text, SubwordTokenizer.encode
+    clean_text, encode = models.sentence.clean_text, SubwordTokenizer.encode
 
     def counted_clean(text: str) -> str:
         calls["clean_text"] += 1

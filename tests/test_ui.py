@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from models.text import Sentence, clean_text
+from models.sentence import Sentence, clean_text
 from ui.charts import legible
 from ui.downloads import matrix_csv
 from ui.fit import (

@@ -27,7 +27,7 @@ import torch
 
 from models.checkpoints import checkpoint_folder
 from models.rnn.translator import Translator
-from models.translation import sentence_bleu
+from models.translator_base import sentence_bleu
 from training.data import DEFAULT_DATA, load_pairs
 from training.evaluate import TEST_SPLIT
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import sentencepiece as spm
 
-from models.text import clean_text
+from models.sentence import clean_text
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, SubwordTokenizer
 from training.data import DEFAULT_DATA, load_pairs
 

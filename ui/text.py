@@ -1,6 +1,6 @@
 """The one text-input pipeline of every page's text box (:class:`TextBox`, :func:`read_text`,
 :func:`show_text_notices`), the tokenizer of the toy demos, and safe text output. A box's text is
-cleaned here, once, into a :class:`models.text.Sentence` that the pages and the models take as it
+cleaned here, once, into a :class:`models.sentence.Sentence` that the pages and the models take as it
 is. User text is never rendered as HTML."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from i18n import _
-from models.text import Sentence, clean_text
+from models.sentence import Sentence, clean_text
 from ui.sidebar import classroom_mode
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
@@ -33,7 +33,7 @@ class TextBox:
 
 def read_text(box: TextBox, raw: str | None) -> Sentence:
     """The one reader of every text box: clean ``raw`` with the models' rule
-    (:func:`models.text.clean_text`: control and format characters out, whitespace collapsed),
+    (:func:`models.sentence.clean_text`: control and format characters out, whitespace collapsed),
     cut it to ``box.limit`` characters with a notice, and flag an empty text with ``box.empty``
     (translated, as the Sentence's hint). A text of only invisible characters comes back empty,
     with the hint."""

@@ -1,6 +1,6 @@
 """Streamlit glue for the translation pages: the models they offer, the example sentences, their
 widgets (the sentence and reference boxes, the step slider, the notices of a result) and the Local
-page's step animation. The boxes hand on a typed :class:`models.text.Sentence`, cleaned once
+page's step animation. The boxes hand on a typed :class:`models.sentence.Sentence`, cleaned once
 (:func:`ui.text.read_text`); the translators come from :mod:`ui.loaders`, the results from
 :mod:`ui.translation_results`.
 """
@@ -19,7 +19,7 @@ from models.limits import TRANSLATION_CHARS
 from models.rnn.results import Result, TrainingLimit, length_notice, truncation_notice
 from models.rnn.seq2seq import ATTENTION_NAMES
 from models.rnn.translator import Translation, Translator
-from models.text import Sentence
+from models.sentence import Sentence
 from serve.streamlit_private import DeltaGenerator
 from ui.guard import show_refusal
 from ui.loaders import card_of

@@ -1,5 +1,5 @@
 """The translation pages' results, cached: one function per page mode takes the text box's
-:class:`models.text.Sentence` (cleaned once, by the box) and the loaded translators, and returns
+:class:`models.sentence.Sentence` (cleaned once, by the box) and the loaded translators, and returns
 the typed result of :mod:`models.rnn.results`; :func:`decode` is the one cached translation for
 the pages that only need a :class:`Translation`.
 
@@ -29,7 +29,7 @@ from models.rnn.results import (
     view_of,
 )
 from models.rnn.translator import Translation, Translator
-from models.text import Sentence
+from models.sentence import Sentence
 from ui.guard import guarded
 from ui.loaders import ModelKey, spinner, weights_id
 

@@ -14,7 +14,7 @@ from app_pages.alignment.four_scores import WIDE_SOURCE, difference_section, fou
 from i18n import N_, _, ngettext
 from models.rnn.results import AlignmentView, CompareResult, Result, tokens_view
 from models.rnn.translator import Translation, Translator
-from models.text import Sentence
+from models.sentence import Sentence
 from ui import plotly_component
 from ui.charts import plotly_chart
 from ui.downloads import csv_and_json

@@ -10,7 +10,7 @@ import streamlit as st
 
 from i18n import N_, _
 from models.limits import TRANSLATOR_BEAM
-from models.text import Sentence
+from models.sentence import Sentence
 from serve.streamlit_private import DeltaGenerator
 from ui.choices import segmented_ui
 from ui.layout import control_row

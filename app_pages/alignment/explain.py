@@ -20,8 +20,8 @@ import streamlit as st
 from i18n import N_, _
 from models.analysis.explain import Explanation, explain
 from models.rnn.translator import Translation, Translator
+from models.sentence import Sentence
 from models.subword_merge import group_pieces, word_text
-from models.text import Sentence
 from ui.charts import plotly_chart
 from ui.guard import guarded, show_refusal
 from ui.loaders import ModelKey, spinner, weights_id

@@ -14,7 +14,7 @@ from app_pages.alignment.formulas import formula_ui
 from i18n import N_, _
 from models.rnn.results import AlignmentView, ScoresResult
 from models.rnn.translator import Translator
-from models.text import Sentence
+from models.sentence import Sentence
 from ui.charts import plotly_chart
 from ui.downloads import csv_and_json
 from ui.fit import PAGE_FIT, Column, Fit

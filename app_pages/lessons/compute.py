@@ -18,7 +18,7 @@ from models.captioning.inference import CaptionResult
 from models.rnn.results import AlignmentView, tokens_view
 from models.rnn.translator import Translation
 from models.transformer.pretrained import DEFAULT_MODEL, EncoderAttention
-from models.translation import sentence_bleu
+from models.translator_base import sentence_bleu
 from ui.captions import describe_cached, example_scene, image_digest
 from ui.guard import guarded_ui, show_refusal
 from ui.loaders import cached_captioner, cached_translator, model_key

@@ -10,7 +10,7 @@ import streamlit as st
 from i18n import N_, _
 from models.rnn.results import Result
 from models.rnn.translator import Translation, Translator
-from models.text import Sentence
+from models.sentence import Sentence
 from ui import plotly_component
 from ui.charts import plotly_chart
 from ui.downloads import csv_and_json

@@ -17,7 +17,7 @@ from app_pages.why_attention.example import (
 from i18n import N_, _
 from models.checkpoints import Card, rebuild_command
 from models.rnn.results import WhyResult
-from models.text import Sentence
+from models.sentence import Sentence
 from ui.charts import plotly_chart
 from ui.downloads import download_json
 from ui.errors import fragment

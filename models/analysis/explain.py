@@ -40,8 +40,8 @@ import torch
 from i18n import _
 from models.rnn.seq2seq import DecoderState, Memory, Seq2Seq, StepOutput
 from models.rnn.translator import Translator
+from models.sentence import Sentence
 from models.subword_merge import group_pieces, word_text
-from models.text import Sentence
 from models.tokenizer import BOS_ID
 
 COUNTERFACTUALS = ("model", "uniform", "permuted")

@@ -1,5 +1,5 @@
 """What the translation pages show for one sentence, computed from the text box's
-:class:`models.text.Sentence` (never from raw text): typed results (:class:`Result` and one kind
+:class:`models.sentence.Sentence` (never from raw text): typed results (:class:`Result` and one kind
 per page mode), an alignment at subword or word level (:class:`AlignmentView`), the model's own
 notices about the sentence (cut at its piece limit, longer than its training sentences; both from
 ``Translation.n_source_pieces``, the sentence is not tokenized again), and the computations of
@@ -18,9 +18,9 @@ import numpy as np
 
 from i18n import _
 from models.rnn.translator import EncoderGradients, Translation, Translator
+from models.sentence import Sentence
 from models.subword_merge import merge_subwords
-from models.text import Sentence
-from models.translation import sentence_bleu
+from models.translator_base import sentence_bleu
 
 
 @dataclass(frozen=True)

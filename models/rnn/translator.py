@@ -16,9 +16,9 @@ import torch
 from models.rnn.checkpoint import load_seq2seq
 from models.rnn.decoding import Decoded, beam_decode, forced_decode, greedy_decode
 from models.rnn.seq2seq import Seq2Seq
-from models.text import Sentence
+from models.sentence import Sentence
 from models.tokenizer import SubwordTokenizer
-from models.translation import Source, TranslatorBase
+from models.translator_base import Source, TranslatorBase
 
 
 @dataclass(frozen=True)
@@ -176,7 +176,7 @@ class Translator(TranslatorBase):
         self, text: Sentence | str, *, beam: int = 1, top_k: int = 5, window: int | None = None
     ) -> Translation:
         """Translate one sentence greedily (beam=1) or with beam search (beam 2-10). A
-        :class:`models.text.Sentence` is read as its text box cleaned it."""
+        :class:`models.sentence.Sentence` is read as its text box cleaned it."""
         source = self._source(text)
         encoded, keys = self._encode(source)
         src, lengths = source.src, source.lengths

@@ -22,7 +22,7 @@ from models.beam import BeamSettings, Hypothesis, beam_search, check_beam, greed
 from models.limits import TRANSLATOR_BEAM
 from models.tokenizer import BOS_ID, EOS_ID, SubwordTokenizer
 from models.transformer.model import EncoderOutput, Transformer
-from models.translation import Source, TranslatorBase
+from models.translator_base import Source, TranslatorBase
 
 
 @dataclass(frozen=True)

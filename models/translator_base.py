@@ -1,5 +1,5 @@
 """What the RNN and Transformer translators share: the source sentence as the encoder reads it
-(tokenized once, cut to the model's limit, ``</s>`` appended; a :class:`models.text.Sentence` is
+(tokenized once, cut to the model's limit, ``</s>`` appended; a :class:`models.sentence.Sentence` is
 read as its text box cleaned it, a bare ``str`` is cleaned by the tokenizer) and the target forced on the
 decoder. :class:`models.rnn.translator.Translator` and
 :class:`models.transformer.translator.TransformerTranslator` build on :class:`TranslatorBase`.
@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 from i18n import _
-from models.text import Sentence, as_sentence
+from models.sentence import Sentence, as_sentence
 from models.tokenizer import EOS_ID, SubwordTokenizer
 
 
