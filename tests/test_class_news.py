@@ -1,4 +1,4 @@
-"""What a screen reader hears in a live class (app_pages/lessons/live.py class_news, said through
+"""What a screen reader hears in a live class (app_pages/lessons/class_shared.py class_news, said through
 ui/announce.py's polite live region): the teacher's move, each stage of a vote, the reveal and
 the end, in the page's language."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app_pages.lessons.live import class_news
+from app_pages.lessons.class_shared import class_news
 from app_pages.lessons.schema import load_folder
 from i18n import set_language
 from live.records import ClassInfo

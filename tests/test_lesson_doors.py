@@ -160,13 +160,13 @@ def test_a_classs_stored_lesson_is_checked_again_where_students_read_it(tmp_path
     """A class's own lesson that no longer passes the schema (written to the database by other
     means) is not shown to the students: the page says the class is over, and renders nothing
     of the file."""
-    from app_pages.lessons import live
+    from app_pages.lessons import class_shared
     from live.store import open_store
 
     monkeypatch.setenv("ATLAS_CLASS_DIR", str(tmp_path))
     monkeypatch.delenv("ATLAS_CLASS_DB", raising=False)
-    live._open.clear()
-    live._class_lesson.cache_clear()
+    class_shared._open.clear()
+    class_shared._class_lesson.cache_clear()
     store = open_store()
     try:
         info, _key = store.create_class("mine", text=_file().decode())
@@ -185,5 +185,5 @@ def test_a_classs_stored_lesson_is_checked_again_where_students_read_it(tmp_path
         assert not any(_fetches(text) for text in shown)
     finally:
         store.close()
-        live._open.clear()
-        live._class_lesson.cache_clear()
+        class_shared._open.clear()
+        class_shared._class_lesson.cache_clear()

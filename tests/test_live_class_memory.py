@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from app_pages.lessons import live
+from app_pages.lessons import class_shared
 from app_pages.lessons.teacher import TEACHER_COOKIE
 from live.inputs import NICKNAME_CHARS
 from live.store import open_store
@@ -29,11 +29,11 @@ def db(tmp_path, monkeypatch):
     """A fresh class store for each test: the app's cached one is reopened on its folder."""
     monkeypatch.setenv("ATLAS_CLASS_DIR", str(tmp_path))
     monkeypatch.delenv("ATLAS_CLASS_DB", raising=False)
-    live._open.clear()
+    class_shared._open.clear()
     store = open_store()
     yield store
     store.close()
-    live._open.clear()
+    class_shared._open.clear()
 
 
 @pytest.fixture()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app_pages.lessons import live
+from app_pages.lessons import class_shared
 from app_pages.lessons.schema import load_folder, parse_lesson
 from app_pages.lessons.teacher import Lead, answers_csv
 from live import attempts
@@ -30,11 +30,11 @@ def db(tmp_path, monkeypatch):
     """A fresh class store for each test: the app's cached one is reopened on its folder."""
     monkeypatch.setenv("ATLAS_CLASS_DIR", str(tmp_path))
     monkeypatch.delenv("ATLAS_CLASS_DB", raising=False)
-    live._open.clear()
+    class_shared._open.clear()
     store = open_store()
     yield store
     store.close()
-    live._open.clear()
+    class_shared._open.clear()
 
 
 def _teacher(step: int = 1):
@@ -186,7 +186,7 @@ def test_csv_summary_end_and_delete(db):
 
 
 def _csv(at) -> str:
-    store = live._open()
+    store = class_shared._open()
     code, key = at.session_state["live_leads"]
     lesson = next(lesson for lesson in load_folder()[0] if lesson.id == "bahdanau")
     return answers_csv(Lead(store, code, key, store.get_class(code)), lesson)
@@ -206,7 +206,7 @@ def test_a_chinese_students_end_of_class_is_a_summary_not_an_aggregation(db):
     teacher, code, key = _teacher()
     student = open_app(JOIN, {"code": code}, first={"lang": "zh"})
     student.button[0].click().run()
-    lesson = live.shipped_lessons()["bahdanau"]
+    lesson = class_shared.shipped_lessons()["bahdanau"]
     _go(teacher, len(lesson.steps) + 1)
     student.run()
     header = " ".join(c.value for c in student.caption)
@@ -217,7 +217,7 @@ def test_the_class_summary_names_each_question_and_says_a_tie(db):
     """After the last step the teacher's table names what each question asked and, when the
     class split evenly, says it is a tie and lists the tied options; each student's table names
     the questions too."""
-    lesson = live.shipped_lessons()["bahdanau"]
+    lesson = class_shared.shipped_lessons()["bahdanau"]
     first = lesson.questions[0]
     teacher, code, key = _teacher(first + 1)
     students = [_student(code) for _n in range(3)]
@@ -255,7 +255,7 @@ def _card_before_step(at, title: str) -> bool:
 def test_the_join_card_leaves_the_top_once_the_class_moves_on(db):
     """On a projector the join card pushed the step and its reveal below the first screen: it is
     above the step while the class gathers (the first step, before a reveal), under it after."""
-    lesson = live.shipped_lessons()["bahdanau"]
+    lesson = class_shared.shipped_lessons()["bahdanau"]
     teacher, code, key = _teacher()
     assert _card_before_step(teacher, lesson.steps[0].title)
     asked = lesson.questions[0] + 1

@@ -7,7 +7,7 @@ import csv
 import io
 from typing import TYPE_CHECKING
 
-from app_pages.lessons import live
+from app_pages.lessons import class_shared
 from app_pages.lessons.schema import Lesson
 from i18n import _
 
@@ -35,7 +35,7 @@ def answers_csv(lead: Lead, lesson: Lesson) -> str:
             "second_choice",
         ]
     )
-    posed_of = dict(live.posed_questions(lesson))
+    posed_of = dict(class_shared.posed_questions(lesson))
     votes: dict[tuple[int, int], dict[int, int]] = {}
     names: dict[int, str] = {}
     for row in lead.store.answers(lead.code, lead.key):

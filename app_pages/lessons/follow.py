@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.lessons import live, peer, predict, views
+from app_pages.lessons import class_shared, peer, predict, step_view
 from app_pages.lessons.answers import score_answer
 from app_pages.lessons.follow_events import listen_ui
 from app_pages.lessons.schema import Lesson, Step
@@ -58,13 +58,13 @@ def follow_ui(store: Store, code: str, student: Student) -> None:
 @st.fragment
 def _class_view(store: Store, code: str, student: Student) -> None:
     info = store.get_class(code)
-    lesson = live.class_lesson(store, info) if info else None
+    lesson = class_shared.class_lesson(store, info) if info else None
     if info is None or lesson is None:
         st.info(_("The class {code} is over.").format(code=code))
         return
     _header(info, lesson, student)
     # the move, the stage, the reveal, the end: said (in the view: a fragment has no sidebar)
-    announce(live.class_news(info, lesson), in_sidebar=False)
+    announce(class_shared.class_news(info, lesson), in_sidebar=False)
     if not info.ended:
         _follow(code, student, info.revision)
     if info.ended or info.step > len(lesson.steps):
@@ -78,7 +78,7 @@ def _class_view(store: Store, code: str, student: Student) -> None:
         narration_ui(step)
     if step.question is None:
         with view_col:
-            views.show_view(step, f"join_view_{info.step}")
+            step_view.show_view(step, f"join_view_{info.step}")
         return
     question_ui(store, info, step, student, text_col, view_col)
 
@@ -152,7 +152,7 @@ def mine_ui(store: Store, info: ClassInfo, lesson: Lesson, student: Student) -> 
     where there was one), each row named by what the question asked."""
     st.markdown("### " + _("Your predictions"))
     rows = []
-    for index, posed in live.posed_questions(lesson):
+    for index, posed in class_shared.posed_questions(lesson):
         mine = store.my_answer(info.code, student.id, index + 1, 2)
         if mine is None:
             mine = store.my_answer(info.code, student.id, index + 1)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.lessons import live
+from app_pages.lessons import class_shared
 from app_pages.lessons.follow import follow_ui
 from i18n import N_, _, ngettext
 from live import attempts
@@ -65,7 +65,7 @@ def code_error(raw: str) -> str:
 
 
 def _join() -> None:
-    store = live.class_store()
+    store = class_shared.class_store()
     raw = st.session_state.get("join_code") or ""
     code = normal_code(raw)
     if store is None:
@@ -129,7 +129,7 @@ def join_form() -> None:
 def main() -> None:
     code = normal_code(st.query_params.get("code") or "")
     me = (st.query_params.get("me") or "")[:200]
-    store = live.class_store() if code else None
+    store = class_shared.class_store() if code else None
     student = store.student(code, me) if store and me else None
     if store is not None and student is None:
         student = known_student(store, code)  # this browser joined already: no second join

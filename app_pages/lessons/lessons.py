@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.lessons import live, saved, teacher, views
+from app_pages.lessons import class_shared, saved, step_view, teacher
 from app_pages.lessons.keys import presenter_keys
 from app_pages.lessons.schema import Lesson, LessonError, load_folder, parse_lesson
 from app_pages.lessons.step_ui import narration_ui, question_ui, sentence_of, summary_ui
@@ -90,7 +90,7 @@ def index_ui() -> None:
     by_id, errors = lessons()
     for error in errors:
         listing.error(error.message, icon=":material/error:")
-    shipped = live.shipped_lessons()  # read once, not once per lesson
+    shipped = class_shared.shipped_lessons()  # read once, not once per lesson
     for number, lesson in enumerate(by_id.values(), start=1):
         with listing.container(border=True):
             st.markdown(f"**{number}. {escape_markdown(_(lesson.title))}**")
@@ -167,10 +167,10 @@ def nav_ui(lesson: Lesson, step: int, lead: teacher.Lead | None = None) -> None:
             )
         st.button(_("All lessons"), key="les_all", on_click=go, args=(None, 0), type="tertiary")
         if lead is None:
-            teacher.start_button(lesson, step, "live_start", live.shipped_lessons())
+            teacher.start_button(lesson, step, "live_start", class_shared.shipped_lessons())
     if step <= n:
         shown = lesson.steps[step - 1]
-        page, params = views.FULL_PAGES[shown.view]
+        page, params = step_view.FULL_PAGES[shown.view]
         row.page_link(
             f"app_pages/{page}/{page}.py", label=_("Open on its page"), query_params=params(shown)
         )
@@ -219,7 +219,7 @@ def step_ui(lesson: Lesson, step: int, lead: teacher.Lead | None = None) -> None
         question_ui(lesson, index, current_step, text_col, view_col)
         return
     with view_col:
-        views.show_view(current_step, f"les_view_{lesson.id}_{index}")
+        step_view.show_view(current_step, f"les_view_{lesson.id}_{index}")
 
 
 def where_now(lesson: Lesson, step: int) -> str:

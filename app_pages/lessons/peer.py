@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app_pages.lessons import live, predict, views
+from app_pages.lessons import class_shared, predict, step_view
 from app_pages.lessons.answers import CLICK_KINDS, score_answer
 from app_pages.lessons.schema import Question
 from i18n import _, ngettext, pgettext
@@ -125,7 +125,7 @@ def split_chart(tally: Tally, posed: predict.Posed, key: str, **marks) -> None:
         else _("share · weight"),
         **marks,
     )
-    views.chart(fig, key=f"{key}_split_{tally.round}")
+    step_view.chart(fig, key=f"{key}_split_{tally.round}")
 
 
 # --- the teacher --------------------------------------------------------------------------------
@@ -231,17 +231,17 @@ def teacher_reveal_ui(lead: Lead, question: Question, posed: predict.Posed, key:
     info = lead.info
     last = lead.store.tally(lead.code, info.step, info.round)
     if info.round == 1:
-        live.spread_ui(last, question, posed, key)
+        class_shared.spread_ui(last, question, posed, key)
         return last
     first = lead.store.tally(lead.code, info.step, 1)
     best = posed.answer.best
     left, right = st.columns(2, gap="small")
     with left:
         split_chart(first, posed, key, best=best)
-        st.markdown(live.spread_line(first, posed))
+        st.markdown(class_shared.spread_line(first, posed))
     with right:
         split_chart(last, posed, key, best=best, **_model_marks(question, posed))
-        st.markdown(live.spread_line(last, posed))
+        st.markdown(class_shared.spread_line(last, posed))
     st.markdown(changed_line(lead.store.both_votes(lead.code, info.step), posed))
     return last
 
@@ -348,7 +348,7 @@ def student_reveal_ui(
         st.markdown(_(question.explain))
     with view_col:
         tally = store.tally(info.code, info.step, info.round)
-        live.spread_ui(tally, question, posed, key, last)
+        class_shared.spread_ui(tally, question, posed, key, last)
         for round_ in range(1, info.round + 1):
             vote = tally if round_ == info.round else store.tally(info.code, info.step, round_)
             st.markdown(
@@ -356,5 +356,7 @@ def student_reveal_ui(
                     vote=_vote_name(round_), split=split_text(vote, posed.labels)
                 )
             )
-        if question.kind not in live.DRAWN_IN_SPREAD:
-            live.model_reveal(question, posed, last if last is not None else posed.answer.best, key)
+        if question.kind not in class_shared.DRAWN_IN_SPREAD:
+            class_shared.model_reveal(
+                question, posed, last if last is not None else posed.answer.best, key
+            )

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from app_pages.lessons import compute, views
+from app_pages.lessons import compute, step_view
 from app_pages.lessons.answers import (
     CLICK_KINDS,
     REGIONS,
@@ -73,7 +73,7 @@ def _bars(posed_labels, answer: Answer, title: str, value_name: str, **marks) ->
             value_name=value_name,
             **marks,
         )
-        views.chart(fig, key=key)
+        step_view.chart(fig, key=key)
 
     return reveal
 
@@ -86,7 +86,7 @@ def _token(step: Step) -> Posed | None:
     view, row = data.view, data.row
     answer = token_answer(view.source, view.weights[row])
 
-    line = _("French: {line}").format(line=views.quoted(view.target, row))
+    line = _("French: {line}").format(line=step_view.quoted(view.target, row))
     word = _word(view.target[row])
     title = _("Where “{word}” looked ({model})").format(word=word, model=step.model)
     return Posed(
@@ -113,7 +113,7 @@ def _window(step: Step) -> Posed | None:
     labels = tuple(f"{i}: {_word(t)}" for i, t in enumerate(tr.source_tokens))
     lo, hi = (float(v) for v in tr.window[row])
 
-    line = _("French: {line}").format(line=views.quoted(tr.target_tokens, row))
+    line = _("French: {line}").format(line=step_view.quoted(tr.target_tokens, row))
     word = _word(tr.target_tokens[row])
     title = _("local-p for “{word}”: p_t = {p:.1f}, window [{lo:.0f}, {hi:.0f}]").format(
         word=word, p=answer.centre, lo=lo, hi=hi
@@ -129,10 +129,10 @@ def _region(step: Step) -> Posed | None:
         return None
     image, result = found
     t = compute.caption_word(result, step.question.target)
-    names = views.region_names()
+    names = step_view.region_names()
     answer = region_answer(result.alphas[t], names)
 
-    line = _("Caption: {line}").format(line=views.quoted(list(result.words), t))
+    line = _("Caption: {line}").format(line=step_view.quoted(list(result.words), t))
 
     def preview(key: str) -> None:
         # on a projector the options and the button under the scene stay on the first screen
@@ -140,7 +140,7 @@ def _region(step: Step) -> Posed | None:
         fig = region_figure(
             image, names, REGIONS, title=_("The scene, in nine parts"), height=height
         )
-        views.chart(fig, key=f"{key}_scene")
+        step_view.chart(fig, key=f"{key}_scene")
 
     def reveal(s: Score, key: str) -> None:
         title = _("Soft attention while it says “{word}”").format(word=result.words[t])
@@ -154,7 +154,7 @@ def _region(step: Step) -> Posed | None:
             guess=s.guess,
             best=answer.best,
         )
-        views.chart(fig, key=key)
+        step_view.chart(fig, key=key)
 
     asked = _("“{word}” in the image").format(word=result.words[t])
     return Posed(names, answer, line, reveal, _("attention mass"), preview, asked)
@@ -174,7 +174,7 @@ def _pattern(step: Step) -> Posed | None:
 
     def reveal(s: Score, key: str) -> None:
         title = _("Layer {layer}, head {head}").format(layer=q.layer, head=q.head)
-        views.chart(head_heatmap(weights, found.tokens, found.tokens, title=title), key=key)
+        step_view.chart(head_heatmap(weights, found.tokens, found.tokens, title=title), key=key)
         shares = ", ".join(
             f"{label}: {v:.2f}" for label, v in zip(labels, answer.values, strict=True)
         )
@@ -204,7 +204,7 @@ def _scaling(step: Step) -> Posed:
             title=_("Mean entropy at d_k = {d}").format(d=d_k),
             value_name=_("entropy (bits)"),
         )
-        views.chart(fig, key=key)
+        step_view.chart(fig, key=key)
 
     asked = f"d_k = {d_k}"  # a symbol: not translated
     return Posed(_choice_labels(answer), answer, line, reveal, _("entropy (bits)"), asked=asked)
@@ -222,7 +222,7 @@ def _shuffle(step: Step) -> Posed | None:
     )
 
     def reveal(s: Score, key: str) -> None:
-        views.show_view(step, key)
+        step_view.show_view(step, key)
 
     asked = _("shuffled, with PE") if step.question.with_pe else _("shuffled, without PE")
     return Posed(_choice_labels(answer), answer, line, reveal, "max |difference|", asked=asked)
@@ -248,8 +248,8 @@ def _bleu(step: Step) -> Posed | None:
             title=_("BLEU lost without attention"),
             value_name="BLEU",
         )
-        views.chart(fig, key=f"{key}_loss")
-        views.show_view(step, key)
+        step_view.chart(fig, key=f"{key}_loss")
+        step_view.show_view(step, key)
 
     asked = _("BLEU lost: sentence 1 or 2")
     return Posed(_choice_labels(answer), answer, line, reveal, _("BLEU lost"), asked=asked)

@@ -38,7 +38,7 @@ _DOORS = re.compile(
     re.IGNORECASE,
 )
 
-# view -> what it shows (the page it opens, see app_pages.lessons.views)
+# view -> what it shows (the page it opens, see app_pages.lessons.step_view)
 VIEWS = (
     "translations",  # an encoder-decoder without and with attention on one sentence (BLEU)
     "alignment",  # an RNN translator's alignment heatmap (word level)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 import streamlit as st
 
-from app_pages.lessons import predict, views
+from app_pages.lessons import predict, step_view
 from app_pages.lessons.answers import Score, score_answer
 from app_pages.lessons.schema import Lesson, Step
 from i18n import _
@@ -48,7 +48,7 @@ def sentence_of(lesson: Lesson, index: int, step: Step) -> Step:
         _("Try it yourself: type an English sentence and press Enter"),
         value=step.sentence,
         key=f"les_try_{lesson.id}_{index}",
-        max_chars=views.compute.MAX_SHUFFLE_TOKENS * 20,
+        max_chars=step_view.compute.MAX_SHUFFLE_TOKENS * 20,
     )
     return replace(step, sentence=raw or "")
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from app_pages.lessons import live, peer, predict
+from app_pages.lessons import class_shared, peer, predict
 from app_pages.lessons.class_csv import answers_csv
 from app_pages.lessons.schema import Lesson, Step
 from app_pages.lessons.step_ui import summary_table
@@ -67,7 +67,7 @@ def _take_teacher_link(store: Store) -> bool:
 def start_live_class(lesson_id: str, step: int, text: str | None = None) -> None:
     """Start a class on ``lesson_id`` at ``step`` (a button's callback); ``text``: a teacher's
     own lesson file, stored with the class so that the students' pages can follow it."""
-    store = live.class_store()
+    store = class_shared.class_store()
     if store is None:
         return
     info, key = store.create_class(lesson_id, step, text)
@@ -136,7 +136,7 @@ def lead(lesson: Lesson, step: int) -> Lead | None:
     remembered = LEADS in st.session_state or recalled(TEACHER_COOKIE) is not None
     if not remembered and "teacher" not in st.query_params and "class" not in st.query_params:
         return None
-    store = live.class_store()
+    store = class_shared.class_store()
     if store is None:
         return None
     linked = "teacher" in st.query_params
@@ -173,7 +173,7 @@ def lead(lesson: Lesson, step: int) -> Lead | None:
 
 def start_button(lesson: Lesson, step: int, key: str, shipped: dict[str, Lesson]) -> None:
     """ "Start a class" on ``lesson`` at ``step`` (on the lesson list, and in a lesson's outline);
-    a teacher's own lesson (not in ``shipped``, :func:`live.shipped_lessons`) goes into the class
+    a teacher's own lesson (not in ``shipped``, :func:`class_shared.shipped_lessons`) goes into the class
     store with the class (its file, checked again where a student's page reads it)."""
     if LEADS in st.session_state:  # one class at a time
         return
@@ -193,7 +193,7 @@ def start_button(lesson: Lesson, step: int, key: str, shipped: dict[str, Lesson]
 
 def join_card(lead: Lead) -> None:
     """The join code, its link and a QR code, large: what the projector shows as students join."""
-    url = live.join_url(lead.code)
+    url = class_shared.join_url(lead.code)
     with st.container(border=True, horizontal=True, vertical_alignment="center"):
         st.image(
             qr_png(url),
@@ -203,7 +203,7 @@ def join_card(lead: Lead) -> None:
         )
         with st.container():
             st.markdown(_("Join at **{url}**").format(url=escape_markdown(url.split("?")[0])))
-            st.markdown(_("Code:") + f"\n# {live.spaced(lead.code)}")
+            st.markdown(_("Code:") + f"\n# {class_shared.spaced(lead.code)}")
             st.caption(escape_markdown(url))
             st.button(
                 _("Hide the join code"), key="live_hide_join", on_click=_show_join, args=(False,)
@@ -229,10 +229,10 @@ def join_card_ui(lead: Lead) -> None:
         join_card(lead)
 
 
-@fragment(run_every=live.COUNT_SECONDS)
+@fragment(run_every=class_shared.COUNT_SECONDS)
 def _counts(code: str, step: int, shown: Step | None) -> None:
     """Who joined and, on a question, how many answered: live, never who answered what."""
-    store = live.class_store()
+    store = class_shared.class_store()
     info = store.get_class(code) if store else None
     if info is None:
         return
@@ -282,7 +282,7 @@ def _teacher_link(lead: Lead, lesson: Lesson) -> str:
     """The link that gives the controls back on any computer (in classroom mode if on here)."""
     mode = "&classroom=true" if classroom_mode() else ""
     return (
-        f"{live.site_root()}/lessons?lesson={lesson.id}&class={lead.code}{mode}"
+        f"{class_shared.site_root()}/lessons?lesson={lesson.id}&class={lead.code}{mode}"
         f"&teacher={lead.key}\n"
     )
 
@@ -314,8 +314,10 @@ def question_ui(lead: Lead, step: Step, key: str, text_col, view_col) -> None:
         return
     with view_col:
         tally = peer.teacher_reveal_ui(lead, question, posed, key)
-        if question.kind not in live.DRAWN_IN_SPREAD:  # the model's own view adds to it
-            live.model_reveal(question, posed, live.modal_choice(tally, posed.answer.best), key)
+        if question.kind not in class_shared.DRAWN_IN_SPREAD:  # the model's own view adds to it
+            class_shared.model_reveal(
+                question, posed, class_shared.modal_choice(tally, posed.answer.best), key
+            )
     with text_col:
         st.markdown(_(question.explain))
 
@@ -326,11 +328,11 @@ def summary_ui(lead: Lead, lesson: Lesson) -> None:
     the last vote (the second where there was one)."""
     st.markdown("### " + _("The class's predictions"))
     rows = []
-    for index, posed in live.posed_questions(lesson):
+    for index, posed in class_shared.posed_questions(lesson):
         tally = lead.store.tally(lead.code, index + 1, 2)
         if not tally.answered:
             tally = lead.store.tally(lead.code, index + 1)
-        part = live.shares(tally, len(posed.labels))
+        part = class_shared.shares(tally, len(posed.labels))
         most = "—"
         if tally.answered:
             tied = [posed.labels[i] for i in np.flatnonzero(part == part.max())]

@@ -12,7 +12,7 @@ from urllib.parse import urlencode, urlsplit
 import numpy as np
 import streamlit as st
 
-from app_pages.lessons import predict, views
+from app_pages.lessons import predict, step_view
 from app_pages.lessons.answers import CLICK_KINDS, score_answer
 from app_pages.lessons.schema import Lesson, LessonError, Question, load_folder, parse_lesson
 from i18n import _, ngettext
@@ -145,7 +145,7 @@ def spread_ui(
         model_name=_("the model ({name})").format(name=posed.value_name),
         mine=mine,
     )
-    views.chart(fig, key=f"{key}_spread")
+    step_view.chart(fig, key=f"{key}_spread")
     st.markdown(spread_line(tally, posed))
 
 
