@@ -99,15 +99,11 @@ def _save(store: Store, code: str, student: Student, step: int, key: str, round_
 
 
 def question_ui(store: Store, info: ClassInfo, step: Step, student: Student, text_col, view_col):
-    with view_col:
-        posed = predict.pose(step)
+    posed = predict.ask_ui(step, text_col, view_col)
     if posed is None:
         return
     question = step.question
     mine = store.my_answer(info.code, student.id, info.step, info.round)
-    with text_col:
-        st.markdown(_("**Predict:** {prompt}").format(prompt=_(question.prompt)))
-        st.markdown(posed.line)
     key = f"join_guess_{info.code}_{info.step}" + ("_2" if info.round == 2 else "")
     if info.revealed:  # the peer-instruction loop's reveal and stages: app_pages/lessons/peer.py
         peer.student_reveal_ui(store, info, student.id, question, posed, key, text_col, view_col)
