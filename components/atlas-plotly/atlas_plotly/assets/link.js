@@ -13,8 +13,8 @@
 // A focus is {kind: "cell", i, j}, {kind: "query", i} or {kind: "key", j}. Hovering a heatmap's
 // cell focuses it; over a lines chart, the pointer on one of the linked head's lines focuses that
 // cell, on a token (left: queries, right: keys) that query or key. Every chart of the group shows
-// the group's focus with layout shapes (drawn without recomputing the traces, in about a
-// millisecond; restyling the lines took 25-70 ms at 119 tokens): a heatmap outlines the cell, row
+// the group's focus with layout shapes (drawn without recomputing the traces, so a long
+// sentence's lines need not be restyled on every hover): a heatmap outlines the cell, row
 // or column; a lines chart veils every line (a rectangle of the plot's background between the
 // token columns) and draws the matching lines of the linked head over it (for a cell, the line
 // i -> j even where it is not drawn: below the threshold, or of a head not shown).
