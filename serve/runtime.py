@@ -77,7 +77,7 @@ def freeze_long_lived(*, again: bool = False) -> None:
 
 
 def keep_finished_runs() -> None:
-    """Work around a race in Streamlit 1.67 (its issue 9921) that a live class's followers meet:
+    """Work around a race in Streamlit 1.67 (its script runner, reported upstream) that a live class's followers meet:
     a ``run_every`` fragment's timer rerun that reaches a script runner which has just finished
     (its messages not yet sent) makes the session start a new runner, and the finished run's
     messages are then dropped ("Ignoring event from non-current ScriptRunner"): the page misses
