@@ -17,10 +17,7 @@ CODE = {".py", ".js", ".mjs", ".css", ".html", ".toml", ".cfg", ".ini", ".sh", "
 CODE_NAMES = {"Makefile", "Dockerfile"}
 # the word and a number (across a comment's line break too), or the word after "the"
 ISSUE = re.compile(r"\bissues?\s*#?\s*\d+|\bthe\s+issue\b", re.IGNORECASE)
-KNOWN = {
-    # Streamlit's own tracker, the upstream race serve.runtime.keep_finished_runs works around
-    "serve/runtime.py": 1,
-}
+KNOWN: dict[str, int] = {}
 
 
 @cache
