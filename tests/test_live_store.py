@@ -723,3 +723,34 @@ def test_a_saved_answer_survives_kill_9(db_url: str):
     assert reopened.my_answer(info.code, student.id, 1) == 5
     assert [(row.student, row.choice) for row in reopened.answers(info.code, key)] == [(1, 5)]
     reopened.close()
+
+
+def test_reads_run_without_a_transaction_and_writes_in_one(pg_cluster: str):
+    """PostgreSQL: a read is one round trip (autocommit, no BEGIN and COMMIT), a write one
+    transaction that a failure rolls back whole, whichever ran on the connection before.
+    (SQLite's BEGIN and COMMIT are calls into the library, not round trips: unchanged.)"""
+    store = open_store(new_database(pg_cluster))
+    try:
+        _reads_and_writes(store)
+    finally:
+        store.close()
+
+
+def _reads_and_writes(store: Store) -> None:
+    info, _key = store.create_class("bahdanau")
+    db = store._db
+    assert db.run(lambda tx: tx.one("SELECT 1"), write=False) == (1,)
+    conn = db.pool.take()
+    try:
+        assert conn.autocommit  # the read left it so; nothing open on the server
+        assert conn.info.transaction_status == conn.info.transaction_status.IDLE
+    finally:
+        db.pool.give(conn)
+
+    def half_then_fail(tx) -> None:
+        tx.run("UPDATE classes SET step = 5 WHERE code = ?", (info.code,))
+        raise RuntimeError("midway")
+
+    with pytest.raises(RuntimeError):
+        db.run(half_then_fail, write=True)
+    assert store.get_class(info.code).step == info.step  # the half-done write was rolled back

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -176,31 +177,21 @@ def _wide(key: str | None, width: int | float | None) -> Iterator[None]:
         yield
 
 
-def _component_chart(
-    spec: dict,
-    key: str | None,
-    on_select,
-    behaviours: Behaviours | None,
-    on_trigger: dict | None,
-    text: ChartText,
-) -> bool:
-    """Show the legible figure ``spec`` with the chart component, named and described by
-    ``text``; False (nothing shown) where it is off."""
-    if not plotly_component.wanted():
-        return False
+def _component_data(prepared: Prepared) -> bytes:
+    """The bytes the chart component draws for ``prepared`` (its name, summary, tables and
+    labels in the session's language)."""
     labels = {name: _(label) for name, label in NUMBERS_LABELS.items()}
     labels["html"] = _("Download as HTML")  # describe.js: the chart as one page (viz.standalone)
+    behaviours = prepared.behaviours
     options = {
         "fullscreen": {"label": _(FULLSCREEN_LABEL)},
-        "describe": text.payload() | {"labels": labels},
+        "describe": prepared.text.payload() | {"labels": labels},
     } | (behaviours.options() if behaviours is not None else {})
     # A figure with a width scrolls sideways inside the component (its own container, whose key
-    # does not change with the width: a new container would mount the chart anew).
-    data = plotly_component.payload(
-        spec, PLOTLY_CONFIG, select=on_select is not None, behaviours=options
-    )
-    note_figure(len(data))
-    return plotly_component.show(data, key=key, on_select=on_select, on_trigger=on_trigger)
+    # does not change with the width: a new container would mount the chart anew). The payload
+    # takes the width and the template out of the layout: a copy, so the spec stays whole.
+    spec = prepared.spec | {"layout": dict(prepared.spec.get("layout") or {})}
+    return plotly_component.payload(spec, PLOTLY_CONFIG, select=prepared.select, behaviours=options)
 
 
 def _wrapped(
@@ -218,6 +209,68 @@ def _wrapped(
     if behaviours is not None:
         behaviours = behaviours.in_blocks(wrapped)
     return float(spec["layout"]["width"]), behaviours
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A chart made legible for this screen, ready to send: ``spec`` (the figure's plain dict,
+    legible; not to be changed), ``text`` (its name, summary and tables), ``behaviours``, whether
+    clicks are sent back (``select``), and the chart component's bytes (made once, on first use:
+    the same prepared chart may be shown to many sessions)."""
+
+    spec: dict
+    text: ChartText
+    behaviours: Behaviours | None
+    select: bool
+    _data: list = field(default_factory=list, compare=False, repr=False)
+
+    def component_data(self) -> bytes:
+        if not self._data:
+            self._data.append(_component_data(self))
+        return self._data[0]
+
+
+def prepare_chart(
+    chart: go.Figure | Chart, *, fit: Fit = PAGE_FIT, select: bool = False
+) -> Prepared:
+    """``chart`` made legible where ``fit`` puts it (classroom mode when on), and described:
+    everything :func:`plotly_chart` does before it sends. No Streamlit element is drawn, so a
+    prepared chart may be kept and shown again (:func:`show_prepared`)."""
+    fig, behaviours = (
+        (chart.figure, chart.behaviours) if isinstance(chart, Chart) else (chart, None)
+    )
+    if select:
+        fig.update_layout(clickmode="event+select", dragmode=False)
+    classroom = classroom_mode()
+    scale = height_fitted(fig, fit) if classroom else None
+    spec = fig.to_dict()
+    text = chart_text(spec)  # before wrapping: the figure's own rows and columns
+    width, behaviours = _wrapped(spec, fit, classroom, behaviours)
+    if classroom:
+        width = width or fig.layout.width
+        scale = width_scale(width, fit.column.classroom_px(), scale or CLASSROOM_SCALE)
+    return Prepared(legible(spec, classroom=classroom, scale=scale), text, behaviours, select)
+
+
+def show_prepared(
+    prepared: Prepared, *, key: str | None, on_select=None, on_trigger: dict | None = None
+) -> None:
+    """Send a :func:`prepare_chart` result: by the chart component, or ``st.plotly_chart`` where
+    it is off (the same legible figure). ``on_select`` needs a chart prepared with ``select``."""
+    if plotly_component.wanted():
+        data = prepared.component_data()
+        note_figure(len(data))
+        if plotly_component.show(data, key=key, on_select=on_select, on_trigger=on_trigger):
+            return
+    spec = prepared.spec | {"layout": dict(prepared.spec["layout"])}  # the width goes: a copy
+    note_figure(figure_bytes(spec))
+    kwargs: dict = {"key": key, "config": PLOTLY_CONFIG, "theme": None}
+    if on_select is not None:
+        kwargs |= {"on_select": on_select, "selection_mode": "points"}
+    width = spec["layout"].pop("width", None)
+    with _wide(key, width):
+        # as a Figure: st.plotly_chart refuses a plain dict without traces (a formula diagram's)
+        st.plotly_chart(go.Figure(spec), **kwargs)
 
 
 def plotly_chart(
@@ -239,27 +292,5 @@ def plotly_chart(
     a behaviour sends back. Behaviours apply only where the component draws the chart: a page
     must work without them (with ``st.plotly_chart``, the figure's own controls).
     """
-    fig, behaviours = (
-        (chart.figure, chart.behaviours) if isinstance(chart, Chart) else (chart, None)
-    )
-    if on_select is not None:
-        fig.update_layout(clickmode="event+select", dragmode=False)
-    classroom = classroom_mode()
-    scale = height_fitted(fig, fit) if classroom else None
-    spec = fig.to_dict()
-    text = chart_text(spec)  # before wrapping: the figure's own rows and columns
-    width, behaviours = _wrapped(spec, fit, classroom, behaviours)
-    if classroom:
-        width = width or fig.layout.width
-        scale = width_scale(width, fit.column.classroom_px(), scale or CLASSROOM_SCALE)
-    spec = legible(spec, classroom=classroom, scale=scale)
-    if _component_chart(spec, key, on_select, behaviours, on_trigger, text):
-        return
-    note_figure(figure_bytes(spec))
-    kwargs: dict = {"key": key, "config": PLOTLY_CONFIG, "theme": None}
-    if on_select is not None:
-        kwargs |= {"on_select": on_select, "selection_mode": "points"}
-    width = spec["layout"].pop("width", None)
-    with _wide(key, width):
-        # as a Figure: st.plotly_chart refuses a plain dict without traces (a formula diagram's)
-        st.plotly_chart(go.Figure(spec), **kwargs)
+    prepared = prepare_chart(chart, fit=fit, select=on_select is not None)
+    show_prepared(prepared, key=key, on_select=on_select, on_trigger=on_trigger)

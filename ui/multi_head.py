@@ -28,7 +28,7 @@ from models.transformer.translator import TransformerAttention
 from serve.cache import MB, bounded_cache
 from ui.downloads import download_text
 from ui.guard import guarded_ui
-from ui.loaders import cached_model, cached_transformer, load_pretrained, model_key
+from ui.loaders import cached_model, cached_transformer, load_pretrained, model_key, spinner
 from ui.sidebar import current_device
 
 POSITIONAL_LABELS = {"sinusoidal": N_("sinusoidal"), "learned": N_("learned")}  # id -> label
@@ -98,7 +98,7 @@ def encode_ui(name: str, text: str) -> EncoderAttention | None:
     encoder = load_pretrained(name)
     if encoder is None:
         return None
-    with st.spinner(_("Running the encoder…")):
+    with spinner(_("Running the encoder…")):  # none inside a cached function
         model = name.strip() or DEFAULT_MODEL
         return guarded_ui(lambda: run_pretrained(model, current_device(), text))
 

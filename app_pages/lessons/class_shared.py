@@ -130,22 +130,28 @@ def spread_ui(
 ) -> None:
     """The class's answers over the same options as the model's answer, beside the model's own
     weights (or shares) where they are on a 0-1 scale; ``mine``: the viewer's own answer."""
-    n = len(posed.labels)
+    counts = tuple(tally.counts.get(i, 0) for i in range(len(posed.labels)))
     weights = question.kind in (*CLICK_KINDS, "pattern")
-    fig = class_bars(
-        posed.labels,
-        [tally.counts.get(i, 0) for i in range(n)],
-        posed.answer.best,
-        title=ngettext(
-            "The class's guesses ({n} answer)", "The class's guesses ({n} answers)", tally.answered
-        ).format(n=tally.answered),
-        class_name=_("the class"),
-        value_name=_("share of the answers") if not weights else _("share · weight"),
-        model_values=posed.answer.values if weights else None,
-        model_name=_("the model ({name})").format(name=posed.value_name),
-        mine=mine,
-    )
-    step_view.chart(fig, key=f"{key}_spread")
+
+    def build():
+        return class_bars(
+            posed.labels,
+            list(counts),
+            posed.answer.best,
+            title=ngettext(
+                "The class's guesses ({n} answer)",
+                "The class's guesses ({n} answers)",
+                tally.answered,
+            ).format(n=tally.answered),
+            class_name=_("the class"),
+            value_name=_("share of the answers") if not weights else _("share · weight"),
+            model_values=posed.answer.values if weights else None,
+            model_name=_("the model ({name})").format(name=posed.value_name),
+            mine=mine,
+        )
+
+    memo = ("spread", posed.step, posed.labels, question.kind, counts, mine)
+    step_view.chart_once(memo, build, f"{key}_spread")
     st.markdown(spread_line(tally, posed))
 
 

@@ -107,25 +107,34 @@ def _vote_name(round_: int) -> str:
 
 
 def split_chart(tally: Tally, posed: predict.Posed, key: str, **marks) -> None:
-    """One vote's split as bars; ``best`` (in ``marks``) only after the reveal."""
+    """One vote's split as bars; ``best`` (in ``marks``) only after the reveal. Made once per
+    split for the whole class: it depends on the counts and the marks (``mine``: one of the
+    options), not on who looks."""
     n = tally.answered
-    title = (
-        ngettext("First vote ({n} answer)", "First vote ({n} answers)", n)
-        if tally.round == 1
-        else ngettext("Second vote ({n} answer)", "Second vote ({n} answers)", n)
-    ).format(n=n)
-    fig = class_bars(
-        posed.labels,
-        [tally.counts.get(i, 0) for i in range(len(posed.labels))],
-        marks.pop("best", None),
-        title=title,
-        class_name=_("the class"),
-        value_name=_("share of the answers")
-        if "model_values" not in marks
-        else _("share · weight"),
-        **marks,
-    )
-    step_view.chart(fig, key=f"{key}_split_{tally.round}")
+    counts = tuple(tally.counts.get(i, 0) for i in range(len(posed.labels)))
+    best = marks.pop("best", None)
+
+    def build():
+        title = (
+            ngettext("First vote ({n} answer)", "First vote ({n} answers)", n)
+            if tally.round == 1
+            else ngettext("Second vote ({n} answer)", "Second vote ({n} answers)", n)
+        ).format(n=n)
+        return class_bars(
+            posed.labels,
+            list(counts),
+            best,
+            title=title,
+            class_name=_("the class"),
+            value_name=_("share of the answers")
+            if "model_values" not in marks
+            else _("share · weight"),
+            **marks,
+        )
+
+    memo = ("split", posed.step, posed.labels, tally.round, counts, best, marks.get("mine"))
+    memo += ("model_values" in marks,)
+    step_view.chart_once(memo, build, f"{key}_split_{tally.round}")
 
 
 # --- the teacher --------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ model's answer, scored in words and numbers, and explained; the student may add 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import streamlit as st
@@ -27,6 +27,7 @@ from app_pages.lessons.answers import (
 )
 from app_pages.lessons.schema import PATTERN_LABELS, PATTERNS, Question, Step
 from i18n import N_, _
+from ui.once import once
 from ui.sidebar import classroom_mode
 from ui.text import escape_markdown
 from viz.lessons import SCENE_HEIGHT, SCENE_PREVIEW_CLASSROOM, guess_bars, region_figure
@@ -51,7 +52,9 @@ class Posed:
     ``reveal(score, key)``: the answer drawn with the guess over it, ``value_name``: what the
     answer's values are, ``preview(key)``: a figure that may be shown before the reveal, and
     ``asked``: what the question asks about in a few words (plain text: the French word, the
-    caption word, the head, d_k), as the end-of-lesson tables name it."""
+    caption word, the head, d_k), as the end-of-lesson tables name it. A posed question is made
+    once for every session (:func:`pose`) and its charts once per guess
+    (``step_view.chart_once``)."""
 
     labels: tuple[str, ...]
     answer: Answer
@@ -60,20 +63,25 @@ class Posed:
     value_name: str
     preview: Callable[[str], None] | None = None
     asked: str = ""
+    step: Step | None = None  # the step it was posed from: what its charts are kept by
 
 
-def _bars(posed_labels, answer: Answer, title: str, value_name: str, **marks) -> Callable:
+def _bars(
+    step: Step, posed_labels, answer: Answer, title: str, value_name: str, **marks
+) -> Callable:
     def reveal(s: Score, key: str) -> None:
-        fig = guess_bars(
-            posed_labels,
-            answer.values,
-            s.guess,
-            answer.best,
-            title=title,
-            value_name=value_name,
-            **marks,
-        )
-        step_view.chart(fig, key=key)
+        def build():
+            return guess_bars(
+                posed_labels,
+                answer.values,
+                s.guess,
+                answer.best,
+                title=title,
+                value_name=value_name,
+                **marks,
+            )
+
+        step_view.chart_once((step, "bars", s.guess), build, key)
 
     return reveal
 
@@ -93,7 +101,7 @@ def _token(step: Step) -> Posed | None:
         tuple(view.source),
         answer,
         line,
-        _bars(view.source, answer, title, _("weight")),
+        _bars(step, view.source, answer, title, _("weight")),
         _("weight"),
         asked=f"{word} →",
     )
@@ -118,7 +126,7 @@ def _window(step: Step) -> Posed | None:
     title = _("local-p for “{word}”: p_t = {p:.1f}, window [{lo:.0f}, {hi:.0f}]").format(
         word=word, p=answer.centre, lo=lo, hi=hi
     )
-    reveal = _bars(labels, answer, title, _("weight"), window=(lo, hi), centre=answer.centre)
+    reveal = _bars(step, labels, answer, title, _("weight"), window=(lo, hi), centre=answer.centre)
     asked = f"{word} →"
     return Posed(labels, answer, line, reveal, _("weight"), asked=asked)
 
@@ -137,24 +145,28 @@ def _region(step: Step) -> Posed | None:
     def preview(key: str) -> None:
         # on a projector the options and the button under the scene stay on the first screen
         height = SCENE_PREVIEW_CLASSROOM if classroom_mode() else SCENE_HEIGHT
-        fig = region_figure(
-            image, names, REGIONS, title=_("The scene, in nine parts"), height=height
-        )
-        step_view.chart(fig, key=f"{key}_scene")
+
+        def build():
+            title = _("The scene, in nine parts")
+            return region_figure(image, names, REGIONS, title=title, height=height)
+
+        step_view.chart_once((step, "scene"), build, f"{key}_scene")
 
     def reveal(s: Score, key: str) -> None:
-        title = _("Soft attention while it says “{word}”").format(word=result.words[t])
-        fig = region_figure(
-            image,
-            names,
-            REGIONS,
-            title=title,
-            light=result.alphas[t],
-            masses=answer.values,
-            guess=s.guess,
-            best=answer.best,
-        )
-        step_view.chart(fig, key=key)
+        def build():
+            title = _("Soft attention while it says “{word}”").format(word=result.words[t])
+            return region_figure(
+                image,
+                names,
+                REGIONS,
+                title=title,
+                light=result.alphas[t],
+                masses=answer.values,
+                guess=s.guess,
+                best=answer.best,
+            )
+
+        step_view.chart_once((step, "region", s.guess), build, key)
 
     asked = _("“{word}” in the image").format(word=result.words[t])
     return Posed(names, answer, line, reveal, _("attention mass"), preview, asked)
@@ -173,8 +185,11 @@ def _pattern(step: Step) -> Posed | None:
     line = _("Pieces the encoder reads: {line}").format(line=pieces)
 
     def reveal(s: Score, key: str) -> None:
-        title = _("Layer {layer}, head {head}").format(layer=q.layer, head=q.head)
-        step_view.chart(head_heatmap(weights, found.tokens, found.tokens, title=title), key=key)
+        def build():
+            title = _("Layer {layer}, head {head}").format(layer=q.layer, head=q.head)
+            return head_heatmap(weights, found.tokens, found.tokens, title=title)
+
+        step_view.chart_once((step, "pattern"), build, key)
         shares = ", ".join(
             f"{label}: {v:.2f}" for label, v in zip(labels, answer.values, strict=True)
         )
@@ -195,16 +210,17 @@ def _scaling(step: Step) -> Posed:
     line = _("d_k = **{d}**, {k} keys per query.").format(d=d_k, k=compute.SCALING_KEYS)
 
     def reveal(s: Score, key: str) -> None:
-        labels = (_("with ÷√d_k"), _("without ÷√d_k"))
-        fig = guess_bars(
-            labels,
-            answer.values[:2],
-            min(s.guess, 1),
-            int(answer.values[1] > answer.values[0]),
-            title=_("Mean entropy at d_k = {d}").format(d=d_k),
-            value_name=_("entropy (bits)"),
-        )
-        step_view.chart(fig, key=key)
+        def build():
+            return guess_bars(
+                (_("with ÷√d_k"), _("without ÷√d_k")),
+                answer.values[:2],
+                min(s.guess, 1),
+                int(answer.values[1] > answer.values[0]),
+                title=_("Mean entropy at d_k = {d}").format(d=d_k),
+                value_name=_("entropy (bits)"),
+            )
+
+        step_view.chart_once((step, "scaling", min(s.guess, 1)), build, key)
 
     asked = f"d_k = {d_k}"  # a symbol: not translated
     return Posed(_choice_labels(answer), answer, line, reveal, _("entropy (bits)"), asked=asked)
@@ -239,16 +255,17 @@ def _bleu(step: Step) -> Posed | None:
     line = "  \n".join(f"{i + 1}. {escape_markdown(en)}" for i, (en, _fr) in enumerate(pair))
 
     def reveal(s: Score, key: str) -> None:
-        labels = _choice_labels(answer)
-        fig = guess_bars(
-            labels,
-            answer.values,
-            s.guess,
-            answer.best,
-            title=_("BLEU lost without attention"),
-            value_name="BLEU",
-        )
-        step_view.chart(fig, key=f"{key}_loss")
+        def build():
+            return guess_bars(
+                _choice_labels(answer),
+                answer.values,
+                s.guess,
+                answer.best,
+                title=_("BLEU lost without attention"),
+                value_name="BLEU",
+            )
+
+        step_view.chart_once((step, "bleu", s.guess), build, f"{key}_loss")
         step_view.show_view(step, key)
 
     asked = _("BLEU lost: sentence 1 or 2")
@@ -266,10 +283,12 @@ POSERS: dict[str, Callable[[Step], Posed | None]] = {
 }
 
 
+@once
 def pose(step: Step) -> Posed | None:
-    """The question of ``step`` posed on the model's result; None after a message when the model
-    is missing or refused the input."""
-    return POSERS[step.question.kind](step)
+    """The question of ``step`` posed on the model's result, made once for every session; None
+    after a message when the model is missing or refused the input."""
+    posed = POSERS[step.question.kind](step)
+    return None if posed is None else replace(posed, step=step)
 
 
 def ask_ui(step: Step, text_col, view_col) -> Posed | None:

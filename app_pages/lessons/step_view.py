@@ -1,8 +1,15 @@
-"""The live view of a lesson step: the real page's chart for the step's sentence (or scene), drawn
-through ``ui.charts.plotly_chart``. ``show_view`` draws a step's whole view; a question's hidden
-part is drawn by ``predict`` only after the reveal."""
+"""The live view of a lesson step: the real page's chart for the step's sentence (or scene), made
+legible as ``ui.charts.plotly_chart`` makes every chart. ``show_view`` draws a step's whole view; a
+question's hidden part is drawn by ``predict`` only after the reveal.
+
+A step's view is made once for every session that shows it (``ui.once``: per step, language,
+screen mode and device) as :class:`Part` values, and each session only draws them: a hall of
+students who open the same step share one model run and one legible chart per part."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
@@ -14,8 +21,9 @@ from app_pages.lessons.schema import Step
 from i18n import _
 from models.transformer.positional import sinusoidal_encoding
 from ui import captions
-from ui.charts import plotly_chart
+from ui.charts import Prepared, prepare_chart, show_prepared
 from ui.fit import Fit
+from ui.once import once
 from ui.text import escape_markdown
 from viz.alignment import alignment_heatmap
 from viz.lessons import guess_bars, region_figure
@@ -30,10 +38,46 @@ PE_POSITIONS, PE_DIMS = 24, 32
 STEP_FIT = Fit(height=520)
 
 
-def chart(fig: go.Figure, key: str) -> None:
-    """``plotly_chart`` for a step's view column (``viz.view_column``), in classroom mode scaled
-    to fit under the step's row, never below the legibility minimums."""
-    plotly_chart(fit_view_column(fig), key=key, fit=STEP_FIT)
+@dataclass(frozen=True)
+class Part:
+    """One piece of a step's view, made once for every student (``ui.once``): a markdown
+    ``line``, a ``table`` of rows, or ``charts`` side by side (each with the suffix of its key)."""
+
+    line: str = ""
+    table: tuple[dict, ...] = ()
+    charts: tuple[tuple[str, Prepared], ...] = ()
+
+
+def prepared(fig: go.Figure) -> Prepared:
+    """A step's chart for its view column (``viz.view_column``), in classroom mode scaled to fit
+    under the step's row, never below the legibility minimums."""
+    return prepare_chart(fit_view_column(fig), fit=STEP_FIT)
+
+
+def chart_once(memo: tuple, build: Callable[[], go.Figure], key: str) -> None:
+    """Show the step chart that ``build`` makes, made once per ``memo`` (hashable: what the
+    figure depends on besides the language and the screen, which are added) for every session."""
+    show_prepared(_once_chart(memo, _build=build), key=key)
+
+
+@once
+def _once_chart(memo: tuple, *, _build: Callable[[], go.Figure]) -> Prepared:
+    return prepared(_build())
+
+
+def _draw(parts: tuple[Part, ...], key: str) -> None:
+    for part in parts:
+        if part.line:
+            st.markdown(part.line)
+        if part.table:
+            st.table(list(part.table))
+        if len(part.charts) == 1:
+            suffix, one = part.charts[0]
+            show_prepared(one, key=key + suffix)
+        elif part.charts:
+            for col, (suffix, one) in zip(st.columns(len(part.charts)), part.charts, strict=True):
+                with col:
+                    show_prepared(one, key=key + suffix)
 
 
 def region_names() -> tuple[str, ...]:
@@ -48,7 +92,7 @@ def quoted(tokens: list[str], index: int) -> str:
     return " ".join(words)
 
 
-def _translations(step: Step, key: str) -> None:
+def _translations(step: Step) -> tuple[Part, ...] | None:
     pair = step.question.pair if step.question else ()
     if not pair:
         pair = ((step.sentence, ""),)
@@ -66,7 +110,7 @@ def _translations(step: Step, key: str) -> None:
             rows[-1][label] = tr.text if tr is not None else "—"
         if fr:
             rows[-1][_("reference")] = fr
-    st.table(rows)
+    parts = [Part(table=tuple(rows))]
     if outputs is not None:
         bleu = outputs[1]
         lines = [
@@ -75,72 +119,68 @@ def _translations(step: Step, key: str) -> None:
             )
             for i in range(len(pair))
         ]
-        st.markdown("  \n".join(lines))
+        parts.append(Part(line="  \n".join(lines)))
+    return tuple(parts)
 
 
-def _alignment(step: Step, key: str) -> None:
+def _alignment(step: Step) -> tuple[Part, ...] | None:
     data = compute.translation(step.model, step.sentence, None)
     if data is None:
-        return
+        return None
     title = _("{model}: where each French word looked").format(model=step.model)
-    chart(
-        alignment_heatmap(data.view.weights, data.view.source, data.view.target, title=title),
-        key=key,
-    )
+    fig = alignment_heatmap(data.view.weights, data.view.source, data.view.target, title=title)
+    return (Part(charts=(("", prepared(fig)),)),)
 
 
-def _stages(step: Step, key: str) -> None:
+def _stages(step: Step) -> tuple[Part, ...] | None:
     """Scores e, then softmax weights, for the question's target word (subword pieces)."""
     target = step.question.target if step.question else None
     data = compute.translation(step.model, step.sentence, target, level="subword")
     if data is None or data.translation.scores is None:
-        return
+        return None
     tr, row = data.translation, data.row
-    st.markdown(_("Target word: {line}").format(line=quoted(tr.target_tokens, row)))
+    line = _("Target word: {line}").format(line=quoted(tr.target_tokens, row))
     scores, weights = tr.scores[row], tr.weights[row]  # (T_src,) each
     best = int(np.argmax(weights))
-    left, right = st.columns(2)
-    with left:
-        fig = guess_bars(
-            tr.source_tokens,
-            scores - scores.min(),
-            None,
-            best,
-            title=_("1 · scores e (shifted)"),
-            value_name=_("score"),
-        )
-        chart(fig, key=f"{key}_scores")
-    with right:
-        fig = guess_bars(
-            tr.source_tokens,
-            weights,
-            None,
-            best,
-            title=_("2 · softmax(e)"),
-            value_name=_("weight"),
-        )
-        chart(fig, key=f"{key}_weights")
+    shifted = guess_bars(
+        tr.source_tokens,
+        scores - scores.min(),
+        None,
+        best,
+        title=_("1 · scores e (shifted)"),
+        value_name=_("score"),
+    )
+    softmax = guess_bars(
+        tr.source_tokens,
+        weights,
+        None,
+        best,
+        title=_("2 · softmax(e)"),
+        value_name=_("weight"),
+    )
+    charts = (("_scores", prepared(shifted)), ("_weights", prepared(softmax)))
+    return (Part(line=line, charts=charts),)
 
 
-def _local(step: Step, key: str) -> None:
+def _local(step: Step) -> tuple[Part, ...] | None:
     data = compute.translation("local-p", step.sentence, None, level="subword")
     if data is None:
-        return
+        return None
     tr = data.translation
     title = _("local-p: p_t and its window (D = {D})").format(D=tr.D)
     fig = local_heatmap(
         tr.weights, tr.source_tokens, tr.target_tokens, tr.p_t, tr.window, title=title
     )
-    chart(fig, key=key)
+    return (Part(charts=(("", prepared(fig)),)),)
 
 
-def _caption(step: Step, key: str) -> None:
+def _caption(step: Step) -> tuple[Part, ...] | None:
     found = compute.caption(step.scene)
     if found is None:
-        return
+        return None
     image, result = found
     t = compute.caption_word(result, step.question.target if step.question else None)
-    st.markdown(_("Caption: {line}").format(line=quoted(list(result.words), t)))
+    line = _("Caption: {line}").format(line=quoted(list(result.words), t))
     masses = region_masses(result.alphas[t])
     best = int(np.argmax(masses))
     title = _("Soft attention while it says “{word}”").format(word=result.words[t])
@@ -153,32 +193,33 @@ def _caption(step: Step, key: str) -> None:
         masses=masses,
         best=best,
     )
-    chart(fig, key=key)
+    return (Part(line=line, charts=(("", prepared(fig)),)),)
 
 
-def _heads(step: Step, key: str) -> None:
+def _heads(step: Step) -> tuple[Part, ...] | None:
     found = compute.encoder(step.sentence)
     if found is None:
-        return
+        return None
     layer = step.question.layer if step.question else step.layer
     weights = found.attentions[layer - 1 : layer]  # (1, H, T, T)
     # the title in the page: over the grid it would meet the heads' labels
-    st.markdown(_("all-MiniLM-L6-v2, layer {layer}: its 12 heads").format(layer=layer))
-    chart(head_grid(weights), key=key)
+    line = _("all-MiniLM-L6-v2, layer {layer}: its 12 heads").format(layer=layer)
+    return (Part(line=line, charts=(("", prepared(head_grid(weights))),)),)
 
 
-def _head(step: Step, key: str) -> None:
+def _head(step: Step) -> tuple[Part, ...] | None:
     found = compute.encoder(step.sentence)
     if found is None:
-        return
+        return None
     q = step.question
     layer, head = (q.layer, q.head) if q else (step.layer, step.head)
     weights = found.attentions[layer - 1, head - 1]  # (T, T)
     title = _("Layer {layer}, head {head}").format(layer=layer, head=head)
-    chart(head_heatmap(weights, found.tokens, found.tokens, title=title), key=key)
+    fig = head_heatmap(weights, found.tokens, found.tokens, title=title)
+    return (Part(charts=(("", prepared(fig)),)),)
 
 
-def _scaling(step: Step, key: str) -> None:
+def _scaling(step: Step) -> tuple[Part, ...] | None:
     curves = compute.scaling_curves()
     series = {_("with ÷√d_k"): curves["scaled"], _("without"): curves["unscaled"]}
     fig = lines_over_dims(
@@ -190,20 +231,20 @@ def _scaling(step: Step, key: str) -> None:
         x_title="d_k",
         y_title=_("entropy (bits)"),
     )
-    chart(fig, key=key)
+    return (Part(charts=(("", prepared(fig)),)),)
 
 
-def _positional(step: Step, key: str) -> None:
+def _positional(step: Step) -> tuple[Part, ...] | None:
     pe = sinusoidal_encoding(PE_POSITIONS, PE_DIMS).numpy()  # (n, d)
     title = _("Sinusoidal PE: {n} positions × {d} dims").format(n=PE_POSITIONS, d=PE_DIMS)
-    chart(pe_heatmap(pe, title=title), key=key)
+    return (Part(charts=(("", prepared(pe_heatmap(pe, title=title))),)),)
 
 
-def _shuffle(step: Step, key: str) -> None:
+def _shuffle(step: Step) -> tuple[Part, ...] | None:
     with_pe = step.question.with_pe if step.question else False
     result = compute.shuffled(step.sentence, with_pe)
     if result is None:
-        return
+        return None
     which = _("with PE") if with_pe else _("without PE")
     panels = [
         (
@@ -221,10 +262,10 @@ def _shuffle(step: Step, key: str) -> None:
             ),
         ),
     ]
-    chart(permutation_maps(panels), key=key)
+    return (Part(charts=(("", prepared(permutation_maps(panels))),)),)
 
 
-VIEW_DRAWERS = {
+VIEW_PARTS: dict[str, Callable[[Step], tuple[Part, ...] | None]] = {
     "translations": _translations,
     "alignment": _alignment,
     "stages": _stages,
@@ -256,5 +297,15 @@ FULL_PAGES = {
 
 
 def show_view(step: Step, key: str) -> None:
-    """Draw ``step``'s whole view (its question already answered, or none asked)."""
-    VIEW_DRAWERS[step.view](step, key)
+    """Draw ``step``'s whole view (its question already answered, or none asked), made once for
+    every student who sees the step (:func:`view_parts`)."""
+    parts = view_parts(step)
+    if parts is not None:
+        _draw(parts, key)
+
+
+@once
+def view_parts(step: Step) -> tuple[Part, ...] | None:
+    """``step``'s view as parts to draw; None after a message (a missing model, a refused
+    input)."""
+    return VIEW_PARTS[step.view](step)
