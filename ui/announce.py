@@ -18,12 +18,11 @@ from ui import plotly_component
 from ui.script_component import script_component
 
 SAID = "announced"  # session state: the last text announced in this session
-ANNOUNCE_JS = """
-export default function (component) {
-  const { data, parentElement } = component;
-  const doc = parentElement.ownerDocument || document;
-  const host = parentElement.host || parentElement;
-  (host.closest('[data-testid="stBidiComponentRegular"]') || host).setAttribute("data-draws-nothing", "");
+# say(doc, text): the region at the end of the page's body, made once, told ``text`` when it
+# differs from what it last said. Shared by the scripts that announce (this one, and the live
+# class's listener: app_pages/lessons/follow_events.py, which says the class's news itself).
+SAY_JS = """
+function say(doc, text) {
   let region = doc.getElementById("atlas-announce");
   if (!region) {
     region = doc.createElement("div");
@@ -38,7 +37,6 @@ export default function (component) {
     });
     doc.body.appendChild(region);
   }
-  const text = (data && data.text) || "";
   if (text && region.dataset.said !== text) {
     region.dataset.said = text;
     // a moment after the region exists, so that the change is heard
@@ -46,6 +44,24 @@ export default function (component) {
   }
 }
 """
+ANNOUNCE_JS = (
+    SAY_JS
+    + """
+export default function (component) {
+  const { data, parentElement } = component;
+  const doc = parentElement.ownerDocument || document;
+  const host = parentElement.host || parentElement;
+  (host.closest('[data-testid="stBidiComponentRegular"]') || host).setAttribute("data-draws-nothing", "");
+  say(doc, (data && data.text) || "");
+}
+"""
+)
+
+
+def keep_said(text: str) -> None:
+    """Record ``text`` as this session's latest news (what AppTest reads: :data:`SAID`), for a
+    script that says it itself."""
+    st.session_state[SAID] = text
 
 
 def _mount() -> Callable | None:
@@ -56,7 +72,7 @@ def announce(text: str, in_sidebar: bool = True) -> None:
     """Have a screen reader say ``text`` (plain text, in the page's language) once; mounted at
     the sidebar's end, or where the caller draws (``in_sidebar=False``: inside a fragment,
     which may not write to the sidebar)."""
-    st.session_state[SAID] = text
+    keep_said(text)
     if plotly_component._under_apptest():
         return
     mount = _mount()

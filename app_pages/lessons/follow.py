@@ -20,14 +20,14 @@ SEEN = "join_seen"  # session state: the class revision this page was drawn at
 SAVE_ERROR = "join_save_error"
 
 
-def _follow(code: str, student: Student, drawn: int) -> None:
+def _follow(code: str, student: Student, drawn: int, news: str) -> None:
     """Redraw the class's view when the teacher moved, revealed or ended: the listener
     (:mod:`app_pages.lessons.follow_events`) asks for a rerun of the fragment it sits in
     (:func:`follow_ui`'s view) when the class's event stream says its revision is no longer
     ``drawn`` (or, without the stream, on its slow poll). A page that reconnected to another
     replica has a new session, which holds no fragment: there the ask runs the whole page
     (:mod:`serve.fresh_sessions`)."""
-    listen_ui(code, student.id, drawn, key=f"join_follow_{code}")
+    listen_ui(code, student.id, drawn, news, key=f"join_follow_{code}")
 
 
 def _header(info: ClassInfo, lesson: Lesson, student: Student) -> None:
@@ -63,10 +63,13 @@ def _class_view(store: Store, code: str, student: Student) -> None:
         st.info(_("The class {code} is over.").format(code=code))
         return
     _header(info, lesson, student)
-    # the move, the stage, the reveal, the end: said (in the view: a fragment has no sidebar)
-    announce(class_shared.class_news(info, lesson), in_sidebar=False)
-    if not info.ended:
-        _follow(code, student, info.revision)
+    # the move, the stage, the reveal: said by the listener; the end, with the listener gone,
+    # on its own (in the view: a fragment has no sidebar)
+    news = class_shared.class_news(info, lesson)
+    if info.ended:
+        announce(news, in_sidebar=False)
+    else:
+        _follow(code, student, info.revision, news)
     if info.ended or info.step > len(lesson.steps):
         if info.ended:
             st.success(_("The teacher ended the class. Thank you!"))

@@ -30,6 +30,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from serve.class_events import EVENTS_PATH
+from ui.announce import SAY_JS, keep_said
 from ui.script_component import script_component
 
 POLL_S = 10.0  # the fallback's mean interval between asks
@@ -37,7 +38,9 @@ REOPEN_S = 3.0  # the mean wait before a dropped stream is opened again
 SESSION = "join_follow_session"  # session state: a random mark of this session
 REASK_S = 4.0  # the mean wait before an ask the page did not act on is sent again
 
-FOLLOW_JS = """
+FOLLOW_JS = (
+    SAY_JS
+    + """
 const KEY = "__atlasClassFollow";
 
 function follower(data, win, doc, host) {
@@ -144,6 +147,7 @@ export default function (component) {
   }
   f.drawn = data.revision;
   f.trigger = setTriggerValue;
+  say(doc, data.news || "");  // the class's news, for a screen reader (ui/announce.py)
   f.mounts += 1;
   const mine = f.mounts;
   f.check();
@@ -152,6 +156,7 @@ export default function (component) {
   }, 0);
 }
 """
+)
 
 
 def events_url(code: str, me: str) -> str:
@@ -163,9 +168,12 @@ def _mount() -> Callable | None:
     return script_component("atlas_class_follow", FOLLOW_JS, "the page follows on its reruns only")
 
 
-def listen_ui(code: str, me: str, revision: int, key: str) -> bool:
+def listen_ui(code: str, me: str, revision: int, news: str, key: str) -> bool:
     """Mount the listener for the page drawn at ``revision``; True in the run that it asked for
-    (the class may have changed: look), False in any other run."""
+    (the class may have changed: look), False in any other run. It also says ``news`` (the
+    class's state in one sentence) in the page's live region, as ``ui.announce`` would: one
+    script where two would each cost a component's mount on every student's rerun."""
+    keep_said(news)
     mount = _mount()
     if mount is None:
         return False
@@ -178,6 +186,7 @@ def listen_ui(code: str, me: str, revision: int, key: str) -> bool:
         "poll_ms": int(POLL_S * 1000),
         "reopen_ms": int(REOPEN_S * 1000),
         "reask_ms": int(REASK_S * 1000),
+        "news": news,
     }
     result = mount(key=key, data=data, on_moved_change=lambda: None)
     return getattr(result, "moved", None) is not None
