@@ -111,9 +111,10 @@ class Session:
 
     async def set(self, key: str, value: object) -> float:
         """Give widget ``key`` the value ``value`` (a label for a choice), as the browser sends it
-        after a change; the rerun's seconds from request to finish."""
+        after a change: a rerun of the fragment that drew the widget (the whole page for a widget
+        outside fragments); the rerun's seconds from request to finish."""
         self.stage(key, value)
-        return await self._rerun()
+        return await self._rerun(fragment=self._in_fragment.get(key, ""))
 
     def unfinished_for(self) -> float:
         """Seconds since a run of the page began that has not finished (0 when none): what a
@@ -190,19 +191,27 @@ class Session:
         }
         return states
 
-    async def _rerun(self, first: bool = False) -> float:
-        """Ask for a rerun and read until the run of the page that served it has finished (not a
-        fragment's run, nor a run that had started before); its seconds."""
+    async def _rerun(self, first: bool = False, fragment: str = "") -> float:
+        """Ask for a rerun (of ``fragment`` only, where given) and read until the run that served
+        it has finished (not another fragment's run, nor a run that had started before); its
+        seconds."""
         data = protocol.rerun_msg(
             self._current_states(),
             page_name=self.page if first or not self._page_hash else "",
             page_hash=self._page_hash,
             query=self.query,
+            fragment_id=fragment,
+            auto_rerun=False,  # a widget's change, not a timer's
         )
-        started: set[str] = set()  # the page's runs begun since the request
+        started: set[str] = set()  # the runs begun since the request that serve it
+
+        def serves(msg: ForwardMsg) -> bool:
+            if not fragment:
+                return protocol.full_run(msg)
+            return fragment in msg.metadata.run.fragment_ids
 
         def served(msg: ForwardMsg) -> bool:
-            if not protocol.full_run(msg):
+            if msg.WhichOneof("type") not in ("new_session", "script_finished") or not serves(msg):
                 return False
             if msg.WhichOneof("type") == "new_session":
                 started.add(protocol.run_id(msg))
