@@ -85,6 +85,11 @@ def parse_load_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--url", help="an app already serving on loopback (no CPU/RSS figures)")
     p.add_argument("--app", type=Path, default=ROOT / "app.py", help="the app.py to serve")
     p.add_argument("--quick", action="store_true", help="small sizes: does the harness work?")
+    p.add_argument(
+        "--kill-replica",
+        action="store_true",
+        help="lecture-hall: kill -9 one replica during the first vote (2 replicas or more)",
+    )
     p.add_argument("--seed", type=int, default=17)
     p.add_argument("--time-limit", type=float, default=2400.0, help="seconds for everything")
     p.add_argument("--out", type=Path, default=ROOT / "runs" / "load")
@@ -109,6 +114,8 @@ def parse_load_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         p.error(f"sizes must be positive and at most {bounds}")
     if not 0 <= args.idle <= MAX_IDLE_S or min(args.think) < 0:
         p.error(f"--idle from 0 to {MAX_IDLE_S:g} s, --think not negative")
+    if args.kill_replica and (args.scenario != HALL or min(args.replicas) < 2 or args.url):
+        p.error("--kill-replica: the lecture hall, on 2 replicas or more that it starts")
     if args.url and urllib.parse.urlsplit(args.url).hostname not in LOOPBACK:
         p.error("the harness only loads a server on this machine (127.0.0.1)")
     return args
@@ -137,10 +144,12 @@ def profiles_for(names: list[str], args: argparse.Namespace) -> list:
     return [PROFILES[n] for n in PROFILES if n in wanted]
 
 
-def scenario_call(name: str, out, url: str, watch: ServerWatch, args: argparse.Namespace):
+def scenario_call(name: str, out, served: Served, watch: ServerWatch, args: argparse.Namespace):
+    url = served.url
     if name == HALL:
+        kill = lecture_hall.Kill(served.replica_urls, served.pids) if args.kill_replica else None
         return lecture_hall.lecture_hall(
-            out, url, watch, args.sessions, args.think, args.idle, args.seed, args.ramp
+            out, url, watch, args.sessions, args.think, args.idle, args.seed, args.ramp, kill
         )
     if name == LIVE:
         return live_class.live_class(
@@ -166,7 +175,7 @@ async def run_one(name: str, served: Served, replicas: int, args, deadline: floa
     start = time.monotonic()
     try:
         async with asyncio.timeout(deadline - time.monotonic()):
-            await scenario_call(name, out, served.url, watch, args)
+            await scenario_call(name, out, served, watch, args)
     except TimeoutError:
         print(f"{name}: stopped at the time limit; reporting what was measured")
     finally:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from bench.load.lecture_hall import HallOutcome
+from bench.load.lecture_hall import BACK_FLOOR_S, HallOutcome
 from bench.load.live_outcome import waits
 from bench.load.live_script import PLAN
 from bench.load.metrics import percentile
@@ -97,6 +97,18 @@ def lines(run: Run) -> list[str]:
         f"replicas' CPU over the whole run {run.server.get('cpu_percent', math.nan):.0f}% of "
         "one core"
     ]
+    if out.killed_at is not None:
+        back = sorted(out.back)
+        worst = f"{back[-1]:.1f}" if back else "-"
+        met = len(back) == out.cut_off and (not back or back[-1] <= BACK_FLOOR_S)
+        said.append(
+            f"lecture-hall, {out.students} students: kill -9 of one replica during the vote at "
+            f"step {out.kill_step}: {out.cut_off} pages cut off, {len(back)} back on the step "
+            f"(p50 {percentile(back, 50):.1f} s, p95 {percentile(back, 95):.1f} s, slowest "
+            f"{worst} s after the kill), {out.back_with_answer} of {out.answered_when_cut} "
+            f"with their saved answer shown; every page back within {BACK_FLOOR_S:g} s: "
+            + ("met" if met else "missed")
+        )
     if errors:
         said.append(
             f"lecture-hall, {out.students} students: errors: "

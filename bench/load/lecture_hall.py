@@ -29,6 +29,7 @@ import contextlib
 import json
 import os
 import random
+import signal
 import time
 import urllib.parse
 from collections.abc import AsyncIterator, Iterator
@@ -37,6 +38,7 @@ from dataclasses import dataclass, field
 from streamlit.components.v2.bidi_component.main import _make_trigger_id
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
+from websockets.exceptions import ConnectionClosed
 
 from bench.load import protocol
 from bench.load.client import Session
@@ -55,6 +57,9 @@ EVENTS_PATH = "/live/events"
 STREAM_REOPEN_S = 3.0  # a dropped stream is opened again after about this (jittered)
 POLL_FALLBACK_S = 10.0  # without a stream, the page asks this often (jittered), as the browser
 FOLLOW_KEY = "join_follow_"  # the listener's key, before the class code
+KILL_AFTER_SHARE = 0.5  # --kill-replica: killed once this share of the class has answered
+KILL_WAIT_S = 20.0  # or after this many seconds of the vote
+BACK_FLOOR_S = 5.0  # every student cut off is back on the current step within this
 
 
 @dataclass
@@ -69,6 +74,25 @@ class HallOutcome(LiveOutcome):
     asks: int = 0  # page reruns the listeners asked for
     joined_harness: int = 0
     joined_store: int = -1  # the students the class counts in the store
+    # --kill-replica: when one replica was killed (monotonic s; None: not killed), at which step,
+    # and for each student whose page was on it, the seconds until its page was back on the
+    # class's step (through nginx, on a replica that lives), with its answer where it had one
+    killed_at: float | None = None
+    kill_step: int = 0
+    cut_off: int = 0
+    back: list[float] = field(default_factory=list)
+    back_with_answer: int = 0
+    answered_when_cut: int = 0
+
+
+@dataclass(frozen=True)
+class Kill:
+    """``kill -9`` of one replica during the first vote (``--kill-replica``): the teacher's page
+    is opened on the first replica directly (so the class goes on: a teacher's page that died
+    would need its own link, which is not what is measured), the last replica is killed."""
+
+    replica_urls: tuple[str, ...]
+    pids: tuple[int, ...]
 
 
 @dataclass
@@ -83,6 +107,7 @@ class HallStudent(Student):
     latest: int | None = None  # the stream's latest revision
     asked: int | None = None
     asks: int = 0
+    counted: set[int] = field(default_factory=set)  # steps whose answer was counted as saved
 
     def see(self, msg: ForwardMsg) -> None:
         super().see(msg)
@@ -233,16 +258,25 @@ async def attend(
         st.ready.set()
         again = slow
         while not stop.is_set():
-            await st.session.listen(POLL_S)
-            if st.session.unfinished_for() > STUDENT_TIMEOUT_S:
-                raise TimeoutError(f"a run of the page unfinished after {STUDENT_TIMEOUT_S:g} s")
-            step = st.step
-            drawn = guess_key(code, step) in st.session.drawn
-            if step in QUESTIONS and step not in st.answered and drawn:
-                await answer(st, code, think, out)
-                if again and step in st.saved:
-                    again = False
-                    await rejoin_after_answer(st, url, code, step, out)
+            try:
+                await st.session.listen(POLL_S)
+                if st.session.unfinished_for() > STUDENT_TIMEOUT_S:
+                    raise TimeoutError(
+                        f"a run of the page unfinished after {STUDENT_TIMEOUT_S:g} s"
+                    )
+                step = st.step
+                drawn = guess_key(code, step) in st.session.drawn
+                if step in QUESTIONS and step not in st.answered and drawn:
+                    await answer(st, code, think, out)
+                    if step in st.saved:
+                        st.counted.add(step)
+                    if again and step in st.saved:
+                        again = False
+                        await rejoin_after_answer(st, url, code, step, out)
+            except ConnectionClosed:
+                if out.killed_at is None:
+                    raise
+                await back_after_kill(st, url, code, out)
     except FAILURES as exc:
         out.samples.append(Sample("student", "follow", None, f"{type(exc).__name__}: {exc}"[:200]))
     finally:
@@ -272,6 +306,53 @@ async def rejoin_after_answer(
         st.saved.add(step)  # the teacher moved on meanwhile: the answer was saved before
 
 
+async def back_after_kill(st: HallStudent, url: str, code: str, out: HallOutcome) -> None:
+    """The student's page lost its replica (killed): open its link again, as the browser's
+    reconnection does (through nginx, to a replica that lives), and time it from the kill to
+    the page on the class's step, with the answer saved where the student had one."""
+    out.cut_off += 1
+    step = out.kill_step
+    had = step in st.counted  # an answer the page had shown as saved before the kill
+    out.answered_when_cut += had
+    st.saved.discard(step)
+    if not await open_link(st, url, code, out):
+        return
+    arrived = time.monotonic()  # the page on the step; its saved answer may follow
+    if st.step == step and step in st.answered and step not in st.saved:
+        await st.session.listen(BACK_FLOOR_S, lambda _msg: step in st.saved)
+    if st.step == step and (step in st.saved or not had):
+        out.back.append((time.monotonic() if had else arrived) - out.killed_at)
+        out.back_with_answer += had
+    elif had:
+        out.samples.append(Sample("student", "back", None, f"answer not shown at step {step}"))
+    if step in st.answered and not had:  # an answer in flight when the replica died
+        if step in st.saved:
+            out.answers_saved += 1  # it reached the store: the page says so now
+            st.counted.add(step)
+        else:
+            st.answered.discard(step)  # it did not: the student answers again
+            out.answers_sent -= 1
+
+
+async def kill_during_vote(
+    kill: Kill, store, code: str, students: list[HallStudent], out: HallOutcome, step: int
+) -> None:
+    """Wait until :data:`KILL_AFTER_SHARE` of the class has answered ``step`` (at most
+    :data:`KILL_WAIT_S`), then ``kill -9`` the last replica."""
+    deadline = time.monotonic() + KILL_WAIT_S
+    while time.monotonic() < deadline:
+        tally = await asyncio.to_thread(store.tally, code, step)
+        if tally.answered >= KILL_AFTER_SHARE * len(students):
+            break
+        await asyncio.sleep(0.2)
+    out.kill_step = step
+    out.killed_at = time.monotonic()
+    os.kill(kill.pids[-1], signal.SIGKILL)
+    print(
+        f"  killed replica {kill.replica_urls[-1]} (pid {kill.pids[-1]}) at step {step}", flush=True
+    )
+
+
 def joined_in_store(store, code: str) -> int:
     info = store.get_class(code)
     return -1 if info is None else info.students
@@ -286,12 +367,15 @@ async def lecture_hall(
     idle: float,
     seed: int,
     ramp: float = RAMP_S,
+    kill: Kill | None = None,
 ) -> HallOutcome:
-    """The scenario (module docstring)."""
+    """The scenario (module docstring); with ``kill``, one replica is killed during the first
+    vote (:class:`Kill`)."""
     rng = random.Random(seed)
     store = await asyncio.to_thread(open_store)
     out.students = students
-    teacher = Session(url, "lessons", f"lesson={LESSON}&step=1")
+    teacher_url = kill.replica_urls[0] if kill is not None else url
+    teacher = Session(teacher_url, "lessons", f"lesson={LESSON}&step=1")
     followers: list[HallStudent] = []
     stop = asyncio.Event()
     tasks: list[asyncio.Task] = []
@@ -313,7 +397,13 @@ async def lecture_hall(
                 await asyncio.gather(*(f.ready.wait() for f in followers))
         joined = [f for f in followers if f.joined]
         print(f"  {len(joined)} of {students} joined", flush=True)
-        await teach(teacher, store, code, joined, watch, idle, out)
+        during_vote = None
+        if kill is not None:
+
+            async def during_vote(step: int) -> None:
+                await kill_during_vote(kill, store, code, joined, out, step)
+
+        await teach(teacher, store, code, joined, watch, idle, out, during_vote)
     finally:
         stop.set()
         await asyncio.gather(*tasks, return_exceptions=True)

@@ -99,9 +99,10 @@ async def teach(
     watch: ServerWatch,
     idle: float,
     out: LiveOutcome,
+    during_vote: Callable[[int], Awaitable[None]] | None = None,
 ) -> None:
     """The ten moves, each question revealed once every student answered, and the idle window
-    on the summary."""
+    on the summary; ``during_vote(step)`` is awaited once, during the first question's vote."""
     for number, (by, step) in enumerate(zip(PLAN, plan_steps(), strict=True), start=1):
         if not await move(t, number, by, step, store, code, out):
             return
@@ -109,6 +110,9 @@ async def teach(
         shown = sum(showed(st, step, out.moves[-1].start) for st in students)
         print(f"  move {number} to step {step}: shown by {shown} of {len(students)}", flush=True)
         if by > 0 and step in QUESTIONS:
+            if during_vote is not None:
+                await during_vote(step)
+                during_vote = None
             await everyone_answered(store, code, step, students)
             reveal = f"les_class_{LESSON}_{step - 1}_class_reveal"
             if not await timed(t, "teacher", "reveal", lambda k=reveal: t.click(k), out):

@@ -4,6 +4,7 @@ tracebacks in its logs, and latency percentiles."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import os
 from collections.abc import Sequence
@@ -54,11 +55,22 @@ class ServerWatch:
     rss_samples: list[int] = field(default_factory=list)
     _log_offsets: list[int] = field(default_factory=list)
 
+    _cpu_seen: dict[int, float] = field(default_factory=dict)
+
     def rss(self) -> int:
-        return sum(rss_bytes(pid) for pid in self.pids)
+        """The processes' resident memory (a process that died: none)."""
+        total = 0
+        for pid in self.pids:
+            with contextlib.suppress(OSError):
+                total += rss_bytes(pid)
+        return total
 
     def cpu(self) -> float:
-        return sum(cpu_seconds(pid) for pid in self.pids)
+        """The processes' CPU seconds (a process that died, killed on purpose: its last reading)."""
+        for pid in self.pids:
+            with contextlib.suppress(OSError):
+                self._cpu_seen[pid] = cpu_seconds(pid)
+        return sum(self._cpu_seen.get(pid, 0.0) for pid in self.pids)
 
     def start(self) -> None:
         self.cpu_start, self.rss_start = self.cpu(), self.rss()
