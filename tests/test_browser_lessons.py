@@ -112,6 +112,7 @@ def test_a_teachers_own_lesson_is_uploaded_checked_and_shown_as_text(page, app_u
     page.get_by_text("<script>alert(1)</script>", exact=False).wait_for()
     page.goto(f"{app_url}/lessons")
     page.locator(".st-key-les_start_mine button").wait_for()
+    wait_still(page)  # the rerun that read the lesson back has finished: its buttons stay put
     page.get_by_text("Your own lesson").click()
     page.locator(".st-key-les_remove_mine button").click()
     page.locator(".st-key-les_start_mine").wait_for(state="detached")
