@@ -28,11 +28,11 @@ from bench.register import ALL_UPDATED, RENDERED, Row, Scenario, print_table
 from bench.work import set_cpu_rate
 
 TRIES = 8
-# The page's timeline: window.__phases = [[kind, ms, detail], ...] since the last reset.
+# The page's timeline: window.__phases = [[event, ms, detail], ...] since the last reset.
 TIMELINE = """
 (() => {
   window.__phases = [];
-  const log = (kind, detail) => window.__phases.push([kind, performance.now(), detail]);
+  const log = (event, detail) => window.__phases.push([event, performance.now(), detail]);
   const Socket = window.WebSocket;
   function Watched(...args) {
     const ws = new Socket(...args);
@@ -71,7 +71,7 @@ class Phases:
 
 def phases_of(events: list[list], seen: float) -> Phases:
     """The phases of one change from its timeline (``seen``: when the bench saw it done)."""
-    at = {kind: [t for k, t, _ in events if k == kind] for kind in ("key", "sent", "message")}
+    at = {event: [t for k, t, _ in events if k == event] for event in ("key", "sent", "message")}
     key = at["key"][0]
     sent = next(t for t in at["sent"] if t >= key)
     starts = [t for k, t, _ in events if k == "draw" and t >= sent]
@@ -80,8 +80,8 @@ def phases_of(events: list[list], seen: float) -> Phases:
     last_message = max(t for t in at["message"] if t <= first)
     last_drawn = max(ends) if ends else first
     drawing, depth, since = 0.0, 0, 0.0  # the time some chart was drawing (overlaps once)
-    for kind, t, _ in sorted((e for e in events if e[0] in ("draw", "drawn")), key=lambda e: e[1]):
-        if kind == "draw":
+    for event, t, _ in sorted((e for e in events if e[0] in ("draw", "drawn")), key=lambda e: e[1]):
+        if event == "draw":
             depth, since = depth + 1, since if depth else t
         elif depth:
             depth -= 1

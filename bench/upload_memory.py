@@ -91,9 +91,9 @@ def _png_header_only(width: int, height: int) -> bytes:
     import struct
     import zlib
 
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        crc = zlib.crc32(kind + body) & 0xFFFFFFFF
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
+    def chunk(chunk_type: bytes, body: bytes) -> bytes:
+        crc = zlib.crc32(chunk_type + body) & 0xFFFFFFFF
+        return struct.pack(">I", len(body)) + chunk_type + body + struct.pack(">I", crc)
 
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
     idat = chunk(b"IDAT", zlib.compress(b"\0" * 64))

@@ -321,7 +321,7 @@ class LabServer:
         cancelled_at = None
         while True:
             try:
-                kind, index, payload = out.get(timeout=0.25)
+                tag, index, payload = out.get(timeout=0.25)
             except queue.Empty:
                 if job.cancel:
                     cancelled_at = cancelled_at or time.monotonic()
@@ -334,22 +334,22 @@ class LabServer:
                             job.message, job.detail = DIED_TEXT, str(process.exitcode)
                         return
                 continue
-            if kind == END:
+            if tag == END:
                 return
-            self._apply(job, kind, index, payload)
+            self._apply(job, tag, index, payload)
 
-    def _apply(self, job: _Job, kind: str, index: int, payload: object) -> None:
+    def _apply(self, job: _Job, tag: str, index: int, payload: object) -> None:
         with self._lock:
             job.state = RUNNING
-            if kind == SNAPSHOT:
+            if tag == SNAPSHOT:
                 job.current = index
                 job.snapshots[index].append(payload)  # type: ignore[arg-type]
-            elif kind == PROGRESS:
+            elif tag == PROGRESS:
                 job.current, job.progress = index, payload  # type: ignore[assignment]
-            elif kind == RUN:
+            elif tag == RUN:
                 job.runs[index] = payload  # type: ignore[assignment]
                 self._remember_if_complete(payload)  # type: ignore[arg-type]
-            elif kind == ERROR:
+            elif tag == ERROR:
                 job.message, job.detail = FAILED_TEXT, str(payload)
 
     def _remember_if_complete(self, run: LabRun) -> None:

@@ -73,7 +73,9 @@ def test_a_threshold_above_every_weight_leaves_no_lines_but_the_tokens() -> None
 
 @pytest.fixture(scope="module")
 def tiny_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_tiny_checkpoints(tmp_path_factory.mktemp("tiny_aln_link"), kinds=("bahdanau",))
+    return build_tiny_checkpoints(
+        tmp_path_factory.mktemp("tiny_aln_link"), attentions=("bahdanau",)
+    )
 
 
 def _captions(at) -> str:

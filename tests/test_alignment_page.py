@@ -31,7 +31,7 @@ GLOBAL = ("bahdanau", "luong-dot", "luong-general", "luong-concat")
 
 @pytest.fixture(scope="module")
 def tiny_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_tiny_checkpoints(tmp_path_factory.mktemp("tiny_alignment"), kinds=GLOBAL)
+    return build_tiny_checkpoints(tmp_path_factory.mktemp("tiny_alignment"), attentions=GLOBAL)
 
 
 @pytest.fixture

@@ -39,7 +39,7 @@ PROJECTOR, PHONE = {"width": 1280, "height": 720}, {"width": 390, "height": 844}
 
 checkpoints = checkpoints_fixture(
     lambda: all(is_shipped(f"seq2seq-{k}") for k in GLOBAL),
-    lambda folder: build_tiny_checkpoints(folder, kinds=GLOBAL),
+    lambda folder: build_tiny_checkpoints(folder, attentions=GLOBAL),
     "tiny_alignment_browser",
 )
 url, tab = served_fixtures("streamlit_alignment", 180_000)

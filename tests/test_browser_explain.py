@@ -40,7 +40,7 @@ METRIC = '[data-testid="stMetricValue"]'
 def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if root := shipped_root(["seq2seq-bahdanau"]):
         return root
-    tiny = several_word_checkpoints(tmp_path_factory.mktemp("tiny"), kinds=("bahdanau",))
+    tiny = several_word_checkpoints(tmp_path_factory.mktemp("tiny"), attentions=("bahdanau",))
     root = tmp_path_factory.mktemp("explain_checkpoints")
     return link_checkpoints(root, ["seq2seq-bahdanau"], tiny)
 

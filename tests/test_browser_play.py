@@ -40,20 +40,22 @@ from tests.tiny_seq2seq import build_tiny_checkpoints
 from ui.plotly_component import ENV
 
 pytestmark = pytest.mark.browser
-KINDS = ("local-m", "local-p", "luong-general")
+ATTENTIONS = ("local-m", "local-p", "luong-general")
 
 
 @pytest.fixture(scope="module")
 def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The shipped models the two pages read, tiny ones standing in where one is missing."""
-    if root := shipped_root([*(f"seq2seq-{k}" for k in KINDS), *CAPTION_MODELS]):
+    if root := shipped_root([*(f"seq2seq-{k}" for k in ATTENTIONS), *CAPTION_MODELS]):
         return root
     root = tmp_path_factory.mktemp("play_checkpoints")
-    missing = tuple(k for k in KINDS if not is_shipped(f"seq2seq-{k}"))
+    missing = tuple(k for k in ATTENTIONS if not is_shipped(f"seq2seq-{k}"))
     tiny = (
-        build_tiny_checkpoints(tmp_path_factory.mktemp("tiny"), kinds=missing) if missing else None
+        build_tiny_checkpoints(tmp_path_factory.mktemp("tiny"), attentions=missing)
+        if missing
+        else None
     )
-    link_checkpoints(root, (f"seq2seq-{k}" for k in KINDS), tiny)
+    link_checkpoints(root, (f"seq2seq-{k}" for k in ATTENTIONS), tiny)
     captions = None
     if not all(is_shipped(name) for name in CAPTION_MODELS):
         captions = build_tiny_caption_checkpoints(tmp_path_factory.mktemp("tiny_captions"))

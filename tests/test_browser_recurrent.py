@@ -15,7 +15,7 @@ from models.checkpoints import SHIPPED_ROOT
 from models.rnn.cells import encoder_trace
 from models.rnn.translator import Translator
 from tests.browser_helpers import CHART, checkpoints_fixture, served_fixtures, shoot, wait_settled
-from tests.tiny_recurrent import ENCODER_KINDS, build_tiny_recurrent
+from tests.tiny_recurrent import ENCODER_CELLS, build_tiny_recurrent
 
 N_CHARTS = (
     11  # five diagrams, two hidden-state heatmaps, the gate means, two gate heatmaps, gradient
@@ -27,7 +27,7 @@ LIVE = {
     "per word": "update and reset gates",
     "log scale": "gradient of RNN, LSTM and GRU",
 }
-NAMES = ("seq2seq-bahdanau", *(f"rnn-encoder-{kind}" for kind in ENCODER_KINDS))
+NAMES = ("seq2seq-bahdanau", *(f"rnn-encoder-{cell_type}" for cell_type in ENCODER_CELLS))
 
 
 def recurrent_shipped() -> bool:

@@ -28,7 +28,15 @@ from tests.requirements_env import IN_CI
 from tests.tiny_seq2seq import build_tiny_checkpoints
 
 pytestmark = pytest.mark.browser
-KINDS = ("none", "bahdanau", "luong-dot", "luong-general", "luong-concat", "local-m", "local-p")
+ATTENTIONS = (
+    "none",
+    "bahdanau",
+    "luong-dot",
+    "luong-general",
+    "luong-concat",
+    "local-m",
+    "local-p",
+)
 SENTENCE = "A black dog is running on the green grass."
 
 
@@ -36,23 +44,23 @@ SENTENCE = "A black dog is running on the green grass."
 def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The root the server reads: each shipped checkpoint that exists (linked), tiny random-weight
     ones for the others, so the interaction is tested while training is still going."""
-    missing = [k for k in KINDS if not is_shipped(f"seq2seq-{k}")]
+    missing = [k for k in ATTENTIONS if not is_shipped(f"seq2seq-{k}")]
     if missing and IN_CI:  # CI tests the shipped models; elsewhere tiny ones stand in
         pytest.fail(f"shipped checkpoints missing: {missing}")
-    if root := shipped_root(f"seq2seq-{kind}" for kind in KINDS):
+    if root := shipped_root(f"seq2seq-{attention}" for attention in ATTENTIONS):
         return root
     tiny = (
-        build_tiny_checkpoints(tmp_path_factory.mktemp("tiny"), kinds=tuple(missing))
+        build_tiny_checkpoints(tmp_path_factory.mktemp("tiny"), attentions=tuple(missing))
         if missing
         else None
     )
     root = tmp_path_factory.mktemp("mixed_checkpoints")
-    return link_checkpoints(root, (f"seq2seq-{kind}" for kind in KINDS), tiny)
+    return link_checkpoints(root, (f"seq2seq-{attention}" for attention in ATTENTIONS), tiny)
 
 
-def _shoot_if_real(page, path: Path, height: int, kinds: tuple[str, ...]) -> None:
+def _shoot_if_real(page, path: Path, height: int, attentions: tuple[str, ...]) -> None:
     """Save the README screenshot only when the page showed trained models."""
-    if all(is_shipped(f"seq2seq-{k}") for k in kinds):
+    if all(is_shipped(f"seq2seq-{k}") for k in attentions):
         shoot(page, path, height)
 
 

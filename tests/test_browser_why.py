@@ -24,20 +24,22 @@ from tests.tiny_seq2seq import build_tiny_checkpoints
 from ui.translation import EXAMPLE_PAIRS, EXAMPLES
 
 pytestmark = pytest.mark.browser
-KINDS = ("none", "bahdanau")
+ATTENTIONS = ("none", "bahdanau")
 LONG = EXAMPLES[-1]
 
 
 @pytest.fixture(scope="module")
 def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if root := shipped_root(f"seq2seq-{k}" for k in KINDS):
+    if root := shipped_root(f"seq2seq-{k}" for k in ATTENTIONS):
         return root
-    missing = tuple(k for k in KINDS if not is_shipped(f"seq2seq-{k}"))
+    missing = tuple(k for k in ATTENTIONS if not is_shipped(f"seq2seq-{k}"))
     tiny = (
-        build_tiny_checkpoints(tmp_path_factory.mktemp("tiny"), kinds=missing) if missing else None
+        build_tiny_checkpoints(tmp_path_factory.mktemp("tiny"), attentions=missing)
+        if missing
+        else None
     )
     root = tmp_path_factory.mktemp("why_checkpoints")
-    return link_checkpoints(root, (f"seq2seq-{k}" for k in KINDS), tiny)
+    return link_checkpoints(root, (f"seq2seq-{k}" for k in ATTENTIONS), tiny)
 
 
 url, tab = served_fixtures("streamlit_why")

@@ -44,12 +44,14 @@ ALIGNMENT, LOCAL = (
     "app_pages/local_attention/local_attention.py",
 )
 WIDGETS = ("text_input", "selectbox", "slider", "button_group")  # AppTest's element types
-KINDS = ("luong-dot", "luong-general", "local-m")  # the models the tests open
+ATTENTIONS = ("luong-dot", "luong-general", "local-m")  # the models the tests open
 TYPED = "Two children are playing with a red ball in the park."
 # Names and formulas that stay as they are (docs/glossary.md), word by word: the model ids shown
 # in the selects and titles, the example in the Alignment text ("a black dog" → "un chien noir"),
 # the key to press, the download format, the local-p formula and the Gaussian's sigma.
-MODEL_IDS = {word for kind in (*GLOBAL_MODELS, *LOCAL_MODELS) for word in english_words(kind)}
+MODEL_IDS = {
+    word for attention in (*GLOBAL_MODELS, *LOCAL_MODELS) for word in english_words(attention)
+}
 # The formulas' LaTeX in the notes (\bar h_s, \tilde h_t, \operatorname{softmax}, log2) and the
 # names of the "Does attention explain?" section's methods and authors, kept in brackets.
 FORMULA_WORDS = {"bar", "tilde", "operatorname", "softmax", "tanh", "log", "exp", "score"}
@@ -63,14 +65,16 @@ LOCAL_NAMES = MODEL_IDS | {"sigmoid", "tanh", "sigma", "Enter", "CSV"}
 
 # The shipped checkpoints when the pages' models all exist, else tiny random-weight ones.
 checkpoints = checkpoints_fixture(
-    lambda: all(is_shipped(f"seq2seq-{kind}") for kind in KINDS), build_tiny_checkpoints, "tiny_zh"
+    lambda: all(is_shipped(f"seq2seq-{attention}") for attention in ATTENTIONS),
+    build_tiny_checkpoints,
+    "tiny_zh",
 )
 
 
-def _token_words(root: Path, kind: str, sentence: str) -> set[str]:
-    """The Latin words inside what the page shows of ``kind``'s translation of ``sentence``: its
+def _token_words(root: Path, attention: str, sentence: str) -> set[str]:
+    """The Latin words inside what the page shows of ``attention``'s translation of ``sentence``: its
     source and target pieces, its text, every step's top-k candidates and the explained step's."""
-    translator = Translator.load(root / f"seq2seq-{kind}")
+    translator = Translator.load(root / f"seq2seq-{attention}")
     tr = translator.translate(sentence)
     shown = [sentence, *tr.source_tokens, *tr.target_tokens, tr.text]  # words merge pieces
     shown += [str(token) for step in tr.top_k for token, __ in step]
@@ -161,13 +165,13 @@ def test_local_attention_in_chinese(tab, url, checkpoints, screenshots):
 
 @pytest.fixture(scope="module")
 def tiny_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_tiny_checkpoints(tmp_path_factory.mktemp("tiny_zh_apptest"), kinds=KINDS)
+    return build_tiny_checkpoints(tmp_path_factory.mktemp("tiny_zh_apptest"), attentions=ATTENTIONS)
 
 
 def _labels_and_titles(at) -> list[str]:
     """Headers, widget labels, help and options, explanations and chart titles (no user text)."""
     texts = [at.title[0].value, *(s.value for s in at.subheader)]
-    widgets = [w for kind in WIDGETS for w in at.main.get(kind)]
+    widgets = [w for attention in WIDGETS for w in at.main.get(attention)]
     texts += [w.proto.label for w in widgets] + [w.proto.help for w in widgets]
     texts += [option for choice in at.main.get("button_group") for option in choice.options]
     texts += [c.value for c in at.caption] + [i.value for i in at.info]
@@ -198,7 +202,9 @@ def test_pages_have_chinese_headers(tiny, page, params, title, headers):
         ]
         assert at.button_group(key="aln_mode").value == "translate"
     texts = [text for text in _labels_and_titles(at) if text]
-    tokens = {word for kind in KINDS for word in _token_words(tiny, kind, EXAMPLES[0])}
+    tokens = {
+        word for attention in ATTENTIONS for word in _token_words(tiny, attention, EXAMPLES[0])
+    }
     assert not english_left(texts, ALIGNMENT_NAMES | LOCAL_NAMES | tokens)
 
 

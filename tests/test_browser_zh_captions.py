@@ -214,7 +214,7 @@ def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
     missing = tuple(kind for kind in ALL_MODELS if not is_shipped(f"seq2seq-{kind}"))
     tiny = build_tiny_caption_checkpoints(tmp_path_factory.mktemp("tiny"))
     if missing:
-        build_tiny_checkpoints(tiny, kinds=missing)
+        build_tiny_checkpoints(tiny, attentions=missing)
     root = tmp_path_factory.mktemp("zh_checkpoints")
     return link_checkpoints(root, (*SEQ2SEQ, *CAPTION_MODELS), tiny)
 

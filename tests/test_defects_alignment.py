@@ -27,7 +27,7 @@ THREE_DECIMALS = re.compile(r"[01]\.[0-9]{3}")
 
 @pytest.fixture(scope="module")
 def tiny_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_tiny_checkpoints(tmp_path_factory.mktemp("tiny_defects"), kinds=GLOBAL)
+    return build_tiny_checkpoints(tmp_path_factory.mktemp("tiny_defects"), attentions=GLOBAL)
 
 
 @pytest.fixture

@@ -91,7 +91,7 @@ def test_train_lengths_counts_pieces_as_training_cut_them(tiny_root: Path):
 
 
 def test_record_writes_the_card(tmp_path: Path):
-    root = build_tiny_checkpoints(tmp_path / "ckpt", kinds=("luong-dot",))
+    root = build_tiny_checkpoints(tmp_path / "ckpt", attentions=("luong-dot",))
     data = tmp_path / "data"
     data.mkdir()
     for lang, lines in (("en", [SHORT, LONG]), ("fr", ["un chien .", "un chat ."])):

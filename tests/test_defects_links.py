@@ -16,12 +16,12 @@ from tests.tiny_transformer import build_tiny_transformers
 
 SENTENCE = "a black dog runs on the green grass ."
 UNKNOWN = "foo"
-KINDS = ("bahdanau", "luong-dot", "luong-general", "luong-concat", "local-p", "local-m")
+ATTENTIONS = ("bahdanau", "luong-dot", "luong-general", "luong-concat", "local-p", "local-m")
 
 
 @pytest.fixture(scope="module")
 def tiny_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = build_tiny_checkpoints(tmp_path_factory.mktemp("tiny_links"), kinds=KINDS)
+    root = build_tiny_checkpoints(tmp_path_factory.mktemp("tiny_links"), attentions=ATTENTIONS)
     return build_tiny_transformers(root)
 
 

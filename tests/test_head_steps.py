@@ -40,21 +40,21 @@ def encoder() -> PretrainedEncoder:
     return PretrainedEncoder.load()
 
 
-@pytest.mark.parametrize("kind", ["encoder", "decoder", "cross"])
-def test_transformer_recomputation_equals_the_models_weights(translator, kind: str):
+@pytest.mark.parametrize("attention", ["encoder", "decoder", "cross"])
+def test_transformer_recomputation_equals_the_models_weights(translator, attention: str):
     result = translator.translate(SENTENCE)
-    shape = transformer_shape(translator, kind)
+    shape = transformer_shape(translator, attention)
     for layer in range(shape.n_layers):
         for head in range(shape.n_heads):
-            steps = transformer_head_steps(translator, result, kind, layer, head)
-            returned = getattr(result, RESULTS[kind])[layer, head]  # (T_q, T_k)
+            steps = transformer_head_steps(translator, result, attention, layer, head)
+            returned = getattr(result, RESULTS[attention])[layer, head]  # (T_q, T_k)
             np.testing.assert_allclose(steps.weights, returned, atol=1e-6)
             assert steps.gap <= 1e-6
-    assert steps.causal == (kind == "decoder")
+    assert steps.causal == (attention == "decoder")
     np.testing.assert_allclose(steps.scaled, steps.scores / math.sqrt(shape.d_k), rtol=1e-6)
     np.testing.assert_allclose(steps.context, steps.weights @ steps.values, atol=1e-6)
     np.testing.assert_allclose(steps.weights.sum(-1), 1.0, atol=1e-6)
-    queries = result.target_tokens if kind == "cross" else None
+    queries = result.target_tokens if attention == "cross" else None
     if queries is not None:  # cross attention: French rows, English columns
         assert steps.weights.shape == (len(queries), len(result.source_tokens))
 
@@ -114,7 +114,7 @@ def test_refusals(encoder, translator):
     with pytest.raises(ValueError, match="outside"):
         pretrained_head_steps(encoder, "a dog", 6, 0)
     result = translator.translate(SENTENCE)
-    with pytest.raises(ValueError, match="unknown attention kind"):
+    with pytest.raises(ValueError, match="unknown attention"):
         transformer_head_steps(translator, result, "sideways", 0, 0)
 
 

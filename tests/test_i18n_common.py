@@ -28,7 +28,9 @@ from viz.measure import fitted_margin, text_px, widest_px
 
 @pytest.fixture(scope="module")
 def translator(tmp_path_factory: pytest.TempPathFactory) -> Translator:
-    root = build_tiny_checkpoints(tmp_path_factory.mktemp("tiny_zh_refusals"), kinds=("luong-dot",))
+    root = build_tiny_checkpoints(
+        tmp_path_factory.mktemp("tiny_zh_refusals"), attentions=("luong-dot",)
+    )
     return Translator.load(root / "seq2seq-luong-dot")
 
 

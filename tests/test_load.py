@@ -59,7 +59,7 @@ def test_widgets_are_found_in_the_deltas_with_their_options_and_range():
     heading = delta("markdown", body="# hi")
     found = [w for m in (box, slider, text, unkeyed, heading) for w in protocol.widgets_in(m)]
     assert [w.key for w in found] == ["aln_model", "aln_beam", "aln_text"]
-    assert found[0].options == ("bahdanau", "luong-dot") and found[0].kind == "selectbox"
+    assert found[0].options == ("bahdanau", "luong-dot") and found[0].element_type == "selectbox"
     assert (found[1].lo, found[1].hi) == (1, 10)
 
 

@@ -37,9 +37,9 @@ def _texts(at: AppTest) -> str:
     return " ".join(e.value for e in [*at.info, *at.warning, *at.error, *at.markdown])
 
 
-@pytest.mark.parametrize("kind", ["encoder", "decoder", "cross"])
-def test_transformer_kinds(tiny: Path, kind: str) -> None:
-    at = _run({"mh_model": "transformer", "mh_kind": kind, "mh_text": SENTENCE})
+@pytest.mark.parametrize("attention", ["encoder", "decoder", "cross"])
+def test_transformer_kinds(tiny: Path, attention: str) -> None:
+    at = _run({"mh_model": "transformer", "mh_kind": attention, "mh_text": SENTENCE})
     assert len(charts(at)) >= 4
     assert "Translation:" in _texts(at)
 
@@ -52,7 +52,7 @@ def test_pretrained_encoder(tiny: Path) -> None:
 
 def test_classroom_mode_puts_the_model_in_a_list_and_the_rest_in_settings(tiny: Path) -> None:
     """At a projector the sentence and the model share one row (the model as a list:
-    its two long buttons were cut there), the checkpoint, kind and beam in the Settings popover."""
+    its two long buttons were cut there), the checkpoint, attention and beam in the Settings popover."""
     at = open_app(PAGE, {"mh_text": SENTENCE}, {"classroom": True}, timeout=180)
     assert at.selectbox(key="mh_model").value == "transformer"
     assert at.selectbox(key="mh_pos") and at.slider(key="mh_beam").value == 1

@@ -12,7 +12,7 @@ import pytest
 import torch
 from torch import nn
 
-from models.rnn.cells import encoder_trace, kind_of, most_varying_units, run_layers
+from models.rnn.cells import cell_type_of, encoder_trace, most_varying_units, run_layers
 from models.rnn.gradients import encoder_profile, jacobian_norms, last_state
 from tests.helpers_seq2seq import tiny_tokenizers, tiny_translator
 from viz.measure import MIN_CELL_PX
@@ -22,22 +22,24 @@ from viz.recurrent_diagrams import DIAGRAMS
 MODULES = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}
 
 
-def _module(kind: str, **kw) -> nn.RNNBase:
+def _module(cell_type: str, **kw) -> nn.RNNBase:
     torch.manual_seed(0)
-    return MODULES[kind](5, 7, batch_first=True, **kw).eval()
+    return MODULES[cell_type](5, 7, batch_first=True, **kw).eval()
 
 
-@pytest.mark.parametrize("kind", MODULES)
+@pytest.mark.parametrize("cell_type", MODULES)
 @pytest.mark.parametrize(
     "layers,bidirectional,bias", [(1, False, True), (2, True, True), (1, True, False)]
 )
-def test_cells_agree_with_torch(kind: str, layers: int, bidirectional: bool, bias: bool) -> None:
-    rnn = _module(kind, num_layers=layers, bidirectional=bidirectional, bias=bias)
+def test_cells_agree_with_torch(
+    cell_type: str, layers: int, bidirectional: bool, bias: bool
+) -> None:
+    rnn = _module(cell_type, num_layers=layers, bidirectional=bidirectional, bias=bias)
     x = torch.randn(6, 5)  # (T, in)
     with torch.no_grad():
         out, h_n = rnn(x.unsqueeze(0))  # (1, T, n_dir * H)
-    c_n = h_n[1] if kind == "lstm" else None
-    h_n = h_n[0] if kind == "lstm" else h_n  # (layers * n_dir, 1, H)
+    c_n = h_n[1] if cell_type == "lstm" else None
+    h_n = h_n[0] if cell_type == "lstm" else h_n  # (layers * n_dir, 1, H)
     traces = run_layers(rnn, x)
     n_dir = 2 if bidirectional else 1
     assert len(traces) == layers and all(len(layer) == n_dir for layer in traces)
@@ -45,10 +47,10 @@ def test_cells_agree_with_torch(kind: str, layers: int, bidirectional: bool, bia
     np.testing.assert_allclose(top, out[0].numpy(), atol=1e-5)
     for k, layer in enumerate(traces):
         for d, trace in enumerate(layer):
-            assert (trace.kind, trace.layer, trace.reverse) == (kind, k, bool(d))
+            assert (trace.cell_type, trace.layer, trace.reverse) == (cell_type, k, bool(d))
             last = trace.hidden[0] if trace.reverse else trace.hidden[-1]  # the final state
             np.testing.assert_allclose(last, h_n[k * n_dir + d, 0].numpy(), atol=1e-5)
-            if kind == "lstm":
+            if cell_type == "lstm":
                 cell = trace.cell[0] if trace.reverse else trace.cell[-1]
                 np.testing.assert_allclose(cell, c_n[k * n_dir + d, 0].numpy(), atol=1e-5)
 
@@ -73,14 +75,16 @@ def test_lstm_gates_make_the_cell() -> None:
 
 def test_only_tanh_rnns_have_equations() -> None:
     with pytest.raises(ValueError, match="no cell equations"):
-        kind_of(nn.RNN(3, 4, nonlinearity="relu"))
+        cell_type_of(nn.RNN(3, 4, nonlinearity="relu"))
 
 
-@pytest.mark.parametrize("kind", MODULES)
+@pytest.mark.parametrize("cell_type", MODULES)
 @pytest.mark.parametrize("batch_first,bidirectional", [(True, False), (False, True)])
-def test_jacobian_norms_equal_autograd(kind: str, batch_first: bool, bidirectional: bool) -> None:
+def test_jacobian_norms_equal_autograd(
+    cell_type: str, batch_first: bool, bidirectional: bool
+) -> None:
     torch.manual_seed(1)
-    rnn = MODULES[kind](5, 7, batch_first=batch_first, bidirectional=bidirectional).eval()
+    rnn = MODULES[cell_type](5, 7, batch_first=batch_first, bidirectional=bidirectional).eval()
     x = torch.randn(6, 5)
     J = torch.autograd.functional.jacobian(lambda v: last_state(rnn, v), x)  # (H, T, in)
     expected = J.pow(2).sum(dim=(0, 2)).sqrt().numpy()  # (T,)
@@ -124,9 +128,11 @@ def tokenizers(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("kind", ["gru", "lstm", "rnn"])
-def test_encoder_trace_and_profile_of_a_translator(tmp_path: Path, tokenizers, kind: str) -> None:
-    translator = tiny_translator(tmp_path / "m", "bahdanau", tokenizers, rnn=kind)
+@pytest.mark.parametrize("cell_type", ["gru", "lstm", "rnn"])
+def test_encoder_trace_and_profile_of_a_translator(
+    tmp_path: Path, tokenizers, cell_type: str
+) -> None:
+    translator = tiny_translator(tmp_path / "m", "bahdanau", tokenizers, rnn=cell_type)
     text = "a black dog runs ."
     trace = encoder_trace(translator, text)
     source = translator._source(text)
@@ -136,7 +142,7 @@ def test_encoder_trace_and_profile_of_a_translator(tmp_path: Path, tokenizers, k
     both = np.concatenate([d.hidden for d in trace.layers[0]], axis=-1)
     np.testing.assert_allclose(both, out[0].numpy(), atol=1e-5)
     profile = encoder_profile(translator, text)
-    assert profile.kind == kind and profile.tokens == trace.tokens
+    assert profile.cell_type == cell_type and profile.tokens == trace.tokens
     expected = translator.encoder_gradients(text).norms  # the forward direction's h_T
     np.testing.assert_allclose(profile.norms, expected, rtol=1e-4)
     assert profile.first_to_last == pytest.approx(profile.norms[0] / profile.norms[-1])

@@ -73,7 +73,7 @@ def test_damaged_checkpoint_message_has_no_path_and_no_exception_text(
     from models.checkpoints import CHECKPOINTS_ENV
     from tests.tiny_seq2seq import build_tiny_checkpoints
 
-    root = build_tiny_checkpoints(tmp_path, kinds=("bahdanau",))
+    root = build_tiny_checkpoints(tmp_path, attentions=("bahdanau",))
     weights = root / "seq2seq-bahdanau" / "model.safetensors"
     weights.write_bytes(weights.read_bytes()[:100])  # truncated
     monkeypatch.setenv(CHECKPOINTS_ENV, str(root))

@@ -32,7 +32,7 @@ HOSTILE = ["Infinity", "-inf", "1e309", "9" * 400, "nan", "\u00b2", "\u0663", "1
 @pytest.fixture(scope="module")
 def tiny_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("tiny_links")
-    build_tiny_checkpoints(root, kinds=("bahdanau", "luong-dot", "local-p"))
+    build_tiny_checkpoints(root, attentions=("bahdanau", "luong-dot", "local-p"))
     return build_tiny_transformers(root)
 
 

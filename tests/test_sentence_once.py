@@ -24,7 +24,7 @@ ALIGNMENT = "app_pages/alignment/alignment.py"
 
 @pytest.fixture(scope="module")
 def tiny_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_tiny_checkpoints(tmp_path_factory.mktemp("tiny_once"), kinds=("bahdanau",))
+    return build_tiny_checkpoints(tmp_path_factory.mktemp("tiny_once"), attentions=("bahdanau",))
 
 
 def _count_calls(monkeypatch: pytest.MonkeyPatch) -> Counter:

@@ -34,7 +34,9 @@ LONG = EXAMPLES[-1]  # the shared examples' long one, with its reference
 
 @pytest.fixture(scope="module")
 def tiny_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_tiny_checkpoints(tmp_path_factory.mktemp("tiny_why"), kinds=("none", "bahdanau"))
+    return build_tiny_checkpoints(
+        tmp_path_factory.mktemp("tiny_why"), attentions=("none", "bahdanau")
+    )
 
 
 @pytest.fixture

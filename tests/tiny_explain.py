@@ -13,15 +13,15 @@ import torch
 
 from models.checkpoints import save_translator
 from models.rnn.translator import Translator
-from tests.tiny_seq2seq import KINDS, build_tiny_checkpoints
+from tests.tiny_seq2seq import ATTENTIONS, build_tiny_checkpoints
 
 WORD_PIECE = "▁ch"
 
 
-def several_word_checkpoints(root: Path, kinds: tuple[str, ...] = KINDS) -> Path:
+def several_word_checkpoints(root: Path, attentions: tuple[str, ...] = ATTENTIONS) -> Path:
     """:func:`build_tiny_checkpoints` under ``root``, the Bahdanau one (which must be among
-    ``kinds``) writing a word at every step; returns ``root``."""
-    build_tiny_checkpoints(root, kinds=kinds)
+    ``attentions``) writing a word at every step; returns ``root``."""
+    build_tiny_checkpoints(root, attentions=attentions)
     folder = root / "seq2seq-bahdanau"
     tr = Translator.load(folder)
     with torch.no_grad():

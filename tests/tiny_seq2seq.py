@@ -1,7 +1,7 @@
 """Tiny random-weight translators for the tests of the translation pages.
 
-``build_tiny_checkpoints(root)`` writes one checkpoint folder per attention kind under ``root``
-(``seq2seq-<kind>/``: fp16 weights, config, SentencePiece tokenizers), laid out like the shipped
+``build_tiny_checkpoints(root)`` writes one checkpoint folder per attention under ``root``
+(``seq2seq-<attention>/``: fp16 weights, config, SentencePiece tokenizers), laid out like the shipped
 ones, so that pages pointed at ``root`` (env ``ATLAS_CHECKPOINTS``) run without trained models.
 """
 
@@ -17,7 +17,15 @@ from models.checkpoints import Card, save_translator, write_card
 from models.rnn.seq2seq import Seq2Seq, Seq2SeqConfig
 from training.tokenizer import train_tokenizer
 
-KINDS = ("none", "bahdanau", "luong-dot", "luong-general", "luong-concat", "local-m", "local-p")
+ATTENTIONS = (
+    "none",
+    "bahdanau",
+    "luong-dot",
+    "luong-general",
+    "luong-concat",
+    "local-m",
+    "local-p",
+)
 EN = "a the black white red dog cat man woman child runs sits jumps on in with grass street ball".split()
 FR = "un une le la noir blanc rouge chien chat homme femme enfant court assis saute sur dans avec herbe rue balle".split()
 
@@ -30,9 +38,9 @@ def _sentences(words: list[str], n: int, seed: int) -> list[str]:
     return [" ".join(rng.choice(pool) for _ in range(rng.randint(3, 12))) + " ." for _ in range(n)]
 
 
-def fake_card(kind: str) -> Card:
+def fake_card(attention: str) -> Card:
     """A card with made-up BLEU numbers (``none`` falls off with length)."""
-    slope = 6.0 if kind == "none" else 1.5
+    slope = 6.0 if attention == "none" else 1.5
     buckets = {
         b: {"bleu": round(40 - slope * i, 2), "n": 50}
         for i, b in enumerate(["1-10", "11-15", "16-20", "21-30"])
@@ -42,11 +50,11 @@ def fake_card(kind: str) -> Card:
         for i, b in enumerate(["21-30", "31-45"])
     }
     return Card(
-        name=f"seq2seq-{kind}",
+        name=f"seq2seq-{attention}",
         family="seq2seq",
         description="tiny random weights",
         data={},
-        commands=(f"python -m training.train_seq2seq --attention {kind}",),
+        commands=(f"python -m training.train_seq2seq --attention {attention}",),
         evaluate_commands=(),
         wall_time_s=0.0,
         metrics={"bleu_greedy": 38.0, "bleu_beam5": 39.0},
@@ -59,17 +67,17 @@ def fake_card(kind: str) -> Card:
 
 
 def build_tiny_checkpoints(
-    root: Path, kinds: tuple[str, ...] = KINDS, window: int = 3, cards: bool = True
+    root: Path, attentions: tuple[str, ...] = ATTENTIONS, window: int = 3, cards: bool = True
 ) -> Path:
-    """Write tiny random-weight checkpoints for ``kinds`` under ``root`` (with made-up cards when
+    """Write tiny random-weight checkpoints for ``attentions`` under ``root`` (with made-up cards when
     ``cards``); returns ``root``."""
     tok_dir = root / "_tokenizers"
     src = train_tokenizer(_sentences(EN, 400, 0), tok_dir / "src", 300)
     tgt = train_tokenizer(_sentences(FR, 400, 1), tok_dir / "tgt", 300)
-    for i, kind in enumerate(kinds):
+    for i, attention in enumerate(attentions):
         torch.manual_seed(i)
         cfg = Seq2SeqConfig(
-            attention=kind,
+            attention=attention,
             src_vocab=src.vocab_size,
             tgt_vocab=tgt.vocab_size,
             hidden=16,
@@ -80,10 +88,10 @@ def build_tiny_checkpoints(
             max_src_len=100,
             max_tgt_len=12,
         )
-        folder = root / f"seq2seq-{kind}"
+        folder = root / f"seq2seq-{attention}"
         save_translator(Seq2Seq(cfg), folder)
         for side in ("src", "tgt"):
             shutil.copy(tok_dir / f"{side}.model", folder / f"{side}.model")
         if cards:
-            write_card(folder, fake_card(kind))
+            write_card(folder, fake_card(attention))
     return root

@@ -139,9 +139,9 @@ def load_model(family: str, name: str, *, quiet: bool = False, note: str = "") -
         return None
 
 
-def cached_translator(kind: str, *, quiet: bool = False) -> Translator | None:
-    """The RNN translator ``seq2seq-<kind>``, or None after the missing-model box."""
-    return load_model("seq2seq", f"seq2seq-{kind}", quiet=quiet)
+def cached_translator(model: str, *, quiet: bool = False) -> Translator | None:
+    """The RNN translator ``seq2seq-<model>``, or None after the missing-model box."""
+    return load_model("seq2seq", f"seq2seq-{model}", quiet=quiet)
 
 
 def cached_transformer(positional: str, *, quiet: bool = False) -> TransformerTranslator | None:
@@ -180,7 +180,7 @@ def card_of(name: str) -> Card | None:
         return None
 
 
-def model_cards(kinds: tuple[str, ...] = ATTENTION_NAMES) -> dict[str, Card]:
-    """The cards of the RNN translators that have one (kind -> card)."""
-    cards = {kind: card_of(f"seq2seq-{kind}") for kind in kinds}
-    return {kind: card for kind, card in cards.items() if card is not None}
+def model_cards(models: tuple[str, ...] = ATTENTION_NAMES) -> dict[str, Card]:
+    """The cards of the RNN translators that have one (model -> card)."""
+    cards = {model: card_of(f"seq2seq-{model}") for model in models}
+    return {model: card for model, card in cards.items() if card is not None}

@@ -33,12 +33,12 @@ from ui.sidebar import current_device
 
 POSITIONAL_LABELS = {"sinusoidal": N_("sinusoidal"), "learned": N_("learned")}  # id -> label
 POSITIONALS = tuple(POSITIONAL_LABELS)
-KINDS = {  # id -> what the charts call it (English, also the downloaded JSON's "kind")
+ATTENTION_TITLES = {  # id -> what the charts call it (English, also the downloaded JSON's "attention")
     "encoder": N_("encoder self-attention"),
     "decoder": N_("decoder self-attention (masked)"),
     "cross": N_("cross attention (decoder → encoder)"),
 }
-KIND_NAMES = {"encoder": N_("encoder"), "decoder": N_("decoder"), "cross": N_("cross")}
+ATTENTION_CHOICES = {"encoder": N_("encoder"), "decoder": N_("decoder"), "cross": N_("cross")}
 # summaries of a layer's heads: id (also in the URL) -> label; rollout needs self-attention
 AGGREGATES = {
     "mean over heads": N_("mean over heads"),
@@ -61,7 +61,7 @@ SHOWN_IN = "_mh_shown_in:"  # + key: the language a multi-choice widget was last
 # ------------------------------------------------------------------ cached runs
 
 
-# 16 translations: 3 kinds x (L, H, T, T) float32, about 3 MB each at the 100-piece limit
+# 16 translations: 3 attentions x (L, H, T, T) float32, about 3 MB each at the 100-piece limit
 @st.cache_data(max_entries=16, show_spinner=False)
 def run_transformer(
     folder: str, device: str, stamp: float, text: str, beam: int
@@ -108,7 +108,7 @@ def encode_ui(name: str, text: str) -> EncoderAttention | None:
 
 @dataclass(frozen=True)
 class HeadsView:
-    """What the page draws for one attention kind (built during a script run, in its language).
+    """What the page draws for one attention (built during a script run, in its language).
 
     weights: (L, H, T_q, T_k), rows sum to 1 (or 0 for a row whose keys were all hidden).
     query_tokens (T_q) / key_tokens (T_k): the axis labels.
@@ -118,8 +118,8 @@ class HeadsView:
     notices: what was cut; unknown_note: how many pieces are the vocabulary's [UNK] (or "").
     """
 
-    kind: str  # English: the downloaded JSON's "kind"
-    title: str  # the kind in the session's language, for the charts' titles
+    attention: str  # English: the downloaded JSON's "attention"
+    title: str  # the attention in the session's language, for the charts' titles
     weights: np.ndarray
     query_tokens: list[str]
     key_tokens: list[str]
@@ -130,14 +130,14 @@ class HeadsView:
     unknown_note: str = ""
 
 
-def transformer_view(result: TransformerAttention, kind: str) -> HeadsView:
+def transformer_view(result: TransformerAttention, attention: str) -> HeadsView:
     """The encoder self, decoder self or cross attention of one translation."""
     src, dec_in, tgt = result.source_tokens, result.decoder_input_tokens, result.target_tokens
     weights, queries, keys = {
         "encoder": (result.encoder_self, src, src),
         "decoder": (result.decoder_self, dec_in, dec_in),
         "cross": (result.cross, tgt, src),
-    }[kind]
+    }[attention]
     notices = []
     if result.truncated:
         notices.append(
@@ -146,13 +146,13 @@ def transformer_view(result: TransformerAttention, kind: str) -> HeadsView:
             ).format(n=result.n_source_pieces, limit=len(src) - 1)
         )
     return HeadsView(
-        KINDS[kind],
-        _(KINDS[kind]),
+        ATTENTION_TITLES[attention],
+        _(ATTENTION_TITLES[attention]),
         weights,
         list(queries),
         list(keys),
         token_groups(keys),
-        self_attention=kind != "cross",
+        self_attention=attention != "cross",
         notices=notices,
     )
 
@@ -244,7 +244,7 @@ def download_view_json(view: HeadsView, layer: int, filename: str, key: str) -> 
 
     def build() -> str:
         data = {
-            "kind": view.kind,
+            "attention": view.attention,
             "layer": layer + 1,
             "query_tokens": view.query_tokens,
             "key_tokens": view.key_tokens,

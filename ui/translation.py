@@ -77,10 +77,10 @@ def trained_window(translator: Translator) -> int:
     return int(translator.model.cfg.window)
 
 
-def model_label(kind: str) -> str:
+def model_label(model: str) -> str:
     """The translated label of a GLOBAL_MODELS or LOCAL_MODELS id (the id itself when unknown)."""
-    label = GLOBAL_MODELS.get(kind) or LOCAL_MODELS.get(kind)
-    return _(label) if label else kind
+    label = GLOBAL_MODELS.get(model) or LOCAL_MODELS.get(model)
+    return _(label) if label else model
 
 
 # ---------------------------------------------------------------- widgets

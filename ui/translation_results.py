@@ -37,15 +37,15 @@ R = TypeVar("R", bound=Result)
 Weights = tuple[tuple[str, ModelKey], ...]  # (model id, weights' identity) per translator
 
 
-def _run(kind: type[R], sentence: Sentence, compute: Callable[[], R], busy: str = "") -> R:
+def _run(result_type: type[R], sentence: Sentence, compute: Callable[[], R], busy: str = "") -> R:
     """``compute()`` under a spinner (``busy``, default "Translating…") unless the sentence is
-    empty (a ``kind`` with the box's hint); a refused input becomes a ``kind`` with the model's
+    empty (a ``result_type`` with the box's hint); a refused input becomes a ``result_type`` with the model's
     message."""
     if sentence.hint:
-        return kind(sentence)
+        return result_type(sentence)
     with spinner(busy or _("Translating…")):
         result, message = guarded(compute)
-    return kind(sentence, error=message) if result is None else result
+    return result_type(sentence, error=message) if result is None else result
 
 
 def _weights(translators: Mapping[str, Translator]) -> Weights:

@@ -337,17 +337,19 @@ def chart_text(figure: object) -> ChartText:
     tables: list[Table] = []
     names: list[str] = []
     for number_, trace in enumerate(spec.get("data") or [], start=1):
-        kind = trace.get("type") or "scatter"
+        trace_type = trace.get("type") or "scatter"
         caption = _text(trace.get("name")) or title or _("Series {n}").format(n=number_)
-        if kind == "heatmap" and (z := _z(trace)) is not None:
+        if trace_type == "heatmap" and (z := _z(trace)) is not None:
             lines.append(_heatmap(layout, trace, z, given.get("row") or ROW_LINE))
             tables.append(_heatmap_table(caption, layout, trace, z))
-        elif kind == "histogram" and (said := _histogram(trace)) is not None:
+        elif trace_type == "histogram" and (said := _histogram(trace)) is not None:
             lines.append(said)
-        elif kind in ("bar", "scatter") and (found := _points(layout, trace)) is not None:
+        elif trace_type in ("bar", "scatter") and (found := _points(layout, trace)) is not None:
             labels, values = found
             lines.append(
-                _bars(trace, labels, values) if kind == "bar" else _line(trace, labels, values)
+                _bars(trace, labels, values)
+                if trace_type == "bar"
+                else _line(trace, labels, values)
             )
             tables.append(_points_table(caption, labels, values, _text(trace.get("name"))))
         if _text(trace.get("name")):

@@ -295,11 +295,11 @@ def _local(translation: LocalAlignmentResult) -> None:
         raise ValueError("not a local-attention translation (no p_t, window or D)")
 
 
-def local_window_view(translation: LocalAlignmentResult, *, kind: str = "local-p") -> Chart:
+def local_window_view(translation: LocalAlignmentResult, *, model: str = "local-p") -> Chart:
     """A local-attention translation's weights with the predicted centres p_t drawn over them
-    and the window's bounds (``kind``: the model's name, in the title)."""
+    and the window's bounds (``model``: the model's name, in the title)."""
     _local(translation)
-    title = _("{kind}, D = {D}: weights and p_t").format(kind=kind, D=translation.D)
+    title = _("{model}, D = {D}: weights and p_t").format(model=model, D=translation.D)
     fig = local_heatmap(
         _weights(translation),
         translation.source_tokens,

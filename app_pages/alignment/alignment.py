@@ -64,8 +64,8 @@ def linked_charts(view: AlignmentView, key: str) -> AlignmentCharts:
     return AlignmentCharts(view.weights, view.source, view.target, group=f"{key}-link")
 
 
-def alignment_ui(view: AlignmentView, title: str, key: str, kind: str) -> None:
-    """The heatmap with, beside it, model ``kind``'s formulas and the same alignment as lines
+def alignment_ui(view: AlignmentView, title: str, key: str, model: str) -> None:
+    """The heatmap with, beside it, ``model``'s formulas and the same alignment as lines
     (under it when the sentence is long: the heatmap then takes the whole width). The heatmap
     and the lines are linked on hover, in the browser (viz.hover_link)."""
     charts = linked_charts(view, key)
@@ -82,7 +82,7 @@ def alignment_ui(view: AlignmentView, title: str, key: str, kind: str) -> None:
             plotly_chart(heatmap, key=f"{key}_heatmap", fit=fit)
         with right:
             lines_ui(view, key)
-        formula_ui(kind)
+        formula_ui(model)
         return
     if len(view.source) > WIDE_SOURCE:
         plotly_chart(heatmap, key=f"{key}_heatmap")
@@ -93,7 +93,7 @@ def alignment_ui(view: AlignmentView, title: str, key: str, kind: str) -> None:
             plotly_chart(heatmap, key=f"{key}_heatmap")
         left, right = right, right
     with left:
-        formula_ui(kind)
+        formula_ui(model)
     with right:
         lines_ui(view, key)
 
@@ -155,7 +155,7 @@ def result_downloads_ui(result: Result, settings: AlignmentSettings, name: str) 
     """The matrix on screen as CSV and the whole result as JSON."""
     tr, view = result.translation, result.view
     data = {
-        "model": settings.kind,
+        "model": settings.model,
         "mode": settings.mode,
         "beam": settings.beam,
         "source": result.sentence.text,
@@ -197,8 +197,8 @@ def translate_mode_ui(translator: Translator, settings: AlignmentSettings) -> No
         user_text(tr.text, label=_("Translation:"))
         unfamiliar_input_ui(result, translator)
     with charts:
-        alignment_ui(result.view, model_label(settings.kind), "aln_main", settings.kind)
-    step_inspector_ui(tr, settings.kind, settings.level)
+        alignment_ui(result.view, model_label(settings.model), "aln_main", settings.model)
+    step_inspector_ui(tr, settings.model, settings.level)
     if tr.hypotheses:
         hypotheses_ui(tr, settings.level)
     result_downloads_ui(result, settings, "alignment")
@@ -240,7 +240,7 @@ def reference_mode_ui(translator: Translator, settings: AlignmentSettings) -> No
         )
         unfamiliar_input_ui(result, translator)
     with charts:
-        alignment_ui(result.view, _("Forced alignment"), "aln_ref", settings.kind)
+        alignment_ui(result.view, _("Forced alignment"), "aln_ref", settings.model)
     fig = token_prob_bars(
         tr.token_probs,
         tr.target_tokens,
@@ -257,18 +257,18 @@ def reference_mode_ui(translator: Translator, settings: AlignmentSettings) -> No
             n,
         ).format(low=len(low), n=n, limit=LOW_PROB)
     )
-    step_inspector_ui(tr, settings.kind, settings.level)
+    step_inspector_ui(tr, settings.model, settings.level)
     result_downloads_ui(result, settings, "forced-alignment")
 
 
 def compare_ui(translator: Translator, settings: AlignmentSettings) -> None:
     """Compare mode: two scoring functions on the same pair, their difference and entropy."""
-    others = [k for k in GLOBAL_MODELS if k != settings.kind]
+    others = [k for k in GLOBAL_MODELS if k != settings.model]
     charts, notes = regions()
     with notes:
         check_model_param("aln_model_b", others)
-    kind_b = notes.selectbox(_("Compare with"), others, key="aln_model_b", bind="query-params")
-    second = cached_translator(kind_b)
+    model_b = notes.selectbox(_("Compare with"), others, key="aln_model_b", bind="query-params")
+    second = cached_translator(model_b)
     if second is None:
         return
     result = compare_result(translator, second, settings.sentence, level=settings.level)
@@ -278,44 +278,44 @@ def compare_ui(translator: Translator, settings: AlignmentSettings) -> None:
         st.caption(
             _(
                 "Both models read your sentence and are forced through the same French "
-                "translation (the {kind} model's greedy output), so their weights share rows "
+                "translation (the {model} model's greedy output), so their weights share rows "
                 "and columns. One colour scale for both maps, from weight 0 to 1."
-            ).format(kind=settings.kind)
+            ).format(model=settings.model)
         )
         user_text(result.translation.text, label=_("Translation:"))
         unfamiliar_input_ui(result, translator)
     view_b = result.second_view
-    kinds = (settings.kind, kind_b)
+    models = (settings.model, model_b)
     wide = len(result.view.source) > WIDE_SOURCE  # the two maps one under the other
     columns = [charts.container()] * 2 if wide else charts.columns(2)
     fit = first_screen(len(result.view.target), column=PAGE if wide else Column((1, 1)))
-    for col, view, kind, key in zip(columns, (result.view, view_b), kinds, "ab", strict=True):
+    for col, view, model, key in zip(columns, (result.view, view_b), models, "ab", strict=True):
         with col:
-            title = model_label(kind)
+            title = model_label(model)
             fig = alignment_heatmap(
                 view.weights, view.source, view.target, title=title, zmax=1.0, colorbar=False
             )
             plotly_chart(fig, key=f"aln_cmp_{key}", fit=fit)
-            formula_ui(kind, score_only=True)
-    difference_ui(result, view_b, (settings.kind, kind_b))
+            formula_ui(model, score_only=True)
+    difference_ui(result, view_b, (settings.model, model_b))
 
 
-def difference_ui(result: CompareResult, view_b: AlignmentView, kinds: tuple[str, str]) -> None:
-    """The difference (second minus first) beside both rows' entropy, with downloads (``kinds``:
+def difference_ui(result: CompareResult, view_b: AlignmentView, models: tuple[str, str]) -> None:
+    """The difference (second minus first) beside both rows' entropy, with downloads (``models``:
     the two GLOBAL_MODELS ids)."""
     if result.difference is None:
         st.info(_("These two models tokenize differently, so their weights cannot be subtracted."))
         return
-    views = {kinds[0]: result.view, kinds[1]: view_b}
-    scores = {kinds[0]: result.translation.scores, kinds[1]: result.second.scores}
-    difference_section(views, kinds, "aln_cmp", "alignment-difference", scores=scores)
+    views = {models[0]: result.view, models[1]: view_b}
+    scores = {models[0]: result.translation.scores, models[1]: result.second.scores}
+    difference_section(views, models, "aln_cmp", "alignment-difference", scores=scores)
 
 
 @fragment
 def body() -> None:
     """Inputs and results; a fragment, so pressing Enter reruns only this part of the page."""
     settings = controls_ui()
-    translator = cached_translator(settings.kind)
+    translator = cached_translator(settings.model)
     if translator is None:
         return
     if settings.mode == "reference":
@@ -323,7 +323,7 @@ def body() -> None:
     elif settings.mode == "compare":
         compare_ui(translator, settings)
     elif settings.mode == "four":
-        four_scores_ui(settings.sentence, settings.kind, settings.level)
+        four_scores_ui(settings.sentence, settings.model, settings.level)
     else:
         translate_mode_ui(translator, settings)
 

@@ -48,7 +48,7 @@ class AlignmentSettings:
     the mode (MODES)."""
 
     sentence: Sentence
-    kind: str
+    model: str
     beam: int
     level: str
     mode: str
@@ -62,19 +62,19 @@ def controls_ui() -> AlignmentSettings:
         row = control_row([7, 3])
         with row.columns[0]:
             sentence = sentence_ui("aln_", with_ref=True, english_note=True, more=row.more)
-        kind = model_ui(row.columns[1])
+        model = model_ui(row.columns[1])
         with row.more:
             mode = segmented_ui(st, _("Mode"), MODES, key="aln_mode", help=_(MODE_HELP))
             beam = beam_ui(st)
             level = segmented_ui(st, _("View"), LEVELS, key="aln_view", help=_(LEVEL_HELP))
-        return AlignmentSettings(sentence, kind, beam, level, mode)
+        return AlignmentSettings(sentence, model, beam, level, mode)
     sentence = sentence_ui("aln_", with_ref=True, english_note=True)
     mode = segmented_ui(st, _("Mode"), MODES, key="aln_mode", help=_(MODE_HELP))
     c1, c2, c3 = st.columns([3, 3, 2])
-    kind = model_ui(c1)
+    model = model_ui(c1)
     beam = beam_ui(c2)
     level = segmented_ui(c3, _("View"), LEVELS, key="aln_view", help=_(LEVEL_HELP))
-    return AlignmentSettings(sentence, kind, beam, level, mode)
+    return AlignmentSettings(sentence, model, beam, level, mode)
 
 
 def model_ui(where: DeltaGenerator) -> str:

@@ -57,7 +57,7 @@ FORMULAS = {
 }
 # (target index, source index, key) in each paper's notation
 NOTATION = {"bahdanau": ("i", "j", "h")} | {
-    kind: ("t", "s", r"\bar h") for kind in ("luong-dot", "luong-general", "luong-concat")
+    model: ("t", "s", r"\bar h") for model in ("luong-dot", "luong-general", "luong-concat")
 }
 BAHDANAU_NOTE = N_(
     "$s_{i-1}$: the decoder's previous state (its top layer), so the weights are chosen before "
@@ -79,17 +79,17 @@ TOP_ROWS = 5  # source tokens shown with their numbers
 CONTEXT_UNITS = 4  # units of the context vector written out
 
 
-def formula_ui(kind: str, *, score_only: bool = False) -> None:
-    """The score, weights and context of model ``kind`` (a key of FORMULAS) as formulas, with what
+def formula_ui(model: str, *, score_only: bool = False) -> None:
+    """The score, weights and context of ``model`` (a key of FORMULAS) as formulas, with what
     the symbols are; ``score_only``: the score line alone (under a heatmap that compares)."""
-    score, weights, context = FORMULAS[kind]
+    score, weights, context = FORMULAS[model]
     st.latex(score)
     if score_only:
         return
     st.latex(weights)
     st.latex(context)
-    st.caption(_(BAHDANAU_NOTE) if kind == "bahdanau" else _(LUONG_NOTE))
-    if kind == "luong-concat":
+    st.caption(_(BAHDANAU_NOTE) if model == "bahdanau" else _(LUONG_NOTE))
+    if model == "luong-concat":
         st.caption(_(CONCAT_NOTE))
 
 
@@ -101,9 +101,9 @@ def _number(x: float) -> str:
     return f"{x:.3g}"
 
 
-def softmax_lines(kind: str, step: int, j: int, e: np.ndarray) -> str:
+def softmax_lines(model: str, step: int, j: int, e: np.ndarray) -> str:
     """LaTeX: the weight of source position ``j`` as exp(e_j) over the sum, then in numbers."""
-    __, s, __ = NOTATION[kind]
+    __, s, __ = NOTATION[model]
     shift = float(e.max())  # the same weights; the numbers stay finite (exp(e - max e))
     top, total = float(np.exp(e[j] - shift)), float(np.exp(e - shift).sum())
     exp_j, sum_exp = _number(top * np.exp(shift)), _number(total * np.exp(shift))
@@ -115,10 +115,10 @@ def softmax_lines(kind: str, step: int, j: int, e: np.ndarray) -> str:
     )
 
 
-def context_lines(kind: str, step: int, weights: np.ndarray, context: np.ndarray) -> str:
+def context_lines(model: str, step: int, weights: np.ndarray, context: np.ndarray) -> str:
     """LaTeX: the context as the weighted sum of its largest terms, then its first units and
     its norm, one per line."""
-    __, s, key = NOTATION[kind]
+    __, s, key = NOTATION[model]
     order = np.argsort(-weights)[:3]
     terms = " + ".join(rf"{weights[j]:.2f}\, {key}_{{{j}}}" for j in order)
     rest = r" + \dots" if weights.size > len(order) else ""
@@ -164,8 +164,8 @@ def stage_rows(tr: Translation, step: int) -> list[dict[str, object]]:
 
 
 @fragment
-def step_inspector_ui(tr: Translation, kind: str, level: str = "piece") -> None:
-    """One target step of model ``kind``: the scores e, the weights alpha = softmax(e) and the
+def step_inspector_ui(tr: Translation, model: str, level: str = "piece") -> None:
+    """One target step of ``model``: the scores e, the weights alpha = softmax(e) and the
     context c, with their numbers, and the candidates for the next token; in the word view
     (``level`` "word"), which word the step's piece belongs to.
 
@@ -177,7 +177,7 @@ def step_inspector_ui(tr: Translation, kind: str, level: str = "piece") -> None:
         word_of_step_ui(list(tr.target_tokens), step)
     token = html.escape(tr.target_tokens[step])
     title = _("Step {step}: how “{token}” addressed the source").format(step=step, token=token)
-    if tr.scores is not None and kind in FORMULAS:
+    if tr.scores is not None and model in FORMULAS:
         fig = soft_addressing_figure(
             tr.scores[step], tr.weights[step], tr.source_tokens, title=title
         )
@@ -186,23 +186,23 @@ def step_inspector_ui(tr: Translation, kind: str, level: str = "piece") -> None:
     # 1280x720) 78 px of them were hidden sideways
     numbers, candidates = st.columns([1, 1] if classroom_mode() else [3, 2], gap="medium")
     with numbers:
-        if tr.scores is not None and kind in FORMULAS:
-            stage_numbers_ui(tr, kind, step)
+        if tr.scores is not None and model in FORMULAS:
+            stage_numbers_ui(tr, model, step)
     with candidates:
         fig = candidates_bars(tr.top_k[step], title=_("What it wrote next"))
         plotly_chart(fig, key="aln_step_next")
         st.caption(_("The emitted token had probability {p:.3f}.").format(p=tr.token_probs[step]))
 
 
-def stage_numbers_ui(tr: Translation, kind: str, step: int) -> None:
+def stage_numbers_ui(tr: Translation, model: str, step: int) -> None:
     """The numbers of the three stages at ``step``: the top source tokens' scores and weights,
     one weight worked out from the scores, and the context vector as a weighted sum."""
     st.markdown(_("**① ② in numbers**: the source tokens with the largest weights."))
     table_ui(stage_rows(tr, step))
     e, alpha = tr.scores[step], tr.weights[step]
-    st.latex(softmax_lines(kind, step, int(np.argmax(alpha)), e))
+    st.latex(softmax_lines(model, step, int(np.argmax(alpha)), e))
     st.markdown(_("**③ the weighted sum**: the context vector."))
-    st.latex(context_lines(kind, step, alpha, tr.contexts[step]))
+    st.latex(context_lines(model, step, alpha, tr.contexts[step]))
     st.caption(
         _(
             "The context is the weights' average of the encoder's outputs: the decoder reads "

@@ -49,19 +49,19 @@ def pair_id(a: str, b: str) -> str:
     return f"{b} − {a}"
 
 
-def pairs(kinds: list[str]) -> dict[str, tuple[str, str]]:
-    """Every unordered pair of ``kinds`` by its option: 'luong-dot − bahdanau' -> (a, b)."""
-    return {pair_id(a, b): (a, b) for a, b in combinations(kinds, 2)}
+def pairs(models: list[str]) -> dict[str, tuple[str, str]]:
+    """Every unordered pair of ``models`` by its option: 'luong-dot − bahdanau' -> (a, b)."""
+    return {pair_id(a, b): (a, b) for a, b in combinations(models, 2)}
 
 
 def four_scores_ui(sentence: Sentence, reference: str, level: str) -> None:
     """The mode's whole section for ``sentence``: the ``reference`` model's greedy
     translation is the one all four are forced through; ``level``: 'subword' or 'word'."""
     translators: dict[str, Translator] = {}
-    for kind in GLOBAL_MODELS:
-        model = cached_translator(kind)
-        if model is not None:
-            translators[kind] = model
+    for model in GLOBAL_MODELS:
+        translator = cached_translator(model)
+        if translator is not None:
+            translators[model] = translator
     if reference not in translators or len(translators) < 2:
         return
     result = scores_result(translators, reference, sentence, level=level)
@@ -70,9 +70,9 @@ def four_scores_ui(sentence: Sentence, reference: str, level: str) -> None:
     st.caption(
         _(
             "The four models read your sentence and are forced through the same French "
-            "translation (the {kind} model's greedy output), so their rows line up: only the "
+            "translation (the {model} model's greedy output), so their rows line up: only the "
             "score function differs."
-        ).format(kind=reference)
+        ).format(model=reference)
     )
     user_text(result.translation.text, label=_("Translation:"))
     unfamiliar_input_ui(result, translators[reference])
@@ -86,17 +86,17 @@ def four_scores_ui(sentence: Sentence, reference: str, level: str) -> None:
 def maps_ui(result: ScoresResult) -> None:
     """The models' maps two by two on one colour scale, each with its score's formula."""
     st.caption(_(SCALE_NOTE))
-    kinds = list(result.views)
-    for row in range(0, len(kinds), 2):
-        for column, kind in zip(st.columns(2), kinds[row : row + 2], strict=False):
-            view = result.views[kind]
+    models = list(result.views)
+    for row in range(0, len(models), 2):
+        for column, model in zip(st.columns(2), models[row : row + 2], strict=False):
+            view = result.views[model]
             with column:
-                title = model_label(kind)
+                title = model_label(model)
                 fig = alignment_heatmap(
                     view.weights, view.source, view.target, title=title, zmax=1.0, colorbar=False
                 )
-                plotly_chart(fig, key=f"aln_four_{kind}")
-                formula_ui(kind, score_only=True)
+                plotly_chart(fig, key=f"aln_four_{model}")
+                formula_ui(model, score_only=True)
 
 
 def difference_ui(result: ScoresResult) -> None:
@@ -107,7 +107,7 @@ def difference_ui(result: ScoresResult) -> None:
         _("Difference of the pair"), list(options), key=PAIR_KEY, bind="query-params"
     )
     a, b = options[choice or next(iter(options))]
-    scores = {kind: tr.scores for kind, tr in result.translations.items()}
+    scores = {model: tr.scores for model, tr in result.translations.items()}
     difference_section(result.views, (a, b), "aln_four", "four-scores", scores=scores)
 
 
@@ -123,7 +123,7 @@ def difference_section(
     tokens) beside every view's per-row entropy, and both as downloads ``name``.csv/.json
     (``key``: the widgets' prefix; ``scores``: each model's scores e, in the JSON too)."""
     a, b = pair
-    first, kinds = views[a], list(views)
+    first, models = views[a], list(views)
     diff = views[b].weights - first.weights
     if len(first.source) <= WIDE_SOURCE:  # side by side
         places = st.columns(DIFFERENCE_BESIDE, gap="medium")
@@ -134,14 +134,16 @@ def difference_section(
         title = _("{b} minus {a}").format(a=a, b=b)
         fig = alignment_difference(diff, first.source, first.target, title=title)
         plotly_chart(fig, key=f"{key}_diff", fit=fits[0])
-    weights = {kind: views[kind].weights for kind in kinds}
+    weights = {model: views[model].weights for model in models}
     with places[1]:
         fig = entropy_heatmap(weights, first.target, title=_("Entropy of each row (bits)"))
         plotly_chart(fig, key=f"{key}_entropy", fit=fits[1])
-    means = ", ".join(f"{kind} {weights_row_entropy(w).mean():.2f}" for kind, w in weights.items())
+    means = ", ".join(
+        f"{model} {weights_row_entropy(w).mean():.2f}" for model, w in weights.items()
+    )
     st.caption(_(ENTROPY_NOTE).format(means=means))
     data = {
-        "models": kinds,
+        "models": models,
         "source": first.source,
         "target": first.target,
         "weights": weights,

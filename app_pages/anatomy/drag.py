@@ -46,7 +46,7 @@ class DragOptions:
 
     group/role: the charts of one page that follow a drag find each other by ``group``; ``role``
     is "vectors" for the diagram. query: (2,); keys, values: (n, 2); names: the items' letters.
-    score: a score kind of ``models.attention.score`` ("dot", "scaled_dot", "general",
+    score: a score function of ``models.attention.score`` ("dot", "scaled_dot", "general",
     "additive"); W: (2, 2) for "general", else None; W_q, W_k: (2, 2) and v: (2,) for
     "additive", else None; temperature: divides the scores before the softmax; step: dragged
     coordinates are rounded to it; traces: group -> (arrows trace index, tips trace index) in the

@@ -36,7 +36,7 @@ from ui.url_state import check_model_param, check_number_param
 from viz.alignment import alignment_heatmap
 from viz.local_heatmap import local_heatmap
 
-GLOBAL_KIND = "luong-general"
+GLOBAL_MODEL = "luong-general"
 MAX_D = 15
 ABOUT = N_(
     "Global attention lets every French token look at every English token. **Local** attention "
@@ -70,7 +70,7 @@ class LocalSettings:
     half-width D in use and the D the model was trained with."""
 
     sentence: Sentence
-    kind: str
+    model: str
     D: int
     trained: int
 
@@ -88,14 +88,14 @@ def controls_ui() -> tuple[LocalSettings, Translator | None]:
         sentence = sentence_ui("loc_", english_note=True)
         c1, c2 = st.columns([2, 3])
     check_model_param("loc_model", list(LOCAL_MODELS))
-    kind = c1.selectbox(
+    model = c1.selectbox(
         _("Local model"),
         list(LOCAL_MODELS),
         key="loc_model",
         bind="query-params",
         help=" · ".join(map(model_label, LOCAL_MODELS)),
     )
-    translator = cached_translator(kind)
+    translator = cached_translator(model)
     trained = trained_window(translator) if translator is not None else 5
     check_number_param("loc_D", 1, MAX_D)
     D = c2.slider(
@@ -106,7 +106,7 @@ def controls_ui() -> tuple[LocalSettings, Translator | None]:
         key="loc_D",
         bind="query-params",
     )
-    return LocalSettings(sentence, kind, int(D), trained), translator
+    return LocalSettings(sentence, model, int(D), trained), translator
 
 
 def window_note(settings: LocalSettings) -> None:
@@ -169,7 +169,7 @@ def heatmaps_ui(result: Result, settings: LocalSettings, global_model: Translato
         tr.target_tokens,
         tr.p_t,
         tr.window,
-        title=_("{kind}, D = {D}: weights and p_t").format(kind=settings.kind, D=tr.D),
+        title=_("{model}, D = {D}: weights and p_t").format(model=settings.model, D=tr.D),
     )
     # side by side where a map fits half the row, else one under the other
     halves = side_by_side([fig, fig])
@@ -180,8 +180,8 @@ def heatmaps_ui(result: Result, settings: LocalSettings, global_model: Translato
     with right:
         if global_model is None:
             st.info(
-                _("The global model ({kind}) is not available for comparison.").format(
-                    kind=GLOBAL_KIND
+                _("The global model ({model}) is not available for comparison.").format(
+                    model=GLOBAL_MODEL
                 )
             )
             return
@@ -197,7 +197,7 @@ def heatmaps_ui(result: Result, settings: LocalSettings, global_model: Translato
             glob.target_tokens,
             # "same translation" is the caption's: in the title it made the map wider than its
             # half of the row at its least width (1280x720 classroom, 1280x800)
-            title=_("{kind} (global)").format(kind=GLOBAL_KIND),
+            title=_("{model} (global)").format(model=GLOBAL_MODEL),
         )
         plotly_chart(fig, key="loc_global", fit=fit)
         st.caption(
@@ -212,7 +212,7 @@ def result_downloads_ui(result: Result, settings: LocalSettings) -> None:
     """The local weights as CSV and the whole step-by-step result as JSON."""
     tr = result.translation
     data = {
-        "model": settings.kind,
+        "model": settings.model,
         "D": tr.D,
         "trained_D": settings.trained,
         "source": result.sentence.text,
@@ -237,7 +237,7 @@ def body() -> None:
     charts, notes = regions()  # in classroom mode the notes follow the charts
     with notes:
         window_note(settings)
-    global_model = cached_translator(GLOBAL_KIND, quiet=True)
+    global_model = cached_translator(GLOBAL_MODEL, quiet=True)
     result = local_result(translator, settings.sentence, window=settings.D)
     if not show_notices(result, translator):
         return

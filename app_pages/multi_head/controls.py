@@ -1,5 +1,5 @@
 """The Multi-head attention page's controls: the model (our Transformer, with its checkpoint,
-attention kind and beam, or a pretrained encoder by name) and the sentence; in classroom mode the
+attention and beam, or a pretrained encoder by name) and the sentence; in classroom mode the
 sentence and the model in one row, the rest in its settings popover (``ui.layout.control_row``)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from models.limits import ENCODER_CHARS, MULTI_HEAD_BEAM
 from models.transformer.pretrained import offered_encoders
 from ui.choices import choice_ui, segmented_ui
 from ui.layout import ControlRow, control_row
-from ui.multi_head import KIND_NAMES, POSITIONAL_LABELS, POSITIONALS
+from ui.multi_head import ATTENTION_CHOICES, POSITIONAL_LABELS, POSITIONALS
 from ui.sidebar import classroom_mode
 from ui.text import TextBox, read_text, show_text_notices
 from ui.url_state import check_choice_param, check_model_param, check_number_param
@@ -25,7 +25,7 @@ MODEL_HELP = N_(
     "Our Transformer was trained here to translate English to French. The pretrained "
     "encoder is all-MiniLM-L6-v2, a real BERT-style model; it reads Chinese too."
 )
-KIND_HELP = N_(
+ATTENTION_HELP = N_(
     "encoder: the encoder's self-attention over the English pieces · decoder: the "
     "decoder's masked self-attention over the French written so far · cross: cross "
     "attention from each French piece to the English ones (decoder → encoder)"
@@ -45,7 +45,7 @@ def controls_ui() -> tuple[ModelSettings, str]:
 
 
 def model_ui(row: ControlRow | None = None) -> ModelSettings:
-    """Model family, and for it the checkpoint and attention kind or the encoder's name. In
+    """Model family, and for it the checkpoint and attention or the encoder's name. In
     classroom mode's ``row`` the family is in the row, the rest in its settings popover."""
     check_model_param("mh_model", list(SOURCES))
     if row is not None:  # a list, not two long buttons: the row's column is narrow
@@ -58,7 +58,7 @@ def model_ui(row: ControlRow | None = None) -> ModelSettings:
 
 
 def _model_details(source: str, columns: tuple) -> ModelSettings:
-    """The checkpoint, attention kind and beam (``columns``: where each goes), or the encoder."""
+    """The checkpoint, attention and beam (``columns``: where each goes), or the encoder."""
     if source == "transformer":
         c1, c2, c3 = columns
         check_model_param("mh_pos", POSITIONALS)
@@ -66,12 +66,14 @@ def _model_details(source: str, columns: tuple) -> ModelSettings:
             choice_ui(c1.selectbox, _("Positional encoding"), POSITIONAL_LABELS, key="mh_pos")
             or POSITIONALS[0]
         )
-        kind = segmented_ui(c2, _("Attention"), KIND_NAMES, key="mh_kind", help=_(KIND_HELP))
+        attention = segmented_ui(
+            c2, _("Attention"), ATTENTION_CHOICES, key="mh_kind", help=_(ATTENTION_HELP)
+        )
         check_number_param("mh_beam", 1, MULTI_HEAD_BEAM)
         beam = c3.slider(
             _("Beam (1 = greedy)"), 1, MULTI_HEAD_BEAM, 1, key="mh_beam", bind="query-params"
         )
-        return ModelSettings(source, positional, kind, int(beam))
+        return ModelSettings(source, positional, attention, int(beam))
     return ModelSettings(source, hf_name=encoder_ui())
 
 

@@ -45,7 +45,7 @@ MULTI_HEAD = (
     r"\mathrm{MultiHead}(Q, K, V) = \mathrm{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h)\,W^O"
 )
 HEAD_I = r"\mathrm{head}_i = \mathrm{Attention}(Q W_i^Q, K W_i^K, V W_i^V)"
-SYMBOLS = {  # kind -> what Q, K and V are made of, in words
+SYMBOLS = {  # attention -> what Q, K and V are made of, in words
     "encoder": N_(
         "Here $Q$, $K$ and $V$ are all $X$, the vectors this encoder layer reads (one row per "
         "English piece): self-attention. Each head projects them to $d_k$ dimensions with its "
@@ -83,11 +83,11 @@ def numbers_latex(shape: ModelShape) -> list[str]:
     ]
 
 
-def head_latex(kind: str, head: int, shape: ModelShape) -> str:
+def head_latex(attention: str, head: int, shape: ModelShape) -> str:
     """The chosen head's own equation, with its number and √d_k."""
     i, d_k = head + 1, shape.d_k
-    q, kv = ("Y", "H") if kind == "cross" else ("X", "X")
-    mask = " + M" if kind == "decoder" else ""
+    q, kv = ("Y", "H") if attention == "cross" else ("X", "X")
+    mask = " + M" if attention == "decoder" else ""
     return (
         rf"\mathrm{{head}}_{{{i}}} = \mathrm{{softmax}}\!\left(\frac{{({q} W_{{{i}}}^Q)"
         rf"({kv} W_{{{i}}}^K)^\top}}{{\sqrt{{{d_k}}}}}{mask}\right) {kv} W_{{{i}}}^V"
@@ -97,18 +97,18 @@ def head_latex(kind: str, head: int, shape: ModelShape) -> str:
 def equations_ui(settings: ModelSettings, shape: ModelShape, head: int) -> None:
     """Eq. 1 (with the mask for the decoder), the multi-head equations, this model's numbers and
     the chosen head's equation, one short line each (a phone scrolls a line sideways)."""
-    kind = settings.kind if settings.source == "transformer" else "pretrained"
+    attention = settings.attention if settings.source == "transformer" else "pretrained"
     st.subheader(_("The equations, with this model's numbers"))
-    st.latex(MASKED if kind == "decoder" else ATTENTION)
-    if kind == "decoder":
+    st.latex(MASKED if attention == "decoder" else ATTENTION)
+    if attention == "decoder":
         st.latex(MASK)
     st.latex(MULTI_HEAD)
     st.latex(HEAD_I)
     for line in numbers_latex(shape):
         st.latex(line)
-    st.latex(head_latex(kind, head, shape))
-    st.caption(_(SYMBOLS[kind]))
-    if kind == "cross":
+    st.latex(head_latex(attention, head, shape))
+    st.caption(_(SYMBOLS[attention]))
+    if attention == "cross":
         st.caption(_("$Y$: the decoder's vectors (French); $H$: the encoder's output (English)."))
 
 
@@ -120,7 +120,7 @@ def equations_ui(settings: ModelSettings, shape: ModelShape, head: int) -> None:
 def transformer_steps(
     folder: str, device: str, stamp: float, text: str, beam: int, where: tuple[str, int, int]
 ) -> HeadSteps:
-    """One head ``where`` = (kind, layer, head) of the translation of ``text``, step by step."""
+    """One head ``where`` = (attention, layer, head) of the translation of ``text``, step by step."""
     result = run_transformer(folder, device, stamp, text, beam)
     with torch.inference_mode():
         translator = cached_model("transformer", folder, device, stamp)
@@ -145,9 +145,9 @@ def load_steps(
         translator = cached_transformer(settings.positional, quiet=True)
         if translator is None:
             return None
-        shape = transformer_shape(translator, settings.kind)
+        shape = transformer_shape(translator, settings.attention)
         key = model_key(f"transformer-{settings.positional}")
-        where = (settings.kind, layer, head)
+        where = (settings.attention, layer, head)
         steps = guarded_ui(lambda: transformer_steps(*key, text, settings.beam, where))
     else:
         name = settings.hf_name.strip() or DEFAULT_MODEL
@@ -182,10 +182,10 @@ def window_ui(n_queries: int) -> slice:
     return slice(int(start) - 1, int(start) - 1 + WINDOW)
 
 
-def _axis_names(kind: str) -> tuple[str, str]:
+def _axis_names(attention: str) -> tuple[str, str]:
     """(row title, column title) of the step panels: queries and keys, by language side in
     cross attention."""
-    if kind == "cross":
+    if attention == "cross":
         return _("query (French)"), _("key (English)")
     return _("query"), _("key")
 
@@ -193,8 +193,8 @@ def _axis_names(kind: str) -> tuple[str, str]:
 def _title(view: HeadsView, steps: HeadSteps, values: bool = False) -> str:
     """Three lines (four for the values, whose two panels' rows differ): what the figure shows,
     then what its rows and its columns are."""
-    where = _("{kind}, layer {layer}, head {head}").format(
-        kind=view.title, layer=steps.layer + 1, head=steps.head + 1
+    where = _("{attention}, layer {layer}, head {head}").format(
+        attention=view.title, layer=steps.layer + 1, head=steps.head + 1
     )
     if values:
         rows = (
@@ -203,7 +203,7 @@ def _title(view: HeadsView, steps: HeadSteps, values: bool = False) -> str:
         columns = _("columns: the d_v = {d} dimensions of the value vectors").format(
             d=steps.values.shape[1]
         )
-    elif steps.kind == "cross":
+    elif steps.attention == "cross":
         rows = _("rows: queries, the French pieces that attend (decoder)")
         columns = _("columns: keys, the English pieces attended to (encoder)")
     else:
@@ -214,7 +214,7 @@ def _title(view: HeadsView, steps: HeadSteps, values: bool = False) -> str:
 
 def score_panels(steps: HeadSteps, view: HeadsView, rows: slice) -> list[Panel]:
     """Q·Kᵀ, ÷√d_k, the mask (decoder) and the softmax, for the queries ``rows``."""
-    y_name, x_name = _axis_names(steps.kind)
+    y_name, x_name = _axis_names(steps.attention)
     queries, keys = view.query_tokens[rows], view.key_tokens
     d_k = steps.shape.d_k
     kept = steps.keep[rows]
@@ -263,7 +263,7 @@ def score_panels(steps: HeadSteps, view: HeadsView, rows: slice) -> list[Panel]:
 
 def value_panels(steps: HeadSteps, view: HeadsView, rows: slice) -> list[Panel]:
     """V (one row per key) and the head's output softmax·V (one row per query)."""
-    y_name, x_name = _axis_names(steps.kind)
+    y_name, x_name = _axis_names(steps.attention)
     dims = [str(i + 1) for i in range(steps.values.shape[1])]
     dim = _("dimension")
     n = 5 if steps.causal else 4

@@ -374,7 +374,7 @@ def body() -> None:
     linked_views_ui(settings, text, full, view, layer, head)
     aggregate_ui(view, layer)
     special_ui(full)
-    if settings.source == "transformer" and settings.kind == "cross":
+    if settings.source == "transformer" and settings.attention == "cross":
         compare_ui(text, result)
 
 

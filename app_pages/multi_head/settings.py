@@ -28,12 +28,12 @@ from viz.multi_head import GridTiles
 @dataclass(frozen=True)
 class ModelSettings:
     """Which model runs: ``source`` is "transformer" or "pretrained"; for "transformer", the
-    positional encoding (POSITIONALS), the attention kind (KINDS) and the beam width; for
+    positional encoding (POSITIONALS), the attention (ATTENTION_CHOICES) and the beam width; for
     "pretrained", the encoder's name (``hf_name``)."""
 
     source: str
     positional: str = POSITIONALS[0]
-    kind: str = "encoder"
+    attention: str = "encoder"
     beam: int = 1
     hf_name: str = ""
 
@@ -45,7 +45,7 @@ def load_view(settings: ModelSettings, text: str) -> tuple[HeadsView | None, obj
         result = transformer_translation_ui(settings.positional, text, settings.beam)
         if result is None:
             return None, None
-        return transformer_view(result, settings.kind), result
+        return transformer_view(result, settings.attention), result
     result = encode_ui(settings.hf_name, text)
     return (None, None) if result is None else (pretrained_view(result), result)
 

@@ -28,8 +28,8 @@ from ui.tables import table_ui
 from viz.recurrent import token_lines, units_heatmap
 
 N_UNITS = 32  # units shown in each heatmap: the most varying over the sentence
-ENCODER_KINDS = ("rnn", "lstm", "gru")  # checkpoints rnn-encoder-<kind>
-KIND_NAMES = {"rnn": "RNN", "lstm": "LSTM", "gru": "GRU"}  # names: never translated
+ENCODER_CELLS = ("rnn", "lstm", "gru")  # checkpoints rnn-encoder-<cell_type>
+CELL_NAMES = {"rnn": "RNN", "lstm": "LSTM", "gru": "GRU"}  # names: never translated
 DIRECTIONS = {"forward": N_("forward →h"), "backward": N_("backward ←h")}
 TRAINED_NOTE = N_(
     "These encoders are small (128 units) and were trained for a few epochs on a shared CPU, so "
@@ -177,11 +177,11 @@ def live_gru_ui(text: str) -> None:
 
 
 def _profiles(text: str) -> tuple[dict[str, GradientProfile], dict[str, Card | None]]:
-    """kind -> the gradient profile of each trained encoder that loads (the missing-model box for
-    each of the others), and kind -> its card."""
+    """cell_type -> the gradient profile of each trained encoder that loads (the missing-model box for
+    each of the others), and cell_type -> its card."""
     profiles, cards = {}, {}
-    for kind in ENCODER_KINDS:
-        name = f"rnn-encoder-{kind}"
+    for cell_type in ENCODER_CELLS:
+        name = f"rnn-encoder-{cell_type}"
         translator = load_model("seq2seq", name)
         if translator is None:
             continue
@@ -189,7 +189,7 @@ def _profiles(text: str) -> tuple[dict[str, GradientProfile], dict[str, Card | N
             found = guarded_ui(lambda t=translator: _profile(t, weights_id(t), text))
         if found is None:
             return {}, {}
-        profiles[kind], cards[kind] = found, card_of(name)
+        profiles[cell_type], cards[cell_type] = found, card_of(name)
     return profiles, cards
 
 
@@ -203,7 +203,7 @@ def vanishing_gradient_ui(text: str) -> None:
     fig = PAGE.across_or_turned(
         lambda across: token_lines(
             tokens,
-            {KIND_NAMES[k]: p.norms for k, p in same.items()},
+            {CELL_NAMES[k]: p.norms for k, p in same.items()},
             title=_("‖∂h_T/∂x_t‖ for each input position t (log scale)"),
             x_title=_("input position t (h_T is read after the last one)"),
             y_title="‖∂h_T/∂x_t‖",
@@ -220,11 +220,11 @@ def vanishing_gradient_ui(text: str) -> None:
         st.code("\n".join(commands), language="bash", wrap_lines=True)
 
 
-def _model_row(kind: str, profile: GradientProfile, card: Card | None) -> dict[str, object]:
+def _model_row(cell_type: str, profile: GradientProfile, card: Card | None) -> dict[str, object]:
     """One encoder's row: its measured test BLEU and training, and its gradient's decay."""
     bleu = card.metrics.get("bleu_greedy") if card else None
     return {
-        _("encoder"): KIND_NAMES[kind],
+        _("encoder"): CELL_NAMES[cell_type],
         _("test BLEU (greedy)"): "—" if bleu is None else f"{bleu:.1f}",
         _("epochs"): str(card.epochs_trained) if card else "—",
         _("parameters"): f"{card.parameters:,}" if card and card.parameters else "—",

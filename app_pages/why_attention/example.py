@@ -40,7 +40,7 @@ CLEARED = N_(
 @dataclass(frozen=True)
 class WhyExample:
     """The page's first sentence and, when it was chosen by the rule, the numbers that chose it:
-    its line in the test set, its length, each model's sentence BLEU (kind -> score), its gap,
+    its line in the test set, its length, each model's sentence BLEU (model -> score), its gap,
     the group's median gap, the group's size and the least length of the group."""
 
     source: str

@@ -74,14 +74,14 @@ ENCODERS_HELP = N_(
 def translations_ui(result: WhyResult, reference: str) -> None:
     """The two translations side by side, with sentence BLEU when a reference is given."""
     outputs, bleu = result.translations, result.bleu
-    for col, (kind, title) in zip(st.columns(2), SIDE_BY_SIDE.items(), strict=True):
+    for col, (model, title) in zip(st.columns(2), SIDE_BY_SIDE.items(), strict=True):
         with col:
             st.markdown(f"**{_(title)}**")
-            if kind not in outputs:
+            if model not in outputs:
                 continue
-            user_text(outputs[kind].text)
-            if kind in bleu:
-                st.metric(_("Sentence BLEU vs your reference"), f"{bleu[kind]:.1f}")
+            user_text(outputs[model].text)
+            if model in bleu:
+                st.metric(_("Sentence BLEU vs your reference"), f"{bleu[model]:.1f}")
     if not reference:
         st.caption(_("Give a French reference above to score both translations (sentence BLEU)."))
 
@@ -101,9 +101,9 @@ def side_by_side_ui() -> Sentence:
     if cleared:
         cleared_note()
     translators = {}
-    for col, kind in zip(st.columns(2), SIDE_BY_SIDE, strict=True):
+    for col, model in zip(st.columns(2), SIDE_BY_SIDE, strict=True):
         with col:
-            translators[kind] = cached_translator(kind)
+            translators[model] = cached_translator(model)
     result = why_result(translators, sentence, reference=reference)
     ready = next((t for t in translators.values() if t), None)
     if show_notices(result, ready):
@@ -127,7 +127,7 @@ def _overall_rows(cards: dict[str, Card]) -> list[dict]:
         _("3 sentences joined"),
     )
     rows = []
-    for kind, card in cards.items():
+    for model, card in cards.items():
         long_sets = card.long_sets
         scores = (
             card.metrics.get("bleu_greedy"),
@@ -135,7 +135,7 @@ def _overall_rows(cards: dict[str, Card]) -> list[dict]:
             (long_sets.get("concat2") or {}).get("bleu"),
             (long_sets.get("concat3") or {}).get("bleu"),
         )
-        values = (kind, *("—" if v is None else f"{float(v):.2f}" for v in scores))
+        values = (model, *("—" if v is None else f"{float(v):.2f}" for v in scores))
         rows.append(dict(zip(columns, values, strict=True)))
     return rows
 
@@ -183,7 +183,7 @@ def encoder_gradients_ui(sentence: Sentence) -> None:
     """The chosen encoders' gradient norms over the positions of the user's sentence."""
     st.header(_("The vanishing gradient"))
     st.markdown(_(GRADIENT_TEXT))
-    kinds = st.multiselect(
+    models = st.multiselect(
         _("Encoders"),
         list(SIDE_BY_SIDE),
         default=["none"],
@@ -191,17 +191,17 @@ def encoder_gradients_ui(sentence: Sentence) -> None:
         help=_(ENCODERS_HELP),
     )
     curves: dict[tuple[str, ...], dict] = {}  # one chart per tokenization
-    for kind in kinds:
-        translator = cached_translator(kind, quiet=True)
+    for model in models:
+        translator = cached_translator(model, quiet=True)
         if translator is None:
-            st.info(_("The `{model}` encoder is not trained yet.").format(model=kind))
+            st.info(_("The `{model}` encoder is not trained yet.").format(model=model))
             continue
         result = gradients_result(translator, sentence)
         if result.error or result.sentence.hint:
             st.info(result.error or result.sentence.hint)
             return
         grads = result.gradients
-        curves.setdefault(tuple(grads.source_tokens), {})[kind] = grads.norms
+        curves.setdefault(tuple(grads.source_tokens), {})[model] = grads.norms
     for i, (tokens, norms) in enumerate(curves.items()):
         fig = PAGE.across_or_turned(
             lambda across, n=norms, t=tokens: gradient_norm_plot(
@@ -209,12 +209,12 @@ def encoder_gradients_ui(sentence: Sentence) -> None:
             )
         )
         plotly_chart(fig, key=f"why_gradients_{i}")
-        kind, first = next(iter(norms.items()))
+        model, first = next(iter(norms.items()))
         st.caption(
             _(
                 "`{model}` encoder: the norm is {first:.2e} at the first piece and {last:.2e} "
                 "at the last ({n} pieces)."
-            ).format(model=kind, first=first[0], last=first[-1], n=len(tokens))
+            ).format(model=model, first=first[0], last=first[-1], n=len(tokens))
         )
 
 

@@ -269,8 +269,8 @@ class Session:
             )
 
     def _note(self, msg: ForwardMsg) -> None:
-        kind = msg.WhichOneof("type")
-        if kind == "new_session":
+        msg_type = msg.WhichOneof("type")
+        if msg_type == "new_session":
             self._session_id = msg.new_session.initialize.session_id
             self._page_hash = msg.new_session.page_script_hash or self._page_hash
             if protocol.full_run(msg):
@@ -279,17 +279,17 @@ class Session:
             else:
                 self._drawing = set()
                 self._rerunning = frozenset(msg.metadata.run.fragment_ids)
-        elif kind == "navigation":
+        elif msg_type == "navigation":
             self._page_hash = msg.navigation.page_script_hash
-        elif kind == "page_info_changed":
+        elif msg_type == "page_info_changed":
             self.query = msg.page_info_changed.query_string
-        elif kind == "page_not_found":
+        elif msg_type == "page_not_found":
             self.errors.append(f"page not found: {self.page}")
-        elif kind == "script_finished" and protocol.full_run(msg):
+        elif msg_type == "script_finished" and protocol.full_run(msg):
             self._run_began = None
             if protocol.finished(msg):
                 self._forget_undrawn()
-        elif kind == "script_finished" and protocol.finished(msg):
+        elif msg_type == "script_finished" and protocol.finished(msg):
             self._fragments_drawn()
         for widget in protocol.widgets_in(msg):
             self.widgets[widget.key] = widget

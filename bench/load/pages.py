@@ -108,7 +108,7 @@ def edit_cell(prefixes: tuple[str, ...], columns: tuple[str, ...], lo: int, hi: 
         if not keys:
             s.widget(prefixes[0])  # LoadError: the page drew no such table
         key = rng.choice(keys)
-        if s.widgets[key].kind != "dataframe":
+        if s.widgets[key].element_type != "dataframe":
             return await s.set(key, str(rng.randint(lo, hi)))
         edit = {"0": {rng.choice(columns): rng.randint(lo, hi)}}
         value = json.dumps({"edited_rows": edit, "added_rows": [], "deleted_rows": []})

@@ -4,7 +4,7 @@ widgets' values; the server answers with ``ForwardMsg``s (deltas, page info, ``s
 
 Widgets are found by reading what the server sends, never by a hard-coded hash: each widget's
 element in a delta carries its id, and an id made for a user key ends with that key
-(``$$ID-<hash>-<key>``). A widget's value goes back in the field its kind reads
+(``$$ID-<hash>-<key>``). A widget's value goes back in the field its element type reads
 (:func:`widget_state`). A page's words are read the same way (:func:`text_in`, :func:`find_text`),
 and a ``run_every`` fragment's timers are kept as the browser keeps them (:class:`AutoReruns`).
 Pure functions: no sockets here (:mod:`bench.load.client` has those).
@@ -22,7 +22,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 ID_PREFIX = "$$ID-"
-# element kind -> the WidgetState field it is read from (Streamlit 1.67's register_widget calls)
+# element type -> the WidgetState field it is read from (Streamlit 1.67's register_widget calls)
 VALUE_FIELDS = {
     "text_input": "string_value",
     "text_area": "string_value",
@@ -42,18 +42,18 @@ DONE = (
     ForwardMsg.FINISHED_WITH_COMPILE_ERROR,
     ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY,
 )  # FINISHED_EARLY_FOR_RERUN is not an answer: another run follows
-TEXT_KINDS = ("markdown", "alert", "heading", "text")  # elements whose ``body`` is what they say
+TEXT_ELEMENTS = ("markdown", "alert", "heading", "text")  # elements whose ``body`` is what they say
 ERROR_ID = "error id"  # the app's sentence for an unexpected error (ui/errors.py) carries this
 
 
 @dataclass(frozen=True)
 class Widget:
-    """A widget as the server drew it: its id, kind (the element's type), and what the
+    """A widget as the server drew it: its id, the element's type, and what the
     harness needs to choose a valid value: its option labels, or its range."""
 
     key: str
     id: str
-    kind: str
+    element_type: str
     options: tuple[str, ...] = ()
     lo: float | None = None
     hi: float | None = None
@@ -67,24 +67,24 @@ def key_of(widget_id: str) -> str | None:
     return key or None
 
 
-def _options(kind: str, proto: object) -> tuple[str, ...]:
-    if kind == "button_group":
+def _options(element_type: str, proto: object) -> tuple[str, ...]:
+    if element_type == "button_group":
         return tuple(option.content for option in proto.options)
-    if kind in ("selectbox", "radio", "multiselect"):
+    if element_type in ("selectbox", "radio", "multiselect"):
         return tuple(proto.options)
     return ()
 
 
-def _range(kind: str, proto: object) -> tuple[float | None, float | None]:
-    if kind == "slider" and not proto.options:
+def _range(element_type: str, proto: object) -> tuple[float | None, float | None]:
+    if element_type == "slider" and not proto.options:
         return proto.min, proto.max
-    if kind == "number_input":
+    if element_type == "number_input":
         return (proto.min if proto.has_min else None), (proto.max if proto.has_max else None)
     return None, None
 
 
-def element_kind(msg: ForwardMsg) -> str | None:
-    """The kind of element a ForwardMsg's delta draws ("markdown", "slider", "bidi_component"...);
+def element_type_of(msg: ForwardMsg) -> str | None:
+    """The type of element a ForwardMsg's delta draws ("markdown", "slider", "bidi_component"...);
     None for other messages."""
     if msg.WhichOneof("type") != "delta" or msg.delta.WhichOneof("type") != "new_element":
         return None
@@ -93,25 +93,25 @@ def element_kind(msg: ForwardMsg) -> str | None:
 
 def widgets_in(msg: ForwardMsg) -> list[Widget]:
     """The keyed widgets a ForwardMsg's delta draws (none for other messages)."""
-    kind = element_kind(msg)
-    if kind not in VALUE_FIELDS:
+    element_type = element_type_of(msg)
+    if element_type not in VALUE_FIELDS:
         return []
-    proto = getattr(msg.delta.new_element, kind)
+    proto = getattr(msg.delta.new_element, element_type)
     key = key_of(proto.id)
     if key is None:
         return []
-    lo, hi = _range(kind, proto)
-    return [Widget(key, proto.id, kind, _options(kind, proto), lo, hi)]
+    lo, hi = _range(element_type, proto)
+    return [Widget(key, proto.id, element_type, _options(element_type, proto), lo, hi)]
 
 
 def error_in(msg: ForwardMsg) -> str | None:
     """What a delta shows that counts as a failure: an exception box, or the app's error
     sentence with an id (ui/errors.py); None for anything else."""
-    kind = element_kind(msg)
+    element_type = element_type_of(msg)
     element = msg.delta.new_element
-    if kind == "exception":
+    if element_type == "exception":
         return f"exception box: {element.exception.type}"
-    if kind == "alert" and ERROR_ID in element.alert.body:
+    if element_type == "alert" and ERROR_ID in element.alert.body:
         return "error sentence: " + element.alert.body[:120]
     return None
 
@@ -129,15 +129,17 @@ def run_id(msg: ForwardMsg) -> str:
 def full_run(msg: ForwardMsg) -> bool:
     """Whether ``msg`` (a ``new_session`` or ``script_finished``) is of a run of the whole page,
     not of fragments only (their ids are in the run's metadata)."""
-    kind = msg.WhichOneof("type")
-    return kind in ("new_session", "script_finished") and not msg.metadata.run.fragment_ids
+    msg_type = msg.WhichOneof("type")
+    return msg_type in ("new_session", "script_finished") and not msg.metadata.run.fragment_ids
 
 
 def text_in(msg: ForwardMsg) -> str | None:
     """What a delta's element says (markdown, caption, alert, heading, text: its body, as the
     app wrote it, markdown escapes included); None for other messages and elements."""
-    kind = element_kind(msg)
-    return getattr(msg.delta.new_element, kind).body if kind in TEXT_KINDS else None
+    element_type = element_type_of(msg)
+    return (
+        getattr(msg.delta.new_element, element_type).body if element_type in TEXT_ELEMENTS else None
+    )
 
 
 def find_text(msg: ForwardMsg, pattern: str | re.Pattern[str]) -> re.Match[str] | None:
@@ -158,15 +160,15 @@ class AutoReruns:
     timers: dict[str, tuple[float, float]] = field(default_factory=dict)  # id -> (interval, due)
 
     def note(self, msg: ForwardMsg, now: float) -> None:
-        kind = msg.WhichOneof("type")
-        if kind == "new_session" and full_run(msg):
+        msg_type = msg.WhichOneof("type")
+        if msg_type == "new_session" and full_run(msg):
             self.timers.clear()
-        elif kind == "auto_rerun" and msg.auto_rerun.fragment_id:
+        elif msg_type == "auto_rerun" and msg.auto_rerun.fragment_id:
             fragment, interval = msg.auto_rerun.fragment_id, msg.auto_rerun.interval
             running = self.timers.get(fragment)
             if interval > 0 and (running is None or running[0] != interval):
                 self.timers[fragment] = (interval, now + interval)
-        elif kind == "stop_auto_rerun":
+        elif msg_type == "stop_auto_rerun":
             for fragment in msg.stop_auto_rerun.fragment_ids:
                 self.timers.pop(fragment, None)
 
@@ -185,11 +187,11 @@ class AutoReruns:
 
 
 def widget_state(widget: Widget, value: object) -> WidgetState:
-    """``value`` for ``widget`` in the field its kind is read from. A selectbox, radio or segmented
+    """``value`` for ``widget`` in the field its element type is read from. A selectbox, radio or segmented
     control takes an option label (str); a slider or number input a number; a checkbox a bool;
     a button anything (a click); a file uploader a sequence of :class:`UploadedFileInfo`."""
     state = WidgetState(id=widget.id)
-    field = VALUE_FIELDS[widget.kind]
+    field = VALUE_FIELDS[widget.element_type]
     if field in ("string_value",):
         state.string_value = str(value)
     elif field == "string_array_value":

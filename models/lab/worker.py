@@ -14,7 +14,7 @@ import torch
 
 from models.lab.train import LabConfig, train_run
 
-# Messages on the queue: (kind, run index, payload); kind is one of these.
+# Messages on the queue: (tag, run index, payload); the tag is one of these.
 SNAPSHOT, PROGRESS, RUN, ERROR, END = "snapshot", "progress", "run", "error", "end"
 NICENESS = 10  # added to the worker's scheduling niceness: it yields the CPU to the server
 

@@ -31,7 +31,7 @@ from torch import nn
 
 from models.rnn.translator import Translator
 
-GATES = {  # the gate blocks of each kind, in torch's stacking order
+GATES = {  # the gate blocks of each cell type, in torch's stacking order
     "rnn": (),
     "gru": ("r", "z", "n"),
     "lstm": ("i", "f", "g", "o"),
@@ -44,13 +44,13 @@ class CellTrace:
     positions (a backward direction is stored by position too: ``hidden[t]`` is the state after
     reading x_t, whichever way the direction reads).
 
-    kind: "rnn", "gru" or "lstm"; layer: 0-based; reverse: the backward direction of a BiRNN.
+    cell_type: "rnn", "gru" or "lstm"; layer: 0-based; reverse: the backward direction of a BiRNN.
     hidden (T, H): h_t. gates: name -> (T, H) — GRU "r" (reset), "z" (update), "n" (candidate
     h~_t); LSTM "i" (input), "f" (forget), "g" (candidate c~_t), "o" (output); none for an RNN.
     cell (T, H): the LSTM cell state c_t (None for the others).
     """
 
-    kind: str
+    cell_type: str
     layer: int
     reverse: bool
     hidden: np.ndarray
@@ -69,7 +69,7 @@ class EncoderTrace:
     truncated: bool = False
 
 
-def kind_of(rnn: nn.RNNBase) -> str:
+def cell_type_of(rnn: nn.RNNBase) -> str:
     """ "rnn", "gru" or "lstm" for a torch recurrent module (ValueError for anything else)."""
     if isinstance(rnn, nn.LSTM):
         return "lstm"
@@ -94,12 +94,12 @@ def layer_weights(rnn: nn.RNNBase, layer: int, reverse: bool) -> tuple[torch.Ten
     return U, W, b_U, b_W
 
 
-def _step(kind: str, ux: torch.Tensor, wh: torch.Tensor, h, c) -> tuple:
+def _step(cell_type: str, ux: torch.Tensor, wh: torch.Tensor, h, c) -> tuple:
     """One time step from the input part ``ux`` = U x_t + b_U and the recurrent part
     ``wh`` = W h_{t-1} + b_W, both (G*H,): -> (h_t, c_t or None, {gate: (H,)})."""
-    if kind == "rnn":
+    if cell_type == "rnn":
         return torch.tanh(wh + ux), None, {}
-    if kind == "gru":
+    if cell_type == "gru":
         ur, uz, un = ux.chunk(3)  # (H,) each
         wr, wz, wn = wh.chunk(3)
         r, z = torch.sigmoid(wr + ur), torch.sigmoid(wz + uz)
@@ -117,16 +117,16 @@ def run_direction(
 ) -> CellTrace:
     """The cell equations of one layer and direction of ``rnn`` over one sequence x (T, in),
     starting from zero states (as the encoders do)."""
-    kind = kind_of(rnn)
+    cell_type = cell_type_of(rnn)
     U, W, b_U, b_W = layer_weights(rnn, layer, reverse)
     H = rnn.hidden_size
     ux_all = x.to(U.dtype) @ U.T + b_U  # (T, G*H): the input parts of every step at once
     h = torch.zeros(H, dtype=W.dtype, device=W.device)  # (H,)
-    c = torch.zeros_like(h) if kind == "lstm" else None
+    c = torch.zeros_like(h) if cell_type == "lstm" else None
     order = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
-    hs, cs, gates = {}, {}, {name: {} for name in GATES[kind]}
+    hs, cs, gates = {}, {}, {name: {} for name in GATES[cell_type]}
     for t in order:
-        h, c, step_gates = _step(kind, ux_all[t], W @ h + b_W, h, c)
+        h, c, step_gates = _step(cell_type, ux_all[t], W @ h + b_W, h, c)
         hs[t] = h
         if c is not None:
             cs[t] = c
@@ -135,7 +135,7 @@ def run_direction(
     positions = range(x.shape[0])
     stack = lambda d: torch.stack([d[t] for t in positions]).float().cpu().numpy()  # noqa: E731
     return CellTrace(
-        kind=kind,
+        cell_type=cell_type,
         layer=layer,
         reverse=reverse,
         hidden=stack(hs),  # (T, H)

@@ -21,16 +21,16 @@ import numpy as np
 import torch
 from torch import nn
 
-from models.rnn.cells import kind_of
+from models.rnn.cells import cell_type_of
 from models.rnn.translator import Translator
 
 
 @dataclass(frozen=True)
 class GradientProfile:
-    """One encoder on one sentence. kind: "rnn", "gru" or "lstm"; tokens: the T source pieces;
+    """One encoder on one sentence. cell_type: "rnn", "gru" or "lstm"; tokens: the T source pieces;
     norms (T,): ‖∂h_T/∂x_t‖_F for each position t."""
 
-    kind: str
+    cell_type: str
     tokens: list[str]
     norms: np.ndarray
 
@@ -83,7 +83,7 @@ def encoder_profile(translator: Translator, text: str) -> GradientProfile:
     enc = translator.model.encoder
     x = enc.embedding(source.src[0]).detach()  # (T, E)
     return GradientProfile(
-        kind=kind_of(enc.rnn),
+        cell_type=cell_type_of(enc.rnn),
         tokens=translator.src_tok.pieces(source.ids),
         norms=jacobian_norms(enc.rnn, x),
     )

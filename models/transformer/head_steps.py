@@ -35,7 +35,12 @@ from models.tokenizer import SubwordTokenizer
 from models.transformer.pretrained import PretrainedEncoder
 from models.transformer.translator import TransformerAttention, TransformerTranslator
 
-KINDS = ("encoder", "decoder", "cross", "self")  # "self": a pretrained encoder's self-attention
+ATTENTIONS = (
+    "encoder",
+    "decoder",
+    "cross",
+    "self",
+)  # "self": a pretrained encoder's self-attention
 GAP_LIMIT = 1e-4  # a recomputation further than this from the model's own weights is refused
 
 
@@ -64,7 +69,7 @@ class HeadSteps:
     gap: max |weights - the weights the model returned| (a check of the recomputation).
     """
 
-    kind: str
+    attention: str
     layer: int  # 0-based
     head: int  # 0-based
     shape: ModelShape
@@ -107,7 +112,13 @@ def attention_steps(
 
 
 def _steps(
-    kind: str, where: tuple[int, int], shape: ModelShape, projected: tuple, keep, causal, returned
+    attention: str,
+    where: tuple[int, int],
+    shape: ModelShape,
+    projected: tuple,
+    keep,
+    causal,
+    returned,
 ) -> HeadSteps:
     """Run :func:`attention_steps` on one head's projections and check it against ``returned``
     (T_q, T_k), the weights the model gave; ValueError when they differ by over GAP_LIMIT."""
@@ -122,7 +133,7 @@ def _steps(
         )
     numpy = lambda x: x.detach().float().cpu().numpy()  # noqa: E731
     return HeadSteps(
-        kind=kind,
+        attention=attention,
         layer=where[0],
         head=where[1],
         shape=shape,
@@ -149,10 +160,10 @@ def _check_where(shape: ModelShape, layer: int, head: int) -> None:
 # ------------------------------------------------------------------ the project's Transformer
 
 
-def transformer_shape(translator: TransformerTranslator, kind: str = "encoder") -> ModelShape:
+def transformer_shape(translator: TransformerTranslator, attention: str = "encoder") -> ModelShape:
     """h, d_model and d_k of the Transformer; the layers of its encoder or decoder stack."""
     cfg = translator.model.cfg
-    layers = cfg.enc_layers if kind == "encoder" else cfg.dec_layers
+    layers = cfg.enc_layers if attention == "encoder" else cfg.dec_layers
     return ModelShape(layers, cfg.n_heads, cfg.d_model, cfg.d_model // cfg.n_heads)
 
 
@@ -161,30 +172,30 @@ def _ids(tokenizer: SubwordTokenizer, pieces: list[str]) -> list[int]:
     return [int(tokenizer.sp.piece_to_id(piece)) for piece in pieces]
 
 
-def _module(translator: TransformerTranslator, kind: str, layer: int) -> nn.Module:
+def _module(translator: TransformerTranslator, attention: str, layer: int) -> nn.Module:
     model = translator.model
-    if kind == "encoder":
+    if attention == "encoder":
         return model.encoder[layer].self_attn
-    if kind == "decoder":
+    if attention == "decoder":
         return model.decoder[layer].self_attn
-    if kind == "cross":
+    if attention == "cross":
         return model.decoder[layer].cross_attn
-    raise ValueError(f"unknown attention kind {kind!r}; choose encoder, decoder or cross")
+    raise ValueError(f"unknown attention {attention!r}; choose encoder, decoder or cross")
 
 
 @torch.inference_mode()
 def transformer_head_steps(
     translator: TransformerTranslator,
     result: TransformerAttention,
-    kind: str,
+    attention: str,
     layer: int,
     head: int,
 ) -> HeadSteps:
-    """Head ``head`` of layer ``layer`` (0-based) of the ``kind`` attention ("encoder", "decoder",
+    """Head ``head`` of layer ``layer`` (0-based) of attention ``attention`` ("encoder", "decoder",
     "cross") in the translation ``result``: one teacher-forced pass over its pieces with the
     attention module's inputs captured, then eq. 1 recomputed from its W^Q, W^K, W^V."""
-    shape = transformer_shape(translator, kind)
-    module = _module(translator, kind, layer)
+    shape = transformer_shape(translator, attention)
+    module = _module(translator, attention, layer)
     _check_where(shape, layer, head)
     src = torch.tensor([_ids(translator.src_tok, result.source_tokens)], device=translator.device)
     tgt_in = _ids(translator.tgt_tok, result.decoder_input_tokens)
@@ -195,7 +206,7 @@ def transformer_head_steps(
     )
     try:
         enc = translator.model.encode(src)
-        dec = translator.model.decode(tgt_in, enc) if kind != "encoder" else None
+        dec = translator.model.decode(tgt_in, enc) if attention != "encoder" else None
     finally:
         hook.remove()
     (query, key, value), options = seen[0][0][:3], seen[0][1]
@@ -213,8 +224,8 @@ def transformer_head_steps(
         "encoder": lambda: enc.weights,
         "decoder": lambda: dec.self_weights,
         "cross": lambda: dec.cross_weights,
-    }[kind]()[layer, 0, head]  # (T_q, T_k)
-    return _steps(kind, (layer, head), shape, projected, keep, causal, returned)
+    }[attention]()[layer, 0, head]  # (T_q, T_k)
+    return _steps(attention, (layer, head), shape, projected, keep, causal, returned)
 
 
 # ------------------------------------------------------------------ a pretrained encoder
@@ -243,7 +254,7 @@ def pretrained_head_steps(
 ) -> HeadSteps:
     """Head ``head`` of layer ``layer`` (0-based) of a BERT-style encoder on ``text`` (cut as
     :meth:`PretrainedEncoder.attend` cuts it): Q, K, V from that layer's query/key/value linear
-    layers on the hidden states it read, then eq. 1. ValueError for an encoder of another kind."""
+    layers on the hidden states it read, then eq. 1. ValueError for an encoder of another attention."""
     shape = pretrained_shape(encoder)
     modules = _self_attention_modules(encoder.model)
     relative = getattr(encoder.model.config, "position_embedding_type", "absolute") != "absolute"
