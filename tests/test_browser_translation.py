@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from models.rnn.seq2seq import ATTENTION_NAMES
 from models.rnn.translator import Translator
 from tests.browser_helpers import (
     CHART,
@@ -28,15 +29,7 @@ from tests.requirements_env import IN_CI
 from tests.tiny_seq2seq import build_tiny_checkpoints
 
 pytestmark = pytest.mark.browser
-ATTENTIONS = (
-    "none",
-    "bahdanau",
-    "luong-dot",
-    "luong-general",
-    "luong-concat",
-    "local-m",
-    "local-p",
-)
+ATTENTIONS = ATTENTION_NAMES  # every translator the pages offer
 SENTENCE = "A black dog is running on the green grass."
 
 

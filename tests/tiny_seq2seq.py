@@ -14,18 +14,10 @@ from pathlib import Path
 import torch
 
 from models.checkpoints import Card, save_translator, write_card
-from models.rnn.seq2seq import Seq2Seq, Seq2SeqConfig
+from models.rnn.seq2seq import ATTENTION_NAMES, Seq2Seq, Seq2SeqConfig
 from training.tokenizer import train_tokenizer
 
-ATTENTIONS = (
-    "none",
-    "bahdanau",
-    "luong-dot",
-    "luong-general",
-    "luong-concat",
-    "local-m",
-    "local-p",
-)
+ATTENTIONS = ATTENTION_NAMES  # every translator the pages offer
 EN = "a the black white red dog cat man woman child runs sits jumps on in with grass street ball".split()
 FR = "un une le la noir blanc rouge chien chat homme femme enfant court assis saute sur dans avec herbe rue balle".split()
 
