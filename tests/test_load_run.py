@@ -1,6 +1,7 @@
-"""The load harness against a served app (the shipped checkpoints): a tiny class with an
-upload, a burst, and two replicas behind nginx, where every upload must reach the replica that
-holds its session (without affinity, half of them would be refused)."""
+"""The load harness against a served app (the shipped checkpoints; two replicas behind nginx,
+shared by the module's tests): a tiny class with an upload, a burst, and six uploads through
+nginx, each of which must reach the replica that holds its session (without affinity, half of
+them would be refused); and `make load --quick` in its own process."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import concurrent.futures
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -34,15 +36,24 @@ def in_own_thread(function, *args):
         return pool.submit(function, *args).result()
 
 
-def test_a_tiny_class_runs_without_an_error(tmp_path: Path):
-    with serve_class.serve_class(1, run_dir=tmp_path, proxy=False) as served:
-        watch = ServerWatch(served.pids, served.logs)
-        watch.start()
-        out = scenarios.Outcome()
-        in_own_thread(
-            asyncio.run, scenarios.class_load(out, served.url, 2, 2, (0.0, 0.2), 0.5, seed=3)
-        )
-        summary = watch.summary(1.0)
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[serve_class.Served]:
+    """Two replicas behind nginx, shared by the tests that load a class in this process (each
+    server's start and first runs are most of such a test's time)."""
+    try:
+        serve_class.nginx_binary()
+    except FileNotFoundError as exc:
+        need(False, str(exc))
+    with serve_class.serve_class(2, run_dir=tmp_path_factory.mktemp("load_class")) as served:
+        yield served
+
+
+def test_a_tiny_class_runs_without_an_error(served: serve_class.Served):
+    watch = ServerWatch(served.pids, served.logs)
+    watch.start()
+    out = scenarios.Outcome()
+    in_own_thread(asyncio.run, scenarios.class_load(out, served.url, 2, 2, (0.0, 0.2), 0.5, seed=3))
+    summary = watch.summary(1.0)
     assert not errors_of(out)
     by_move = {(s.profile, s.move) for s in out.samples}
     assert ("alignment", "open") in by_move and ("captions", "first") in by_move  # an upload
@@ -51,10 +62,9 @@ def test_a_tiny_class_runs_without_an_error(tmp_path: Path):
     assert summary["tracebacks"] == 0 and summary["rss_peak_mb"] > 100
 
 
-def test_a_burst_reports_the_last_answer(tmp_path: Path):
-    with serve_class.serve_class(1, run_dir=tmp_path, proxy=False) as served:
-        out = scenarios.Outcome()
-        in_own_thread(asyncio.run, scenarios.burst(out, served.url, 3, 2, 0.2, seed=1))
+def test_a_burst_reports_the_last_answer(served: serve_class.Served):
+    out = scenarios.Outcome()
+    in_own_thread(asyncio.run, scenarios.burst(out, served.url, 3, 2, 0.2, seed=1))
     assert not errors_of(out)
     assert [r["round"] for r in out.rounds] == [1, 2]
     assert sum(s.move == "open" for s in out.samples) == 3
@@ -62,27 +72,22 @@ def test_a_burst_reports_the_last_answer(tmp_path: Path):
     assert len(waits) == 6 and out.rounds[-1]["last_s"] == max(waits[3:])
 
 
-def test_two_replicas_behind_nginx_keep_each_session_on_its_replica(tmp_path: Path):
-    try:
-        serve_class.nginx_binary()
-    except FileNotFoundError as exc:
-        need(False, str(exc))
-    with serve_class.serve_class(2, run_dir=tmp_path) as served:
-        assert served.url not in served.replica_urls  # the proxy's own port
-        out = scenarios.Outcome()
-        profile = PROFILES["captions"]
+def test_two_replicas_behind_nginx_keep_each_session_on_its_replica(served: serve_class.Served):
+    assert served.url not in served.replica_urls  # the proxy's own port
+    out = scenarios.Outcome()
+    profile = PROFILES["captions"]
 
-        async def six_uploads() -> None:
-            await asyncio.gather(
-                *(
-                    scenarios.student(
-                        served.url, profile, 1, (0.0, 0.1), scenarios.random.Random(i), out
-                    )
-                    for i in range(6)
+    async def six_uploads() -> None:
+        await asyncio.gather(
+            *(
+                scenarios.student(
+                    served.url, profile, 1, (0.0, 0.1), scenarios.random.Random(i), out
                 )
+                for i in range(6)
             )
+        )
 
-        in_own_thread(asyncio.run, six_uploads())
+    in_own_thread(asyncio.run, six_uploads())
     assert not errors_of(out)
     assert sum(s.move == "first" for s in out.samples) == 6  # every upload reached its session
 
