@@ -24,7 +24,7 @@ from tests.requirements_env import need
 from tests.tiny_seq2seq import build_tiny_checkpoints
 from ui.fit import CLASSROOM_FONT, CLASSROOM_MIN_PX
 from ui.text import read_text
-from ui.translation import REFERENCE_BOX, SENTENCE_BOX, local_steps
+from ui.translation import REFERENCE_BOX, SENTENCE_BOX, local_steps_chart
 from ui.translation_results import (
     alignment_result,
     compare_result,
@@ -342,7 +342,7 @@ def _draw_everything(t: dict[str, Translator], raw: str) -> None:
     loc = local_result(t["local-p"], text, window=4)
     if loc.ok:
         tr = loc.translation
-        local_steps(tr)
+        local_steps_chart(tr)
         local_heatmap(tr.weights, tr.source_tokens, tr.target_tokens, tr.p_t, tr.window)
     why_result({"none": t["none"], "bahdanau": t["bahdanau"]}, text, reference=reference)
     gradients_result(t["none"], text)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 
 import numpy as np
-import plotly.graph_objects as go
 import streamlit as st
 
 from i18n import N_, _, ngettext
@@ -27,8 +26,8 @@ from ui.registry import PAGES
 from ui.sidebar import classroom_mode
 from ui.text import TextBox, read_text, show_text_notices
 from ui.url_state import parse_int, read_param
-from viz.behaviours import Behaviours, Chart
-from viz.local_steps import local_play, local_steps_figure
+from viz.behaviours import Chart
+from viz.views import local_steps_view
 
 ALL_MODELS = ATTENTION_NAMES  # the seven RNN translators, in story order
 GLOBAL_MODELS = {  # id -> label (model names stay; the words around them are translated)
@@ -186,26 +185,10 @@ def step_slider(label: str, key: str, n_steps: int) -> int:
     return int(st.slider(label, 0, n_steps - 1, key=key, bind="query-params"))
 
 
-def local_steps(tr: Translation, *, step: int = 0) -> go.Figure:
-    """The Local page's step animation of a local-attention translation (window, Gaussian, raw
-    and final weights), opening at ``step``."""
-    return local_steps_figure(
-        tr.raw_weights,
-        tr.weights,
-        tr.gaussian,
-        tr.p_t,
-        tr.window,
-        tr.D,
-        tr.source_tokens,
-        tr.target_tokens,
-        step=step,
-    )
-
-
 def local_steps_chart(tr: Translation, *, step: int = 0) -> Chart:
-    """:func:`local_steps` with its play options (:func:`viz.local_steps.local_play`: between
-    steps the Gaussian follows p_t in the browser), as the Local page shows it."""
-    return Chart(local_steps(tr, step=step), Behaviours(play=local_play(tr.D)))
+    """The Local page's step chart: :func:`viz.views.local_steps_view` (between steps the
+    Gaussian follows p_t in the browser)."""
+    return local_steps_view(tr, step=step)
 
 
 def training_limit(translator: Translator) -> TrainingLimit:

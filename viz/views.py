@@ -270,9 +270,10 @@ def caption_view(image: np.ndarray, result: CaptionAttention, *, title: str = ""
     )
 
 
-def alpha_sum_view(result: CaptionAttention) -> Chart:
+def alpha_sum_view(result: CaptionAttention, *, title: str = "") -> Chart:
     """Σ_t α over the grid: where the caption's attention went in total."""
-    return Chart(alpha_sum_figure(np.asarray(result.alphas).sum(0), title=_(ALPHA_SUM_TITLE)))
+    total = np.asarray(result.alphas).sum(0)  # (grid, grid)
+    return Chart(alpha_sum_figure(total, title=title or _(ALPHA_SUM_TITLE)))
 
 
 def gate_view(result: CaptionAttention, *, name: str = "") -> Chart:
@@ -281,11 +282,12 @@ def gate_view(result: CaptionAttention, *, name: str = "") -> Chart:
     return Chart(beta_figure(series, title=_("β per word")))
 
 
-def positional_encoding_view(pe: ArrayLike) -> Chart:
+def positional_encoding_view(pe: ArrayLike, *, title: str = "") -> Chart:
     """The positional-encoding matrix (n_positions, d_model) (``models``'
-    ``sinusoidal_encoding(n, d).numpy()`` or a model's learned embeddings)."""
+    ``sinusoidal_encoding(n, d).numpy()`` or a model's learned embeddings), on a colour scale
+    symmetric about 0 that reaches at least ±1."""
     n, d = np.shape(pe)
-    title = _("PE matrix ({n} positions × {d} dimensions)").format(n=n, d=d)
+    title = title or _("PE matrix ({n} positions × {d} dimensions)").format(n=n, d=d)
     zmax = max(1.0, float(np.abs(np.asarray(pe)).max(initial=0.0)))
     return Chart(pe_heatmap(pe, title=title, zmax=zmax))
 
@@ -295,11 +297,13 @@ def _local(translation: LocalAlignmentResult) -> None:
         raise ValueError("not a local-attention translation (no p_t, window or D)")
 
 
-def local_window_view(translation: LocalAlignmentResult, *, model: str = "local-p") -> Chart:
+def local_window_view(
+    translation: LocalAlignmentResult, *, model: str = "local-p", title: str = ""
+) -> Chart:
     """A local-attention translation's weights with the predicted centres p_t drawn over them
-    and the window's bounds (``model``: the model's name, in the title)."""
+    and the window's bounds (the title names ``model`` unless ``title`` is given)."""
     _local(translation)
-    title = _("{model}, D = {D}: weights and p_t").format(model=model, D=translation.D)
+    title = title or _("{model}, D = {D}: weights and p_t").format(model=model, D=translation.D)
     fig = local_heatmap(
         _weights(translation),
         translation.source_tokens,

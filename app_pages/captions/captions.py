@@ -32,11 +32,10 @@ from ui.loaders import cached_captioners
 from ui.sidebar import classroom_mode
 from ui.text import escape_markdown, page_intro
 from viz.captions import (
-    alpha_sum_figure,
-    attention_player_chart,
     beta_figure,
     word_panels,
 )
+from viz.views import alpha_sum_view, caption_view
 
 INTRO = N_(
     "A captioner in the style of *Show, Attend and Tell* (Xu et al. 2015). A frozen CNN turns the "
@@ -155,10 +154,7 @@ with where.players:
     left, right = st.columns(2)
     for column, (name, result) in zip((left, right), results.items(), strict=False):
         with column:
-            locations = result.locations if result.attention == "hard" else None
-            chart = attention_player_chart(
-                image, result.alphas, result.words, locations=locations, title=_(MODEL_LABELS[name])
-            )
+            chart = caption_view(image, result, title=_(MODEL_LABELS[name]))
             plotly_chart(
                 chart,
                 key=f"cap_player_{name}",
@@ -183,7 +179,7 @@ sums, gates = st.columns(2)
 with sums:
     for name, result in results.items():
         title = _("Σ_t α: {model}").format(model=_(MODEL_LABELS[name]))
-        plotly_chart(alpha_sum_figure(result.alpha_sum, title=title), key=f"cap_sum_{name}")
+        plotly_chart(alpha_sum_view(result, title=title), key=f"cap_sum_{name}")
 with gates:
     series = {_(MODEL_LABELS[n]): (r.words, r.betas) for n, r in results.items()}
     plotly_chart(beta_figure(series, title=_("β per word")), key="cap_beta")

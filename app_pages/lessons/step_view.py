@@ -27,11 +27,11 @@ from ui.once import once
 from ui.text import escape_markdown
 from viz.alignment import alignment_heatmap
 from viz.lessons import guess_bars, region_figure
-from viz.local_heatmap import local_heatmap
 from viz.multi_head import head_grid, head_heatmap
-from viz.positional import pe_heatmap, permutation_maps
+from viz.positional import permutation_maps
 from viz.scaling import lines_over_dims
 from viz.view_column import fit_view_column
+from viz.views import local_window_view, positional_encoding_view
 
 PE_POSITIONS, PE_DIMS = 24, 32
 # classroom mode: a chart fits under the step's row on a 720 px projector
@@ -168,10 +168,7 @@ def _local(step: Step) -> tuple[Part, ...] | None:
         return None
     tr = data.translation
     title = _("local-p: p_t and its window (D = {D})").format(D=tr.D)
-    fig = local_heatmap(
-        tr.weights, tr.source_tokens, tr.target_tokens, tr.p_t, tr.window, title=title
-    )
-    return (Part(charts=(("", prepared(fig)),)),)
+    return (Part(charts=(("", prepared(local_window_view(tr, title=title).figure)),)),)
 
 
 def _caption(step: Step) -> tuple[Part, ...] | None:
@@ -237,7 +234,7 @@ def _scaling(step: Step) -> tuple[Part, ...] | None:
 def _positional(step: Step) -> tuple[Part, ...] | None:
     pe = sinusoidal_encoding(PE_POSITIONS, PE_DIMS).numpy()  # (n, d)
     title = _("Sinusoidal PE: {n} positions × {d} dims").format(n=PE_POSITIONS, d=PE_DIMS)
-    return (Part(charts=(("", prepared(pe_heatmap(pe, title=title))),)),)
+    return (Part(charts=(("", prepared(positional_encoding_view(pe, title=title).figure)),)),)
 
 
 def _shuffle(step: Step) -> tuple[Part, ...] | None:

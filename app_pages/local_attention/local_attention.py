@@ -34,7 +34,7 @@ from ui.translation import (
 from ui.translation_results import decode, local_result
 from ui.url_state import check_model_param, check_number_param
 from viz.alignment import alignment_heatmap
-from viz.local_heatmap import local_heatmap
+from viz.views import local_window_view
 
 GLOBAL_MODEL = "luong-general"
 MAX_D = 15
@@ -163,14 +163,7 @@ def heatmaps_ui(result: Result, settings: LocalSettings, global_model: Translato
     """The full local heatmap with p_t as a path, next to the global model's heatmap (the global
     model is forced through the local translation only after the local heatmap is on its way)."""
     tr = result.translation
-    fig = local_heatmap(
-        tr.weights,
-        tr.source_tokens,
-        tr.target_tokens,
-        tr.p_t,
-        tr.window,
-        title=_("{model}, D = {D}: weights and p_t").format(model=settings.model, D=tr.D),
-    )
+    fig = local_window_view(tr, model=settings.model).figure
     # side by side where a map fits half the row, else one under the other
     halves = side_by_side([fig, fig])
     left, right = st.columns(2) if halves else (st.container(), st.container())

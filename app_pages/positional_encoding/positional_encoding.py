@@ -24,6 +24,7 @@ from ui.text import TextBox, escape_markdown, page_intro, read_text, show_text_n
 from ui.url_state import check_number_param, seed_number, write_params
 from viz import pe_curves, pe_heatmap, position_norms_figure
 from viz.positional import permutation_maps, position_heatmap
+from viz.views import positional_encoding_view
 
 # The shuffled sentence's box; one word is as good as none (nothing to shuffle): its message too
 SENTENCE_BOX = TextBox(POSITIONAL_CHARS, N_("Type a sentence of at least two words to shuffle."))
@@ -68,9 +69,8 @@ def matrix_section() -> tuple[int, int]:
         r"PE_{(pos,\,2i)} = \sin\!\left(pos / 10000^{2i/d}\right),\quad "
         r"PE_{(pos,\,2i+1)} = \cos\!\left(pos / 10000^{2i/d}\right)"
     )
-    title = _("PE matrix ({n} positions × {d} dimensions)").format(n=n, d=d)
     with charts:
-        plotly_chart(pe_heatmap(pe, title=title), key="pe_map")
+        plotly_chart(positional_encoding_view(pe), key="pe_map")
     download_csv(
         pe,
         [str(i) for i in range(n)],

@@ -31,7 +31,8 @@ from ui.multi_head import multi_choice_ui
 from ui.tables import table_ui
 from ui.text import page_intro, show_text_notices
 from ui.translation import sentence_ui
-from viz.scaling import dot_histograms, entropy_heatmap, grouped_bars, lines_over_dims
+from viz.scaling import entropy_heatmap, grouped_bars
+from viz.views import saturation_view, variance_view
 
 FORMULA = (
     r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"
@@ -92,15 +93,9 @@ def variance_ui() -> None:
         charts.info(_("Choose at least one d_k above."), icon=":material/info:")
         return
     samples = [dot_sample(d) for d in dims]
-    names = {s.d_k: f"d_k = {s.d_k}" for s in samples}
-    density = _("density")
-    panels = (
-        (_("without the scale: q·k"), "raw", "sdk_hist_raw"),
-        (_("with the scale: q·k / √d_k"), "scaled", "sdk_hist_scaled"),
-    )
-    for column, (title, field, key) in zip(charts.columns(2), panels, strict=True):
-        values = {names[s.d_k]: getattr(s, field) for s in samples}
-        fig = dot_histograms(values, title=title, x_title=_("score"), y_title=density)
+    for column, scaled in zip(charts.columns(2), (False, True), strict=True):
+        fig = variance_view(samples, scaled=scaled).figure
+        key = "sdk_hist_scaled" if scaled else "sdk_hist_raw"
         with column:  # under the section's heading and the d_k pills (about 170 px)
             fig.update_layout(height=420)
             plotly_chart(fig, key=key, fit=first_screen(0, above=70))
@@ -121,21 +116,10 @@ def saturation_ui() -> None:
     st.subheader(_("Unscaled scores saturate the softmax"))
     st.latex(JACOBIAN)
     sat = saturation()
-    raw, scaled = _("without the scale"), _("with the scale")
-    charts = (
-        (_("largest weight"), sat.raw_max_weight, sat.scaled_max_weight, "sdk_max"),
-        (_("entropy (bits)"), sat.raw_entropy, sat.scaled_entropy, "sdk_entropy"),
-        (_("gradient norm ‖∂p/∂s‖"), sat.raw_grad_norm, sat.scaled_grad_norm, "sdk_grad"),
-    )
-    for column, (name, without, with_scale, key) in zip(st.columns(3), charts, strict=True):
+    measures = (("max_weight", "sdk_max"), ("entropy", "sdk_entropy"), ("grad_norm", "sdk_grad"))
+    for column, (measure, key) in zip(st.columns(3), measures, strict=True):
         with column:
-            fig = lines_over_dims(
-                sat.dims,
-                {raw: without, scaled: with_scale},
-                title=name,
-                x_title="d_k",
-                y_title=name,
-            )
+            fig = saturation_view(sat, measure=measure).figure
             plotly_chart(fig.update_layout(height=400), key=key)
     st.caption(_(SAT_NOTE).format(t=N_KEYS, seeds=N_SEEDS))
 
