@@ -40,7 +40,7 @@ Image.MAX_IMAGE_PIXELS = MAX_PIXELS  # Pillow itself warns above this and refuse
 
 _SLOTS = threading.BoundedSemaphore(MAX_DECODING)
 _SVG, _PDF, _ZIP = N_("an SVG drawing"), N_("a PDF document"), N_("a ZIP archive")
-_REFUSED_KINDS = {  # first bytes -> the name a person knows the file by (translated when shown)
+_REFUSED_FORMATS = {  # first bytes -> the name a person knows the file by (translated when shown)
     b"GIF8": N_("a GIF"),
     b"BM": N_("a BMP image"),
     b"II*\0": N_("a TIFF image"),
@@ -84,26 +84,26 @@ def sniff(data: bytes) -> str:
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         return "WEBP"
     head = data[:512].lstrip().lower()
-    kind = next(
-        (name for magic, name in _REFUSED_KINDS.items() if head.startswith(magic.lower())), ""
+    file_format = next(
+        (name for magic, name in _REFUSED_FORMATS.items() if head.startswith(magic.lower())), ""
     )
-    kind = _SVG if b"<svg" in head else kind
-    if not kind:
+    file_format = _SVG if b"<svg" in head else file_format
+    if not file_format:
         raise ImageInputError(
             _("This file is not an image the page can read: upload a PNG, JPEG or WebP image.")
         )
-    if kind in (_PDF, _ZIP):
+    if file_format in (_PDF, _ZIP):
         raise ImageInputError(
             _(
-                "This file is not an image the page can read (it looks like {kind}): upload a "
+                "This file is not an image the page can read (it looks like {format}): upload a "
                 "PNG, JPEG or WebP image."
-            ).format(kind=_(kind))
+            ).format(format=_(file_format))
         )
     raise ImageInputError(
         _(
-            "This file is {kind}: only PNG, JPEG and WebP images are accepted. Save it as PNG or "
+            "This file is {format}: only PNG, JPEG and WebP images are accepted. Save it as PNG or "
             "JPEG and upload it again."
-        ).format(kind=_(kind))
+        ).format(format=_(file_format))
     )
 
 
@@ -158,12 +158,12 @@ def decode_cost(img: Image.Image) -> int:
     return width * height * (1 if img.mode in ("1", "L", "P") else 2 if "I;16" in img.mode else 4)
 
 
-def _too_costly(width: int, height: int, kind: str) -> ImageInputError:
+def _too_costly(width: int, height: int, file_format: str) -> ImageInputError:
     return ImageInputError(
         _(
-            "The image is {width:,} x {height:,} pixels: too many pixels to decode as {kind} "
+            "The image is {width:,} x {height:,} pixels: too many pixels to decode as {format} "
             "here. Resize it, or save it as a (non-progressive) JPEG."
-        ).format(width=width, height=height, kind=kind)
+        ).format(width=width, height=height, format=file_format)
     )
 
 
@@ -199,13 +199,13 @@ def open_image(data: bytes, size: int = 224) -> Image.Image:
     ``size`` on the long side), or raise ImageInputError; the header is checked first."""
     if len(data) > MAX_BYTES:
         raise ImageInputError(too_large(len(data)))
-    kind = sniff(data)
-    if kind == "WEBP":  # libwebp allocates its canvases as soon as the file is opened
+    file_format = sniff(data)
+    if file_format == "WEBP":  # libwebp allocates its canvases as soon as the file is opened
         _check_webp_header(data)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
-            img = Image.open(io.BytesIO(data), formats=[kind])
+            img = Image.open(io.BytesIO(data), formats=[file_format])
             _check_header(img)
             if img.format in ("JPEG", "MPO"):
                 scale = max(img.size) / size

@@ -15,7 +15,7 @@ import urllib.parse
 import pytest
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from bench.load.protocol import element_kind
+from bench.load.protocol import element_type_of
 from models.rnn.translator import Translator
 from tests.browser_helpers import (
     CHART,
@@ -273,15 +273,15 @@ def test_the_link_to_multi_head_is_whole(tab, url):
 
 
 def _new_elements(frames: list) -> list[str]:
-    """The kinds of the elements drawn by the websocket ``frames`` (bench.load.protocol's)."""
-    kinds = []
+    """The element_types of the elements drawn by the websocket ``frames`` (bench.load.protocol's)."""
+    element_types = []
     for frame in frames:
         if isinstance(frame, str):
             continue
         msg = ForwardMsg()
         msg.ParseFromString(frame)
-        kinds.append(element_kind(msg))
-    return [kind for kind in kinds if kind]
+        element_types.append(element_type_of(msg))
+    return [kind for kind in element_types if kind]
 
 
 def test_moving_the_step_redraws_the_inspector_alone(tab, url):

@@ -114,7 +114,7 @@ class HallStudent(Student):
         found = protocol.find_text(msg, CAPTION)
         if found is not None:
             self.shown_number = int(found.group(1))
-        if protocol.element_kind(msg) == "bidi_component":
+        if protocol.element_type_of(msg) == "bidi_component":
             proto = msg.delta.new_element.bidi_component
             key = protocol.key_of(proto.id) or ""
             if key.startswith(FOLLOW_KEY) and proto.WhichOneof("data") == "json":

@@ -71,7 +71,7 @@ class Counterfactual:
 class Explanation:
     """Attention, leave-one-out and gradient x input for one target position, and counterfactuals.
 
-    attention_kind: the model's attention (``bahdanau``, ``luong-dot``, ...).
+    model: the translator's attention (``bahdanau``, ``luong-dot``, ...).
     source_pieces: the S pieces the encoder read (ending with ``</s>``); source_words: the W words
         they make; word_pieces[w]: the piece indices of word w.
     target_tokens: the T forced target pieces; step: the position t explained; token: y_t.
@@ -89,7 +89,7 @@ class Explanation:
     support: (S,) bool, the pieces uniform and permuted weights may use (the local window, or all).
     """
 
-    attention_kind: str
+    model: str
     source_pieces: list[str]
     source_words: list[str]
     word_pieces: list[list[int]]
@@ -344,7 +344,7 @@ def explain(
     word_att = np.array([attention[g].sum() for g in groups])  # (W,)
     word_grad = np.array([grad_input[g].sum() for g in groups])  # (W,)
     return Explanation(
-        attention_kind=model.cfg.attention,
+        model=model.cfg.attention,
         source_pieces=pieces,
         source_words=[word_text(pieces, g) for g in groups],
         word_pieces=[list(g) for g in groups],
