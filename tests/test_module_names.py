@@ -77,7 +77,7 @@ def test_every_name_read_off_a_project_module_exists():
             module = importlib.import_module(module_name)
             if not hasattr(module, attr):
                 missing.append(f"{_relative(path)}:{line}: {module_name}.{attr}")
-    assert checked > 500  # the project reads many names off its modules: the walk found them
+    assert checked > 300  # the project reads about 390 names off its modules: the walk found them
     assert not missing, "names read off modules that do not have them:\n" + "\n".join(missing)
 
 
