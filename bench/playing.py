@@ -118,8 +118,9 @@ def played(page, host, play: str, pause: str) -> tuple[list[dict], int, dict]:
     )
     samples = sampled(page, host)
     during = len(sent) - before
-    redrawn = int(host.get_attribute("data-draws")) - int(drawn)  # read before the state: a
-    rested = host.get_attribute("data-play-state") != "playing"  # redraw only follows a rest
+    # the draws read before the state: a redraw only follows a rest
+    redrawn = int(host.get_attribute("data-draws")) - int(drawn)
+    rested = host.get_attribute("data-play-state") != "playing"
     if rested:
         # it reached its last step while sampled (a slow machine) and came to rest there: the
         # step it sends back then (play.js, rested: the page's step follows) is not sent while

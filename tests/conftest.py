@@ -53,10 +53,9 @@ _scan_installed_components_once()
 
 def _compile_scripts_once() -> None:
     """Every AppTest run compiles the scripts it runs again (a new ScriptCache per run, with
-    Streamlit's "magic" rewrite of the syntax tree): about 35 ms of a 57 ms run of app.py and the
-    join page (cProfile, 30 runs). A served app compiles each script once. Here too, once per
-    test process: keyed by the script's path, modification time and size, so that a script a
-    test writes or changes is compiled again."""
+    Streamlit's "magic" rewrite of the syntax tree), most of a short run's time; a served app
+    compiles each script once. Here too, once per test process: keyed by the script's path,
+    modification time and size, so that a script a test writes or changes is compiled again."""
     from streamlit.runtime.scriptrunner.script_cache import ScriptCache
     from streamlit.testing.v1 import app_test, local_script_runner
 

@@ -129,10 +129,8 @@ class StepOutput:
     query: torch.Tensor
 
 
-def _rnn(
-    cell_type: str, input_size: int, hidden: int, layers: int, bidirectional: bool
-) -> nn.RNNBase:
-    cls = {"gru": nn.GRU, "lstm": nn.LSTM, "rnn": nn.RNN}[cell_type]
+def _rnn(cell: str, input_size: int, hidden: int, layers: int, bidirectional: bool) -> nn.RNNBase:
+    cls = {"gru": nn.GRU, "lstm": nn.LSTM, "rnn": nn.RNN}[cell]
     return cls(input_size, hidden, num_layers=layers, batch_first=True, bidirectional=bidirectional)
 
 
@@ -227,18 +225,16 @@ class Seq2Seq(nn.Module):
         H, E = cfg.hidden, cfg.emb_dim
         self.encoder = Encoder(cfg)
         self.tgt_embedding = nn.Embedding(cfg.tgt_vocab, E, padding_idx=0)
-        attention_name = cfg.attention
-        self.is_luong = attention_name.startswith("luong") or attention_name.startswith("local")
-        if attention_name == "bahdanau":
+        name = cfg.attention  # one of ATTENTION_NAMES
+        self.is_luong = name.startswith("luong") or name.startswith("local")
+        if name == "bahdanau":
             self.attention = BahdanauAttention(H, cfg.attn_dim)
         elif self.is_luong:
-            score = (
-                attention_name.split("-")[1] if attention_name.startswith("luong") else "general"
-            )
+            score = name.split("-")[1] if name.startswith("luong") else "general"
             self.attention = LuongAttention(score, H, cfg.attn_dim)
         else:
             self.attention = None
-        if attention_name == "local-p":
+        if name == "local-p":
             self.W_p = nn.Linear(H, cfg.attn_dim, bias=False)
             self.v_p = nn.Linear(cfg.attn_dim, 1, bias=False)
         # none: input [y; c]; bahdanau: [y; c_i]; luong: [y; h~_{t-1}] (input feeding)
@@ -299,8 +295,8 @@ class Seq2Seq(nn.Module):
             context = weighted_sum(override.unsqueeze(1), memory.values).squeeze(1)  # (B, H)
             return context, override, None, None, None
         scores = self.attention.scores(query, memory.keys_proj)  # (B, S)
-        attention_name = self.cfg.attention
-        if not attention_name.startswith("local"):
+        name = self.cfg.attention
+        if not name.startswith("local"):
             # a dense memory (one unpadded sentence, as when decoding for the app) masks nothing
             weights = (
                 torch.softmax(scores, -1) if memory.dense else masked_softmax(scores, memory.mask)
@@ -308,7 +304,7 @@ class Seq2Seq(nn.Module):
             context = weighted_sum(weights.unsqueeze(1), memory.values).squeeze(1)  # (B, H)
             return context, weights, None, None, None
         last = (memory.lengths - 1).to(scores.dtype)  # (B,) index of the last source token
-        if attention_name == "local-m":
+        if name == "local-m":
             p_t = torch.full_like(last, float(step)).minimum(last)
         else:  # local-p, Luong eq. 9 with S - 1 so p_t is a valid 0-based position
             p_t = last * torch.sigmoid(self.v_p(torch.tanh(self.W_p(query)))).squeeze(-1)
