@@ -115,6 +115,9 @@ def test_a_teachers_own_lesson_is_uploaded_checked_and_shown_as_text(page, app_u
     wait_still(page)  # the rerun that read the lesson back has finished: its buttons stay put
     page.get_by_text("Your own lesson").click()
     page.locator(".st-key-les_remove_mine button").click()
+    # two waits, so that a failure says which part did not happen: the server ran the click
+    # (its own button went), then the list lost the lesson's card
+    page.locator(".st-key-les_remove_mine").wait_for(state="detached")
     page.locator(".st-key-les_start_mine").wait_for(state="detached")
     page.reload()  # removed from this browser too
     page.locator(".st-key-les_start_bahdanau button").wait_for()

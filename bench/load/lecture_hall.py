@@ -32,7 +32,7 @@ import random
 import signal
 import time
 import urllib.parse
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from streamlit.components.v2.bidi_component.main import _make_trigger_id
@@ -42,6 +42,7 @@ from websockets.exceptions import ConnectionClosed
 
 from bench.load import protocol
 from bench.load.client import Session
+from bench.load.hall_stream import listen
 from bench.load.live_outcome import LiveOutcome
 from bench.load.live_script import LESSON, POLL_S, QUESTIONS, STUDENT_TIMEOUT_S
 from bench.load.live_students import CAPTION, Student, answer, guess_key
@@ -53,9 +54,6 @@ from live.store import DB_ENV, MAX_STUDENTS_ENV, open_store
 RAMP_S = 60.0  # the students arrive within this many seconds
 RECONNECTING = 4  # every 4th student takes the slowest path (drops and opens its link again)
 JOINING_AT_ONCE = 100  # at most this many students of the harness opening the page at once
-EVENTS_PATH = "/live/events"
-STREAM_REOPEN_S = 3.0  # a dropped stream is opened again after about this (jittered)
-POLL_FALLBACK_S = 10.0  # without a stream, the page asks this often (jittered), as the browser
 FOLLOW_KEY = "join_follow_"  # the listener's key, before the class code
 KILL_AFTER_SHARE = 0.5  # --kill-replica: killed once this share of the class has answered
 KILL_WAIT_S = 20.0  # or after this many seconds of the vote
@@ -139,66 +137,6 @@ class HallStudent(Student):
         state.json_trigger_value = json.dumps([{"event": "moved", "value": value}])
         task = asyncio.get_running_loop().create_task(self.session.trigger(state, self.fragment))
         task.add_done_callback(lambda t: t.cancelled() or t.exception())
-
-
-async def _events(reader: asyncio.StreamReader) -> AsyncIterator[str]:
-    """The events of a chunked ``text/event-stream`` body: each event's text."""
-    buffer = ""
-    while True:
-        size_line = await reader.readline()
-        if not size_line:
-            return
-        size = int(size_line.split(b";")[0].strip() or b"0", 16)
-        if size == 0:
-            return
-        buffer += (await reader.readexactly(size + 2))[:-2].decode()
-        while "\n\n" in buffer:
-            event, buffer = buffer.split("\n\n", 1)
-            yield event
-
-
-async def listen(st: HallStudent, base: str, code: str, out: LiveOutcome) -> None:
-    """The student's event stream until cancelled: each revision to :meth:`HallStudent.check`;
-    opened again when dropped; refused: the slow poll instead."""
-    parts = urllib.parse.urlsplit(base)
-    query = urllib.parse.urlencode({"code": code, "me": st.me})
-    while True:
-        writer = None
-        try:
-            reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
-            writer.write(
-                f"GET {EVENTS_PATH}?{query} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
-                "Accept: text/event-stream\r\n\r\n".encode()
-            )
-            status = (await reader.readline()).split()
-            while (await reader.readline()).strip():
-                pass  # the headers
-            if len(status) < 2 or status[1] != b"200":
-                out.streams_refused += 1
-                await poll(st)
-                return
-            async for event in _events(reader):
-                lines = dict(line.split(": ", 1) for line in event.splitlines() if ": " in line)
-                if lines.get("event") == "gone":
-                    st.ask()
-                    return
-                if "data" in lines:
-                    out.events += 1
-                    st.latest = int(lines["data"])
-                    st.check()
-        except (OSError, ValueError, asyncio.IncompleteReadError):
-            pass
-        finally:
-            if writer is not None:
-                writer.close()
-        await asyncio.sleep(STREAM_REOPEN_S * random.uniform(2 / 3, 4 / 3))
-
-
-async def poll(st: HallStudent) -> None:
-    """The listener's fallback: ask every POLL_FALLBACK_S, jittered."""
-    while True:
-        await asyncio.sleep(POLL_FALLBACK_S * random.uniform(2 / 3, 4 / 3))
-        st.ask()
 
 
 async def open_link(st: HallStudent, url: str, code: str, out: HallOutcome) -> bool:

@@ -13,7 +13,7 @@ so the server's work is the students'.
 
 Each student opens /join?code=CODE, types a nickname (``s1``, ``s2`` ...) and joins; then follows
 as the browser does: it listens to the class's event stream and asks its page to rerun when the
-revision changes (:func:`bench.load.lecture_hall.listen`; any ``run_every`` fragment a page still
+revision changes (:func:`bench.load.hall_stream.listen`; any ``run_every`` fragment a page still
 has is kept running, :class:`bench.load.protocol.AutoReruns`), and what the server sends tells
 which step the page shows (its caption: "Step k of 6", "Summary"). On a question step, before the reveal and the
 first time it sees it, a student thinks ``think`` seconds and picks one of the pills at random
@@ -53,7 +53,8 @@ from collections.abc import Iterator
 from functools import partial
 
 from bench.load.client import Session
-from bench.load.lecture_hall import HallStudent, listen
+from bench.load.hall_stream import listen
+from bench.load.lecture_hall import HallStudent
 from bench.load.live_outcome import LiveOutcome
 from bench.load.live_script import JOIN_WAIT_S, JOINING_AT_ONCE, LESSON, STEPS, STUDENT_TIMEOUT_S
 from bench.load.live_students import Student, follow
@@ -130,7 +131,7 @@ async def live_class(
 
 
 async def listening(st: HallStudent, url: str, code: str, out: LiveOutcome) -> None:
-    """The page's listener (:func:`bench.load.lecture_hall.listen`) once it has joined."""
+    """The page's listener (:func:`bench.load.hall_stream.listen`) once it has joined."""
     st.me = dict(urllib.parse.parse_qsl(st.session.query)).get("me", "")
     await listen(st, url, code, out)
 
