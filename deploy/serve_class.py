@@ -214,12 +214,15 @@ class Supervisor:
 def start_replica(
     port: int, log: Path, app: Path = ROOT / "app.py", *, append: bool = False
 ) -> subprocess.Popen:
-    """``streamlit run app`` (in its folder: another checkout's ``app.py`` runs that checkout) on
+    """``streamlit run app`` (an ``app.py`` in its folder: another checkout's runs that checkout) on
     127.0.0.1:port, with :data:`SERVER_ENV` unless the environment sets those already; its
     output to ``log`` (added to its end with ``append``)."""
     env = {**SERVER_ENV, **os.environ}
-    script = entry_script(app.name, app.parent)  # serve/asgi.py: the class's event stream
-    return start(streamlit_command(script, port), log, env, app.parent, append=append)
+    if app.name == "app.py":  # this or another checkout's app, from its folder
+        script, cwd = entry_script(app.name, app.parent), app.parent  # serve/asgi.py, its stream
+    else:  # another entry of this checkout's (bench/load/bare_asgi.py), from the root
+        script, cwd = str(app.relative_to(ROOT)), ROOT
+    return start(streamlit_command(script, port), log, env, cwd, append=append)
 
 
 @contextmanager

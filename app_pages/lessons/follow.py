@@ -30,7 +30,8 @@ def _follow(code: str, student: Student, drawn: int, news: str) -> None:
     listen_ui(code, student.id, drawn, news, key=f"join_follow_{code}")
 
 
-def _header(info: ClassInfo, lesson: Lesson, student: Student) -> None:
+def header_ui(info: ClassInfo, lesson: Lesson, student: Student) -> None:
+    """The caption over a student's view: the class, who they are, the lesson and the step."""
     name = f" · {escape_markdown(student.nickname)}" if student.nickname else ""
     where = (
         _("Step {k} of {n}").format(k=info.step, n=len(lesson.steps))
@@ -62,7 +63,7 @@ def _class_view(store: Store, code: str, student: Student) -> None:
     if info is None or lesson is None:
         st.info(_("The class {code} is over.").format(code=code))
         return
-    _header(info, lesson, student)
+    header_ui(info, lesson, student)
     # the move, the stage, the reveal: said by the listener; the end, with the listener gone,
     # on its own (in the view: a fragment has no sidebar)
     news = class_shared.class_news(info, lesson)

@@ -32,14 +32,17 @@ from pathlib import Path
 
 from bench.load import hall_report, lecture_hall, live_class, scenarios
 from bench.load.live_outcome import LiveOutcome
+from bench.load.live_script import LESSON
 from bench.load.metrics import ServerWatch
 from bench.load.pages import PROFILES, class_profiles
 from bench.load.report import Run, table
-from deploy.serve_class import ROOT, Served, serve_class
+from deploy.serve_class import ROOT, SERVER_ENV, Served, serve_class
+from serve.launch import streamlit_server
 
 MAX_SESSIONS, MAX_INTERACTIONS, MAX_RERUNS, MAX_REPLICAS = 200, 200, 5000, 8
 MAX_HALL = 500  # students in the lecture hall
 MAX_IDLE_S = 600.0
+BARE_ENTRY = ROOT / "bench" / "load" / "bare_asgi.py"  # --bare: the students' page
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 SCENARIOS = ("class", "burst", "soak-alignment", "soak-multi-head")  # "all"
 LIVE = "live-class"
@@ -90,6 +93,12 @@ def parse_load_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="lecture-hall: kill -9 one replica during the first vote (2 replicas or more)",
     )
+    p.add_argument(
+        "--bare",
+        action="store_true",
+        help="lecture-hall: the students on a bare page of Streamlit's (the stack's floor), "
+        "the teacher on the atlas (bench/load/bare_join.py)",
+    )
     p.add_argument("--seed", type=int, default=17)
     p.add_argument("--time-limit", type=float, default=2400.0, help="seconds for everything")
     p.add_argument("--out", type=Path, default=ROOT / "runs" / "load")
@@ -116,6 +125,8 @@ def parse_load_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         p.error(f"--idle from 0 to {MAX_IDLE_S:g} s, --think not negative")
     if args.kill_replica and (args.scenario != HALL or min(args.replicas) < 2 or args.url):
         p.error("--kill-replica: the lecture hall, on 2 replicas or more that it starts")
+    if args.bare and (args.scenario != HALL or args.url):
+        p.error("--bare: the lecture hall, on replicas that it starts")
     if args.url and urllib.parse.urlsplit(args.url).hostname not in LOOPBACK:
         p.error("the harness only loads a server on this machine (127.0.0.1)")
     return args
@@ -144,12 +155,23 @@ def profiles_for(names: list[str], args: argparse.Namespace) -> list:
     return [PROFILES[n] for n in PROFILES if n in wanted]
 
 
-def scenario_call(name: str, out, served: Served, watch: ServerWatch, args: argparse.Namespace):
+def scenario_call(
+    name: str, out, served: Served, watch: ServerWatch, args: argparse.Namespace, teacher: str
+):
     url = served.url
     if name == HALL:
         kill = lecture_hall.Kill(served.replica_urls, served.pids) if args.kill_replica else None
         return lecture_hall.lecture_hall(
-            out, url, watch, args.sessions, args.think, args.idle, args.seed, args.ramp, kill
+            out,
+            url,
+            watch,
+            args.sessions,
+            args.think,
+            args.idle,
+            args.seed,
+            args.ramp,
+            kill,
+            teacher_url=teacher or None,
         )
     if name == LIVE:
         return live_class.live_class(
@@ -166,16 +188,21 @@ def scenario_call(name: str, out, served: Served, watch: ServerWatch, args: argp
     return scenarios.soak(out, url, which, reruns, args.rss_every, watch, args.seed)
 
 
-async def run_one(name: str, served: Served, replicas: int, args, deadline: float) -> Run:
-    """One scenario against ``served``, watched; stops at ``deadline`` with what it has."""
+async def run_one(
+    name: str, served: Served, replicas: int, args, deadline: float, teacher: str = ""
+) -> Run:
+    """One scenario against ``served``, watched (``teacher``: the teacher's own server, --bare);
+    stops at ``deadline`` with what it has."""
     watch = ServerWatch(served.pids, served.logs)
     watch.start()
     sampler = asyncio.create_task(watch.watch())
     out = {LIVE: LiveOutcome, HALL: lecture_hall.HallOutcome}.get(name, scenarios.Outcome)()
+    if args.bare:
+        out.page = lecture_hall.BARE_PAGE
     start = time.monotonic()
     try:
         async with asyncio.timeout(deadline - time.monotonic()):
-            await scenario_call(name, out, served, watch, args)
+            await scenario_call(name, out, served, watch, args, teacher)
     except TimeoutError:
         print(f"{name}: stopped at the time limit; reporting what was measured")
     finally:
@@ -197,16 +224,23 @@ async def run_replicas(replicas: int, names: list[str], args, deadline: float) -
             stack.enter_context(live_class.shared_store())
         if HALL in names:  # PostgreSQL, shared by the replicas
             stack.enter_context(lecture_hall.hall_store())
-        app = args.app.resolve()
+        app = BARE_ENTRY if args.bare else args.app.resolve()
+        teacher = ""  # --bare: the teacher's page on an atlas of its own, the students' on app
+        if args.bare:
+            run_dir.mkdir(parents=True, exist_ok=True)
+            log = run_dir / "teacher.log"
+            teacher, _ = stack.enter_context(streamlit_server("app.py", log, env=SERVER_ENV))
         served = stack.enter_context(serve_class(replicas, run_dir=run_dir, proxy=proxy, app=app))
         print(f"{replicas} replica(s) at {served.url}; warming up", flush=True)
         await scenarios.warm_up(list(served.replica_urls), profiles_for(names, args))
         if LIVE in names or HALL in names:
-            await live_class.warm_up(list(served.replica_urls))
+            lessons = [teacher] if teacher else list(served.replica_urls)
+            query = f"warm={LESSON}" if teacher else ""  # the bare page poses the questions
+            await live_class.warm_up(lessons, list(served.replica_urls), query)
         runs = []
         for name in names:
             print(f"running {name} on {replicas} replica(s)", flush=True)
-            runs.append(await run_one(name, served, replicas, args, deadline))
+            runs.append(await run_one(name, served, replicas, args, deadline, teacher))
         return runs
 
 

@@ -24,6 +24,7 @@ MOVE_P95_S, MOVE_P99_S, JOIN_P95_S, ERROR_SHARE, IDLE_CPU = 1.0, 2.0, 1.0, 0.005
 COLUMNS = (
     ("students", "students joined (store)"),
     ("replicas", "replicas"),
+    ("page", "students' page"),
     ("move", "move -> page p50 / p95 / p99 ms"),
     ("shown", "pages shown"),
     ("join", "join p50 / p95 ms"),
@@ -73,6 +74,7 @@ def row(run: Run) -> dict[str, object]:
     return {
         "students": f"{out.joined_harness}/{out.students} ({out.joined_store})",
         "replicas": run.replicas,
+        "page": out.page,
         "move": " / ".join(seconds_ms(f[k]) for k in ("p50", "p95", "p99")),
         "shown": f"{f['shown']}/{f['pairs']}",
         "join": f"{seconds_ms(f['join50'])} / {seconds_ms(f['join95'])}",
@@ -127,4 +129,8 @@ def hall_table(runs: list[Run]) -> str:
         f"one student in the store per join, idle ≤ {IDLE_CPU:g} CPU-s/s."
     )
     details = [f"- {line}" for run in runs for line in lines(run)]
-    return "\n".join(["Lecture hall:", "", *body, "", floors, "", *details])
+    pages = (
+        "Students' page: atlas, the atlas's join page; bare, a page of Streamlit's with only the "
+        "caption, the listener and the pills (bench/load/bare_join.py): the stack's floor."
+    )
+    return "\n".join(["Lecture hall:", "", *body, "", floors, pages, "", *details])

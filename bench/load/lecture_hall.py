@@ -57,7 +57,8 @@ JOINING_AT_ONCE = 100  # at most this many students of the harness opening the p
 FOLLOW_KEY = "join_follow_"  # the listener's key, before the class code
 KILL_AFTER_SHARE = 0.5  # --kill-replica: killed once this share of the class has answered
 KILL_WAIT_S = 20.0  # or after this many seconds of the vote
-BACK_FLOOR_S = 5.0  # every student cut off is back on the current step within this
+BACK_FLOOR_S = 5.0
+BARE_PAGE = "bare"  # --bare: bench/load/bare_join.py, the stack's floor  # every student cut off is back on the current step within this
 
 
 @dataclass
@@ -81,6 +82,7 @@ class HallOutcome(LiveOutcome):
     back: list[float] = field(default_factory=list)
     back_with_answer: int = 0
     answered_when_cut: int = 0
+    page: str = "atlas"  # the students' page: the atlas's join page, or BARE_PAGE
 
 
 @dataclass(frozen=True)
@@ -306,13 +308,16 @@ async def lecture_hall(
     seed: int,
     ramp: float = RAMP_S,
     kill: Kill | None = None,
+    *,
+    teacher_url: str | None = None,
 ) -> HallOutcome:
     """The scenario (module docstring); with ``kill``, one replica is killed during the first
-    vote (:class:`Kill`)."""
+    vote (:class:`Kill`); ``teacher_url``: the teacher's page on a server of its own (--bare)."""
     rng = random.Random(seed)
     store = await asyncio.to_thread(open_store)
     out.students = students
-    teacher_url = kill.replica_urls[0] if kill is not None else url
+    if teacher_url is None:
+        teacher_url = kill.replica_urls[0] if kill is not None else url
     teacher = Session(teacher_url, "lessons", f"lesson={LESSON}&step=1")
     followers: list[HallStudent] = []
     stop = asyncio.Event()

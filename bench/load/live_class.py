@@ -136,19 +136,25 @@ async def listening(st: HallStudent, url: str, code: str, out: LiveOutcome) -> N
     await listen(st, url, code, out)
 
 
-async def warm_up(urls: list[str]) -> None:
-    """The lesson's every step and the join page opened once on each replica (the models loaded,
-    the views' caches warm), so that the first move is timed on a running server."""
-    for url in urls:
+async def warm_up(lesson_urls: list[str], join_urls: list[str], join_query: str = "") -> None:
+    """The lesson's every step opened once on each of ``lesson_urls`` and the join page (with
+    ``join_query``) on each of ``join_urls`` (the models loaded, the views' caches warm), so that
+    the first move is timed on a running server."""
+    for url in lesson_urls:
         lesson = Session(url, "lessons", f"lesson={LESSON}&step=1")
-        page = Session(url, "join")
         try:
             await lesson.open()
             for _ in range(STEPS):
                 await lesson.click("les_next")
-            await page.open()
         except FAILURES as exc:
             print(f"warm-up of {url}: {type(exc).__name__}: {exc}")
         finally:
             await lesson.close()
+    for url in join_urls:
+        page = Session(url, "join", join_query)
+        try:
+            await page.open()
+        except FAILURES as exc:
+            print(f"warm-up of {url}: {type(exc).__name__}: {exc}")
+        finally:
             await page.close()
