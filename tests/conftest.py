@@ -201,6 +201,22 @@ def page(browser, app_url):
     context.close()
 
 
+@pytest.fixture()
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A fresh class store (SQLite in the test's folder) for one test: the app's cached store is
+    opened again on that folder, as the pages open it."""
+    from app_pages.lessons import class_shared
+    from live.store import open_store
+
+    monkeypatch.setenv("ATLAS_CLASS_DIR", str(tmp_path))
+    monkeypatch.delenv("ATLAS_CLASS_DB", raising=False)
+    class_shared._open.clear()
+    store = open_store()
+    yield store
+    store.close()
+    class_shared._open.clear()
+
+
 @pytest.fixture
 def tiny(tiny_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """``$ATLAS_CHECKPOINTS`` pointed, for one test, at the test module's ``tiny_root`` fixture

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from app_pages.lessons import class_shared
 from app_pages.lessons.teacher import TEACHER_COOKIE
 from live.inputs import NICKNAME_CHARS
-from live.store import open_store
 from tests.app_helpers import open_app
 from ui import browser_memory
 
@@ -22,18 +20,6 @@ pytestmark = pytest.mark.checkpoints
 LESSONS = "app_pages/lessons/lessons.py"
 JOIN = "app_pages/lessons/join.py"
 CLASSROOM = {"classroom": "true"}  # the projector's URL says so (the toggle is bound to it)
-
-
-@pytest.fixture()
-def db(tmp_path, monkeypatch):
-    """A fresh class store for each test: the app's cached one is reopened on its folder."""
-    monkeypatch.setenv("ATLAS_CLASS_DIR", str(tmp_path))
-    monkeypatch.delenv("ATLAS_CLASS_DB", raising=False)
-    class_shared._open.clear()
-    store = open_store()
-    yield store
-    store.close()
-    class_shared._open.clear()
 
 
 @pytest.fixture()

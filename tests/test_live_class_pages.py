@@ -16,25 +16,12 @@ from app_pages.lessons import class_shared
 from app_pages.lessons.schema import load_folder, parse_lesson
 from app_pages.lessons.teacher import Lead, answers_csv
 from live import attempts
-from live.store import open_store
 from tests.app_helpers import charts, check_path, open_app
 
 pytestmark = pytest.mark.checkpoints
 LESSONS = "app_pages/lessons/lessons.py"
 JOIN = "app_pages/lessons/join.py"
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture()
-def db(tmp_path, monkeypatch):
-    """A fresh class store for each test: the app's cached one is reopened on its folder."""
-    monkeypatch.setenv("ATLAS_CLASS_DIR", str(tmp_path))
-    monkeypatch.delenv("ATLAS_CLASS_DB", raising=False)
-    class_shared._open.clear()
-    store = open_store()
-    yield store
-    store.close()
-    class_shared._open.clear()
 
 
 def _teacher(step: int = 1):

@@ -11,28 +11,14 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_pages.lessons import class_shared
 from bench.load.__main__ import parse_load_args
 from bench.load.live_students import CAPTION, SAVED, guess_key
-from live.store import open_store
 from tests.app_helpers import charts, open_app
 
 pytestmark = pytest.mark.checkpoints
 BARE = str(Path(__file__).resolve().parents[1] / "bench" / "load" / "bare_app.py")  # bare_join.py
 LESSONS = "app_pages/lessons/lessons.py"
 ATLAS_JOIN = "app_pages/lessons/join.py"
-
-
-@pytest.fixture()
-def db(tmp_path, monkeypatch):
-    """A fresh class store: the app's cached one is reopened on its folder."""
-    monkeypatch.setenv("ATLAS_CLASS_DIR", str(tmp_path))
-    monkeypatch.delenv("ATLAS_CLASS_DB", raising=False)
-    class_shared._open.clear()
-    store = open_store()
-    yield store
-    store.close()
-    class_shared._open.clear()
 
 
 def _bare(params: dict[str, str]) -> AppTest:
