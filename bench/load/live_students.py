@@ -49,9 +49,11 @@ class Student:
     ready: asyncio.Event = field(default_factory=asyncio.Event)
     joined: bool = False
     following: bool = True  # False once its connection failed or timed out
+    said: str = ""  # the last text the page showed (an error says it: what came instead)
 
     def see(self, msg: ForwardMsg) -> None:
         """What the page shows: a new step (noted with the time), or the answer saved."""
+        self.said = protocol.text_in(msg) or self.said
         step = shown_step(msg)
         if step is not None:
             if step != self.step:
@@ -103,7 +105,10 @@ async def answer(st: Student, code: str, think: tuple[float, float], out: LiveOu
     if step in st.saved:
         out.answers_saved += 1
     else:
-        out.samples.append(Sample("student", "answer", None, f"not shown as saved at step {step}"))
+        last = " ".join(st.said.split()[:4])  # its first words: the same for every such page
+        out.samples.append(
+            Sample("student", "answer", None, f"not shown as saved at step {step} (last: {last!r})")
+        )
 
 
 async def follow(
