@@ -38,7 +38,6 @@ from dataclasses import dataclass, field
 from streamlit.components.v2.bidi_component.main import _make_trigger_id
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
-from websockets.exceptions import ConnectionClosed
 
 from bench.load import protocol
 from bench.load.client import Session
@@ -48,7 +47,7 @@ from bench.load.live_script import LESSON, POLL_S, QUESTIONS, STUDENT_TIMEOUT_S
 from bench.load.live_students import CAPTION, Student, answer, guess_key
 from bench.load.live_teacher import answers_in, start_class, teach
 from bench.load.metrics import ServerWatch
-from bench.load.scenarios import FAILURES, Sample, timed
+from bench.load.scenarios import CUT_OFF, FAILURES, Sample, timed
 from live.store import DB_ENV, MAX_STUDENTS_ENV, open_store
 
 RAMP_S = 60.0  # the students arrive within this many seconds
@@ -57,8 +56,9 @@ JOINING_AT_ONCE = 100  # at most this many students of the harness opening the p
 FOLLOW_KEY = "join_follow_"  # the listener's key, before the class code
 KILL_AFTER_SHARE = 0.5  # --kill-replica: killed once this share of the class has answered
 KILL_WAIT_S = 20.0  # or after this many seconds of the vote
-BACK_FLOOR_S = 5.0
-BARE_PAGE = "bare"  # --bare: bench/load/bare_join.py, the stack's floor  # every student cut off is back on the current step within this
+BACK_FLOOR_S = 5.0  # every student cut off is back on the current step within this
+BACK_TRIES, BACK_RETRY_S = 5, 0.5  # a page cut off opens its link again up to 5 times
+BARE_PAGE = "bare"  # --bare: bench/load/bare_join.py, the stack's floor
 
 
 @dataclass
@@ -213,7 +213,7 @@ async def attend(
                     if again and step in st.saved:
                         again = False
                         await rejoin_after_answer(st, url, code, step, out)
-            except ConnectionClosed:
+            except CUT_OFF:
                 if out.killed_at is None:
                     raise
                 await back_after_kill(st, url, code, out)
@@ -255,7 +255,15 @@ async def back_after_kill(st: HallStudent, url: str, code: str, out: HallOutcome
     had = step in st.counted  # an answer the page had shown as saved before the kill
     out.answered_when_cut += had
     st.saved.discard(step)
-    if not await open_link(st, url, code, out):
+    for attempt in range(BACK_TRIES):  # as the browser tries again while the proxy fails over
+        try:
+            came_back = await open_link(st, url, code, out)
+            break
+        except CUT_OFF:
+            if attempt == BACK_TRIES - 1:
+                raise
+            await asyncio.sleep(BACK_RETRY_S)
+    if not came_back:
         return
     arrived = time.monotonic()  # the page on the step; its saved answer may follow
     if st.step == step and step in st.answered and step not in st.saved:

@@ -29,6 +29,9 @@ from bench.load.metrics import MB, ServerWatch, percentile
 from bench.load.pages import PROFILES, Profile, class_profiles, sentence, text_with_pieces
 
 FAILURES = (LoadError, OSError, WebSocketException)
+# What a replica's death does to a request in flight: a websocket closed, a connection refused
+# or reset, a response cut short (requests' errors are OSErrors)
+CUT_OFF = (ConnectionClosed, OSError)
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,7 @@ async def timed(
     try:
         seconds = await call()
     except FAILURES as exc:
-        if isinstance(exc, ConnectionClosed) and getattr(out, "killed_at", None) is not None:
+        if isinstance(exc, CUT_OFF) and getattr(out, "killed_at", None) is not None:
             raise  # a replica killed on purpose (the lecture hall): the caller reconnects
         out.samples.append(Sample(profile, move, None, f"{type(exc).__name__}: {exc}"[:200]))
         return isinstance(exc, LoadError) and "no widget" in str(exc)
