@@ -24,7 +24,7 @@ from app_pages.lessons.follow import header_ui
 from app_pages.lessons.follow_events import listen_ui
 from i18n import _
 from live.codes import normal_code
-from live.records import Closed, NoSuchClass, Student
+from live.records import ClassFull, Closed, NoSuchClass, Student
 from live.store import Store
 from ui.text import escape_markdown
 
@@ -34,7 +34,7 @@ def _join() -> None:
     code = normal_code(st.session_state.get("join_code") or "")
     if store is None or code is None:
         return
-    with contextlib.suppress(NoSuchClass):
+    with contextlib.suppress(NoSuchClass, ClassFull):
         student = store.join(code, st.session_state.get("join_name") or "")
         st.query_params["code"] = code
         st.query_params["me"] = student.id
