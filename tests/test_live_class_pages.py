@@ -98,6 +98,21 @@ def test_after_the_reveal_an_answer_is_refused_and_said_so(db):
     assert "Not saved" in _text(bob) or "did not answer" in _text(bob)
 
 
+def test_a_late_answers_notice_stays_with_its_question(db):
+    """"Not saved" is about the question it was sent to: at the next question the page asks
+    afresh, and a pick there is saved and said so."""
+    teacher, code, key = _teacher(2)
+    bob = _student(code)
+    db.reveal(code, key)
+    bob.button_group[0].set_value(0).run()  # too late: refused, the reveal shown
+    assert db.my_answer(code, bob.query_params["me"], 2) is None
+    _go(teacher, 3)  # the next question (bahdanau's steps 2 and 3 ask one each)
+    bob.run()
+    assert bob.button_group and "Not saved" not in _text(bob)
+    bob.button_group[0].set_value(0).run()
+    assert db.my_answer(code, bob.query_params["me"], 3) == 0 and "Saved" in _text(bob)
+
+
 def test_the_teacher_link_gives_the_controls_back_and_leaves_the_url(db):
     teacher, code, key = _teacher()
     again = open_app(LESSONS, {"lesson": "bahdanau", "step": "3", "class": code, "teacher": key})

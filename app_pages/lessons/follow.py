@@ -17,7 +17,7 @@ from ui.announce import announce
 from ui.text import escape_markdown
 
 SEEN = "join_seen"  # session state: the class revision this page was drawn at
-SAVE_ERROR = "join_save_error"
+SAVE_ERROR = "join_save_error"  # session state: {the pills' key: why its pick was not saved}
 
 
 def _follow(code: str, student: Student, drawn: int, news: str) -> None:
@@ -97,9 +97,10 @@ def _save(store: Store, code: str, student: Student, step: int, key: str, round_
         store.answer(code, student.id, step, int(choice), round=round_)
         st.session_state.pop(SAVE_ERROR, None)
     except (Closed, NoSuchClass, LookupError):
-        st.session_state[SAVE_ERROR] = _(
-            "Not saved: the teacher has moved on or revealed the answer."
-        )
+        # kept with the question it was about: the next question asks afresh
+        st.session_state[SAVE_ERROR] = {
+            key: _("Not saved: the teacher has moved on or revealed the answer.")
+        }
 
 
 def question_ui(store: Store, info: ClassInfo, step: Step, student: Student, text_col, view_col):
@@ -133,7 +134,7 @@ def question_ui(store: Store, info: ClassInfo, step: Step, student: Student, tex
             on_change=_save,
             args=(store, info.code, student, info.step, key, info.round),
         )
-        error = st.session_state.get(SAVE_ERROR)
+        error = st.session_state.get(SAVE_ERROR, {}).get(key)
         if error:
             st.warning(error, icon=":material/warning:")
         elif mine is not None:
