@@ -99,7 +99,7 @@ def test_after_the_reveal_an_answer_is_refused_and_said_so(db):
 
 
 def test_a_late_answers_notice_stays_with_its_question(db):
-    """"Not saved" is about the question it was sent to: at the next question the page asks
+    """A "Not saved" is about the question it was sent to: at the next question the page asks
     afresh, and a pick there is saved and said so."""
     teacher, code, key = _teacher(2)
     bob = _student(code)
