@@ -90,8 +90,8 @@ def warm(lesson_id: str) -> None:
     """Pose the questions of the shipped lesson ``lesson_id`` (``/join?warm=ID``: the harness's
     warm-up), as the atlas's warm-up opens every step of it: no move is timed on a cold model."""
     lesson = class_shared.shipped_lessons().get(lesson_id)
-    for _index, _posed in class_shared.posed_questions(lesson) if lesson else ():
-        pass
+    if lesson is not None:
+        list(class_shared.posed_questions(lesson))  # posing is what warms
 
 
 def main() -> None:

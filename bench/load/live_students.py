@@ -28,7 +28,13 @@ SAVED = re.compile(r"^(?:Saved|You chose)\b")  # before the reveal, or in it
 def shown_step(msg: ForwardMsg, steps: int = STEPS) -> int | None:
     """The step the join page's caption in ``msg`` shows (``steps`` + 1: the summary); None when
     ``msg`` is not that caption."""
-    found = protocol.find_text(msg, CAPTION)
+    text = protocol.text_in(msg)
+    return None if text is None else step_in(text, steps)
+
+
+def step_in(text: str, steps: int = STEPS) -> int | None:
+    """:func:`shown_step` of an element's text."""
+    found = CAPTION.search(text)
     if found is None:
         return None
     return int(found.group(2)) if found.group(2) else steps + 1
@@ -53,13 +59,16 @@ class Student:
 
     def see(self, msg: ForwardMsg) -> None:
         """What the page shows: a new step (noted with the time), or the answer saved."""
-        self.said = protocol.text_in(msg) or self.said
-        step = shown_step(msg)
+        text = protocol.text_in(msg)  # read once: every message of every student comes here
+        if text is None:
+            return
+        self.said = text
+        step = step_in(text)
         if step is not None:
             if step != self.step:
                 self.shown.append((step, time.monotonic()))
             self.step = step
-        elif self.step in self.answered and protocol.find_text(msg, SAVED):
+        elif self.step in self.answered and SAVED.search(text):
             self.saved.add(self.step)
 
 
