@@ -5,12 +5,15 @@ teacher's ten moves followed by four students, every answer saved and in the sto
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import os
 import subprocess
 import sys
+import threading
 import tomllib
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -230,6 +233,46 @@ def test_live_class_sizes():
     assert (other.sessions, other.replicas) == (30, [1])
     with pytest.raises(SystemExit):
         parse_load_args(["--scenario", "live-class", "--idle", "100000"])
+
+
+def test_a_reconnection_keeps_the_browsers_cookies_and_does_not_load_the_page_again():
+    """After a lost websocket the page's own script asks the health checks and opens a websocket
+    again, with the browser's cookies (the proxy's affinity); it does not load the HTML again."""
+    seen: list[tuple[str, str]] = []
+
+    class Server(BaseHTTPRequestHandler):
+        def do_GET(self):
+            seen.append((self.path, self.headers.get("Cookie") or ""))
+            self.send_response(200)
+            if self.path == "/":
+                self.send_header("Set-Cookie", "atlas_replica=r1; Path=/")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Server)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        page = Session(base, "join", "code=BCDFGH&me=x", timeout=5)
+        with pytest.raises(Exception):  # noqa: B017 (no websocket here: any refusal)
+            asyncio.run(page.open())
+        opened = [
+            "/_stcore/health",
+            "/_stcore/host-config",
+            "/_stcore/stream",
+        ]  # then the websocket
+        assert [path for path, _ in seen] == ["/", *opened]
+        seen.clear()
+        again = page.reconnection()
+        assert (again.base, again.page, again.query) == (base, "join", "code=BCDFGH&me=x")
+        with pytest.raises(Exception):  # noqa: B017
+            asyncio.run(again.open())
+        assert [path for path, _ in seen] == opened
+        assert all("atlas_replica=r1" in cookie for _, cookie in seen)
+    finally:
+        server.shutdown()
 
 
 # ---------------------------------------------------------------- a small class, served

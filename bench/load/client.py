@@ -33,6 +33,9 @@ from bench.load.protocol import Widget
 
 XSRF_COOKIE = "_streamlit_xsrf"
 BROWSER_GETS = ("/", "/_stcore/health", "/_stcore/host-config")  # before the websocket opens
+# What the page's own script asks before it opens a websocket again after losing one (Streamlit's
+# frontend: CONNECTED -> PINGING_SERVER -> CONNECTING): the checks, not the page again
+RECONNECT_GETS = BROWSER_GETS[1:]
 _REQUESTS = itertools.count()
 
 
@@ -68,16 +71,27 @@ class Session:
         self._rerunning: frozenset[str] = frozenset()  # the fragments of the run in progress
         self._run_began: float | None = None  # when the page's unfinished run began
         self._http = requests.Session()
+        self._gets = BROWSER_GETS  # what open() asks before the websocket
         self._ws: ClientConnection | None = None
         self._page_hash = ""
         self._session_id = ""
 
     # -- connection ----------------------------------------------------------------------------
 
+    def reconnection(self) -> Session:
+        """This page as the browser brings it back after its websocket was lost (a replica that
+        died): a new session of the same page and query, in the same browser (its cookies: the
+        proxy's affinity, the XSRF token), whose :meth:`open` does not load the page again."""
+        again = Session(self.base, self.page, self.query, self.timeout, auto_rerun=self.auto_rerun)
+        again._http.cookies.update(self._http.cookies)
+        again._gets = RECONNECT_GETS
+        return again
+
     async def open(self) -> float:
         """Load the page as a browser does (the HTML; the health and host checks, which set the
-        XSRF cookie; then the websocket); the first run's seconds."""
-        for path in BROWSER_GETS:
+        XSRF cookie; then the websocket); the first run's seconds. A :meth:`reconnection` skips
+        the HTML, as the page's script does."""
+        for path in self._gets:
             await asyncio.to_thread(self._http.get, self.base + path, timeout=self.timeout)
         cookies = "; ".join(f"{c.name}={c.value}" for c in self._http.cookies)
         url = "ws" + self.base[len("http") :] + "/_stcore/stream"

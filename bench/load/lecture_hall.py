@@ -141,12 +141,20 @@ class HallStudent(Student):
         task.add_done_callback(lambda t: t.cancelled() or t.exception())
 
 
-async def open_link(st: HallStudent, url: str, code: str, out: HallOutcome) -> bool:
-    """Drop the page and open the student's own link again (a phone that slept); True when it
-    came back as the same student."""
+async def open_link(
+    st: HallStudent, url: str, code: str, out: HallOutcome, *, reconnect: bool = False
+) -> bool:
+    """Drop the page and open the student's own link again (a phone that slept, a reload); True
+    when it came back as the same student. With ``reconnect``, the page's websocket was lost and
+    the browser's page brings it back as Streamlit's frontend does (the same cookies, the health
+    checks, a new websocket; not the page's HTML again)."""
     number = st.shown_number
-    await st.session.close()
-    st.session = Session(url, "join", f"code={code}&me={st.me}", STUDENT_TIMEOUT_S)
+    old = st.session
+    await old.close()
+    if reconnect:
+        st.session = old.reconnection()
+    else:
+        st.session = Session(url, "join", f"code={code}&me={st.me}", STUDENT_TIMEOUT_S)
     st.session.on_message = st.see
     st.follow_id = ""
     start = time.monotonic()
@@ -257,7 +265,7 @@ async def back_after_kill(st: HallStudent, url: str, code: str, out: HallOutcome
     st.saved.discard(step)
     for attempt in range(BACK_TRIES):  # as the browser tries again while the proxy fails over
         try:
-            came_back = await open_link(st, url, code, out)
+            came_back = await open_link(st, url, code, out, reconnect=True)
             break
         except CUT_OFF:
             if attempt == BACK_TRIES - 1:
