@@ -6,11 +6,13 @@ a page whose file does not exist is left out of the navigation and of the home m
 
 from __future__ import annotations
 
+import copy
+from functools import cache
 from pathlib import Path
 
 import streamlit as st
 
-from i18n import _
+from i18n import _, current_language
 from serve.runtime import configure_torch_threads, freeze_long_lived, keep_finished_runs
 from ui.errors import run_page
 from ui.registry import PAGES
@@ -35,15 +37,25 @@ def home_pages() -> list[st.Page]:
     ]
 
 
-def build_navigation() -> st.navigation:
-    """Home plus every registered page whose file exists, in story order, titled in the
-    current language."""
+@cache
+def _pages(language: str) -> tuple[st.Page, ...]:
+    """Home plus every registered page whose file exists, in story order, titled in ``language``
+    (the current one): built once per language and process, not in every run of every session
+    (a lecture hall's reconnecting pages all run the app at once)."""
     pages = [
         st.Page(entry.file, title=_(entry.title), icon=entry.icon, url_path=entry.url_path)
         for entry in PAGES
         if entry.exists()
     ]
-    return st.navigation([*home_pages(), *pages], expanded=True)  # every page, no "View more"
+    return (*home_pages(), *pages)
+
+
+def build_navigation() -> st.navigation:
+    """The navigation over :func:`_pages` in the current language. Each run gets copies: the
+    navigation marks the page it runs on the page object itself, and runs of several sessions
+    overlap."""
+    pages = [copy.copy(page) for page in _pages(current_language())]
+    return st.navigation(pages, expanded=True)  # every page, no "View more"
 
 
 def main() -> None:

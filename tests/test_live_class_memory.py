@@ -74,6 +74,7 @@ def test_the_teachers_browser_brings_the_controls_back(db, cookies):
     assert any((b.key or "").endswith("_class_reveal") for b in back.button)  # the controls
     assert key not in _text(back) and key not in str(dict(back.query_params))
     assert "not the teacher" not in _text(back)
+    assert TEACHER_COOKIE not in _written(back)  # the browser holds it: not sent again
 
 
 def test_a_page_that_does_not_lead_the_class_says_so(db, cookies):
@@ -116,6 +117,7 @@ def test_a_student_who_opens_the_join_page_again_is_the_same_student(db, cookies
     rescanned = _ok(open_app(JOIN, {"code": code}))  # the QR code again: no `me` in the link
     assert rescanned.query_params["me"] == me and "student 1" in _text(rescanned)
     assert "Saved" in _text(rescanned)  # with the answer
+    assert "atlas_student_" + code not in _written(rescanned)  # the browser holds it already
     typed = _ok(open_app(JOIN))  # the bare join page, the code typed, Join pressed again
     typed.text_input(key="join_code").input(code)
     typed.text_input(key="join_name").input("Ann again")

@@ -68,6 +68,8 @@ def remember(name: str, value: str, max_age_s: int = DAY_S) -> None:
     both are plain: letters, digits, ``._-``)."""
     if not _NAME.fullmatch(name) or not _VALUE.fullmatch(value):
         raise ValueError("a cookie's name and value are letters, digits and ._- only")
+    if name not in st.session_state.get(WRITTEN, {}) and browser_cookies().get(name) == value:
+        return  # the browser sent it when this session opened: it holds it already
     _write(name, value, max_age_s)
 
 
