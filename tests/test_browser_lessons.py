@@ -89,6 +89,15 @@ sentence = "A black cat."
 
 def test_a_teachers_own_lesson_is_uploaded_checked_and_shown_as_text(page, app_url, tmp_path):
     page.set_default_timeout(45_000)
+    frames: list[tuple[str, int]] = []  # the websocket's frames, for a failure's message
+    page.on(
+        "websocket",
+        lambda ws: (
+            ws.on("framesent", lambda f: frames.append(("sent", len(f)))),
+            ws.on("framereceived", lambda f: frames.append(("received", len(f)))),
+            ws.on("close", lambda _ws: frames.append(("closed", 0))),
+        ),
+    )
     page.goto(f"{app_url}/lessons")
     page.get_by_text("Your own lesson").click()
     broken = tmp_path / "broken.toml"
@@ -114,10 +123,16 @@ def test_a_teachers_own_lesson_is_uploaded_checked_and_shown_as_text(page, app_u
     page.locator(".st-key-les_start_mine button").wait_for()
     wait_still(page)  # the rerun that read the lesson back has finished: its buttons stay put
     page.get_by_text("Your own lesson").click()
+    before = len(frames)
     page.locator(".st-key-les_remove_mine button").click()
     # two waits, so that a failure says which part did not happen: the server ran the click
     # (its own button went), then the list lost the lesson's card
-    page.locator(".st-key-les_remove_mine").wait_for(state="detached")
+    try:
+        page.locator(".st-key-les_remove_mine").wait_for(state="detached")
+    except Exception as exc:  # what the websocket carried after the click says where it stopped
+        raise AssertionError(
+            f"Remove did not run; websocket after the click: {frames[before:][:40]}"
+        ) from exc
     page.locator(".st-key-les_start_mine").wait_for(state="detached")
     page.reload()  # removed from this browser too
     page.locator(".st-key-les_start_bahdanau button").wait_for()
