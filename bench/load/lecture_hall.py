@@ -160,9 +160,10 @@ async def open_link(
     start = time.monotonic()
     if not await timed(st.session, "student", "rejoin", st.session.open, out):
         return False
-    out.rejoins.append(time.monotonic() - start)
     same = st.shown_number == number and number is not None
-    out.rejoins_same += same
+    if not reconnect:  # a reconnection after the kill is timed as the page's way back
+        out.rejoins.append(time.monotonic() - start)
+        out.rejoins_same += same
     if not same:
         out.samples.append(Sample("student", "rejoin", None, "came back as another student"))
     return same
@@ -240,9 +241,10 @@ async def rejoin_after_answer(
     st: HallStudent, url: str, code: str, step: int, out: HallOutcome
 ) -> None:
     """Open the link again after a saved answer: the same student, the answer shown saved."""
-    out.rejoins_after_answer += 1
     st.saved.discard(step)
-    if not await open_link(st, url, code, out):
+    came_back = await open_link(st, url, code, out)  # cut off by a kill: counted as cut off
+    out.rejoins_after_answer += 1
+    if not came_back:
         return
     if step not in st.saved and st.step == step:
         await st.session.listen(5.0, lambda _msg: step in st.saved or st.step != step)
