@@ -100,6 +100,36 @@ def keep_finished_runs() -> None:
     ScriptRunner.request_rerun = request_rerun
 
 
+def keep_config_sections() -> None:
+    """Read each section of Streamlit's configuration once, not in every run.
+
+    Streamlit 1.67 builds a session message at the start of every run, a fragment's too (a
+    lecture hall's move is one per student), and fills its six theme sections by scanning all
+    of its ~370 options once per section (``config.get_options_for_section``): about a tenth of
+    a student's fragment rerun. The sections are kept per parse of the configuration (a parse
+    makes a new options table) and handed out as copies. Installed once per process.
+    """
+    from serve.streamlit_private import config
+
+    if getattr(config.get_options_for_section, "_atlas_kept", False):
+        return
+    original = config.get_options_for_section
+    read_from: list = [None]  # the options table the kept sections were read from
+    kept: dict[str, dict] = {}
+
+    def get_options_for_section(section: str) -> dict:
+        options = config.get_config_options()
+        if options is not read_from[0]:  # parsed again: read every section anew
+            read_from[0] = options
+            kept.clear()
+        if section not in kept:
+            kept[section] = original(section)
+        return dict(kept[section])
+
+    get_options_for_section._atlas_kept = True
+    config.get_options_for_section = get_options_for_section
+
+
 # What every session's first run imports: the pages (app.py's imports) and what plotly imports
 # lazily when it checks a value's type (pandas).
 SHARED_MODULES = ("pandas", "plotly.graph_objects", "ui.registry")

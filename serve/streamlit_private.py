@@ -11,6 +11,7 @@ It lives in ``serve/`` because the server's runtime needs it too, and ``serve/``
 
 from __future__ import annotations
 
+from streamlit import config
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.errors import FragmentHandledException, StreamlitAPIException
 from streamlit.runtime import Runtime
@@ -22,6 +23,7 @@ from streamlit.runtime.scriptrunner_utils.script_run_context import in_cached_fu
 
 # Each name this module takes from Streamlit, and the module it is taken from.
 PRIVATE = {
+    "config": "streamlit",  # get_options_for_section is cached (serve/runtime.py)
     "AppSession": "streamlit.runtime.app_session",  # request_rerun is patched (serve/fresh_sessions)
     "DeltaGenerator": "streamlit.delta_generator",  # the type of st.container() and the like
     "FragmentHandledException": "streamlit.errors",  # a fragment's rerun, passed through
@@ -41,6 +43,7 @@ __all__ = [
     "ScriptControlException",
     "ScriptRunner",
     "StreamlitAPIException",
+    "config",
     "get_script_run_ctx",
     "in_cached_function",
 ]

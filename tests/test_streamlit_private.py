@@ -15,6 +15,7 @@ from serve import streamlit_private
 # Every private name the adapter takes, and the module it is taken from. Written out here, not read
 # from the adapter, so that a name added there without a check here fails the last test.
 PRIVATE = {
+    "config": "streamlit",
     "AppSession": "streamlit.runtime.app_session",
     "DeltaGenerator": "streamlit.delta_generator",
     "FragmentHandledException": "streamlit.errors",

@@ -237,6 +237,41 @@ def test_no_full_collection_after_every_rerun():
     assert _run_fresh(code) == "False"
 
 
+def test_config_sections_are_read_once_per_parse_and_handed_out_as_copies(monkeypatch):
+    """serve.runtime.keep_config_sections: the theme's sections, as Streamlit reads them for
+    every run's session message, come from one read per parse of the configuration."""
+    from streamlit import config
+
+    from serve.runtime import keep_config_sections
+
+    reads: list[str] = []
+    table = {"theme.base": object()}
+
+    def read(section: str) -> dict:
+        reads.append(section)
+        return {"base": section, "read": len(reads)}
+
+    monkeypatch.setattr(config, "get_options_for_section", read)
+    monkeypatch.setattr(config, "get_config_options", lambda: table)
+    keep_config_sections()
+    keep_config_sections()  # once per process: the second call changes nothing
+    kept = config.get_options_for_section
+    assert kept("theme") == {"base": "theme", "read": 1}
+    kept("theme")["base"] = "changed by a caller"
+    assert kept("theme") == {"base": "theme", "read": 1} and reads == ["theme"]
+    assert kept("theme.dark") == {"base": "theme.dark", "read": 2}
+    table = {"theme.base": object()}  # the configuration parsed again: a new table
+    assert kept("theme") == {"base": "theme", "read": 3}
+
+
+def test_config_sections_read_as_streamlit_does():
+    """The sections Streamlit's session message reads are still {option name: value}."""
+    from streamlit import config
+
+    theme = config.get_options_for_section("theme")
+    assert "base" in theme and "primaryColor" in theme
+
+
 def test_a_timer_rerun_that_meets_a_finished_runner_is_skipped_not_a_new_runner(monkeypatch):
     """serve.runtime.keep_finished_runs: a run_every fragment's tick that a just-finished runner
     refuses is reported as taken (so the session does not replace the runner and drop the

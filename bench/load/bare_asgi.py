@@ -22,8 +22,9 @@ from streamlit.starlette import App  # noqa: E402  (after the path is right)
 
 from serve.class_events import routes  # noqa: E402
 from serve.fresh_sessions import run_whole_in_new_sessions  # noqa: E402
-from serve.runtime import import_before_sessions  # noqa: E402
+from serve.runtime import import_before_sessions, keep_config_sections  # noqa: E402
 
 import_before_sessions()
+keep_config_sections()
 run_whole_in_new_sessions()
 app = App(HERE / "bare_app.py", routes=routes())
