@@ -5,6 +5,7 @@ checked for (English left visible, missing-glyph boxes, a language switch)."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -248,3 +249,11 @@ def chart_hover_texts(page) -> list[str]:
         ".filter(s => typeof s === 'string')"
     )
     return [_PLOTLY_MARKUP.sub(" ", text) for text in raw]
+
+
+def in_own_thread(function, *args):
+    """``function(*args)`` in a thread of its own: Playwright's sync API, used by the browser
+    tests that may run earlier in this process, leaves an event loop running in the main thread,
+    and asyncio.run() refuses to start inside it."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(function, *args).result()

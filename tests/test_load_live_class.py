@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from websockets.exceptions import InvalidHandshake
 
 from bench.load import live_script, protocol
 from bench.load.__main__ import parse_load_args
@@ -28,6 +29,7 @@ from bench.load.live_script import PLAN, plan_steps
 from bench.load.live_students import SAVED, shown_step
 from bench.load.report import Run, live_figures, live_row, table
 from bench.load.scenarios import Sample
+from tests.browser_helpers import in_own_thread
 
 ROOT = Path(__file__).resolve().parents[1]
 CAPTION = "Class ABCDEF · you are student 3 · s3 · Self\\-attention, heads and the √d\\_k · {where}"
@@ -256,8 +258,8 @@ def test_a_reconnection_keeps_the_browsers_cookies_and_does_not_load_the_page_ag
     base = f"http://127.0.0.1:{server.server_address[1]}"
     try:
         page = Session(base, "join", "code=BCDFGH&me=x", timeout=5)
-        with pytest.raises(Exception):  # noqa: B017 (no websocket here: any refusal)
-            asyncio.run(page.open())
+        with pytest.raises(InvalidHandshake):  # no websocket here
+            in_own_thread(asyncio.run, page.open())
         opened = [
             "/_stcore/health",
             "/_stcore/host-config",
@@ -267,8 +269,8 @@ def test_a_reconnection_keeps_the_browsers_cookies_and_does_not_load_the_page_ag
         seen.clear()
         again = page.reconnection()
         assert (again.base, again.page, again.query) == (base, "join", "code=BCDFGH&me=x")
-        with pytest.raises(Exception):  # noqa: B017
-            asyncio.run(again.open())
+        with pytest.raises(InvalidHandshake):
+            in_own_thread(asyncio.run, again.open())
         assert [path for path, _ in seen] == opened
         assert all("atlas_replica=r1" in cookie for _, cookie in seen)
     finally:

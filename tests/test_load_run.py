@@ -6,7 +6,6 @@ them would be refused); and `make load --quick` in its own process."""
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import json
 import subprocess
 import sys
@@ -19,6 +18,7 @@ from bench.load import scenarios
 from bench.load.metrics import ServerWatch
 from bench.load.pages import PROFILES
 from deploy import serve_class
+from tests.browser_helpers import in_own_thread
 from tests.requirements_env import need
 
 pytestmark = pytest.mark.checkpoints  # serves the app on its shipped models (slow)
@@ -26,14 +26,6 @@ pytestmark = pytest.mark.checkpoints  # serves the app on its shipped models (sl
 
 def errors_of(out: scenarios.Outcome) -> list[str]:
     return [f"{s.profile}/{s.move}: {s.error}" for s in out.samples if s.error]
-
-
-def in_own_thread(function, *args):
-    """``function(*args)`` in a thread of its own: Playwright's sync API, used by the browser
-    tests that may run earlier in this process, leaves an event loop running in the main thread,
-    and asyncio.run() refuses to start inside it."""
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(function, *args).result()
 
 
 @pytest.fixture(scope="module")
