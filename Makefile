@@ -66,15 +66,16 @@ run: $(STAMP_RUN)
 	$(BIN)/streamlit run serve/asgi.py --server.port $(PORT)
 
 # The suite on TEST_WORKERS processes (pytest-xdist): a browser test mostly waits for a page, so
-# three workers keep two cores busy. Each test module is one group, run by one worker
-# (tests/conftest.py); the 25 slowest tests are listed at the end.
+# three workers keep two cores busy. Each test module is one group, run by one worker; the
+# groups go out in the order tests/conftest.py gives them, slow ones first (hence
+# --no-loadscope-reorder); the 25 slowest tests are listed at the end.
 TEST_WORKERS ?= 3
 test: $(STAMP_DEV)
-	$(PYTEST) -q -n $(TEST_WORKERS) --dist loadgroup --durations=25
+	$(PYTEST) -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=25
 
 # Everything but the tests marked slow (browser, shipped checkpoints, training data; tests/conftest.py).
 test-fast: $(STAMP_DEV)
-	$(PYTEST) -q -n $(TEST_WORKERS) --dist loadgroup -m "not slow"
+	$(PYTEST) -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder -m "not slow"
 
 # Refresh the README's screenshots: only the browser tests that take one, writing into docs/.
 screenshots: $(STAMP_DEV)

@@ -135,6 +135,26 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
         if "screenshots" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.screenshot)
+    if loadgroup:
+        items[:] = _slow_groups_first(items)
+
+
+def _group_of(item: pytest.Item) -> str:
+    return "_".join(sorted({str(mark.args[0]) for mark in item.iter_markers("xdist_group")}))
+
+
+def _slow_groups_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The items with their groups in the order the workers should take them (`make test` passes
+    ``--no-loadscope-reorder``, so xdist keeps it): the groups holding a slow test first, more tests
+    first, then the quick groups, which fill the workers' last minutes. By the number of tests
+    alone (xdist's own order) a one-test group of a minute (two replicas and a browser) came last
+    and ran alone at the end."""
+    groups: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        groups.setdefault(_group_of(item), []).append(item)
+    slow = {name for name, members in groups.items() if any(_is_slow(i) for i in members)}
+    order = sorted(groups, key=lambda name: (name not in slow, -len(groups[name])))
+    return [item for name in order for item in groups[name]]
 
 
 def _grouped(item: pytest.Item) -> None:
@@ -143,8 +163,7 @@ def _grouped(item: pytest.Item) -> None:
     pytest 9.2 no longer reads (an item's id is a structured ``NodeId`` in ``item._id``): without
     this, every test went to whichever worker was free, and a module's server or trained model
     was made again on each worker that ran one of its tests."""
-    name = "_".join(sorted({str(mark.args[0]) for mark in item.iter_markers("xdist_group")}))
-    grouped = f"{item.nodeid}@{name}"
+    grouped = f"{item.nodeid}@{_group_of(item)}"
     if hasattr(item, "_id"):  # pytest 9.2 and later
         item._id = type(item._id).parse(grouped)
     else:
