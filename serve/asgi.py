@@ -25,11 +25,7 @@ if str(ROOT) not in sys.path:
 from streamlit.starlette import App  # noqa: E402  (after the path is right)
 
 from serve.class_events import routes  # noqa: E402
-from serve.fresh_sessions import run_whole_in_new_sessions  # noqa: E402
-from serve.runtime import import_before_sessions, keep_config_sections  # noqa: E402
+from serve.runtime import before_sessions  # noqa: E402
 
-import_before_sessions()  # the pages' modules and what plotly imports lazily, once, in this thread
-keep_config_sections()  # the theme's options read once, not in every run
-
-run_whole_in_new_sessions()  # a student's page reconnected to another replica: its whole page
+before_sessions()  # in this thread, once: shared imports, the theme read once, reconnected pages
 app = App(ROOT / "app.py", routes=routes())

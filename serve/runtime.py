@@ -13,6 +13,8 @@ import importlib
 import os
 import sys
 
+from serve.fresh_sessions import run_whole_in_new_sessions
+
 THREADS_ENV = "ATLAS_TORCH_THREADS"
 
 
@@ -114,13 +116,14 @@ def keep_config_sections() -> None:
     if getattr(config.get_options_for_section, "_atlas_kept", False):
         return
     original = config.get_options_for_section
-    read_from: list = [None]  # the options table the kept sections were read from
+    read_from = None  # the options table the kept sections were read from
     kept: dict[str, dict] = {}
 
     def get_options_for_section(section: str) -> dict:
+        nonlocal read_from
         options = config.get_config_options()
-        if options is not read_from[0]:  # parsed again: read every section anew
-            read_from[0] = options
+        if options is not read_from:  # parsed again: read every section anew
+            read_from = options
             kept.clear()
         if section not in kept:
             kept[section] = original(section)
@@ -145,3 +148,12 @@ def import_before_sessions() -> None:
     """
     for name in SHARED_MODULES:
         importlib.import_module(name)
+
+
+def before_sessions() -> None:
+    """What a serving process does once, before its first session (``serve/asgi.py``, and the
+    load harness's bare page): the shared imports, Streamlit's theme read once, and a fragment's
+    rerun in a new session run as its whole page (:mod:`serve.fresh_sessions`)."""
+    import_before_sessions()
+    keep_config_sections()
+    run_whole_in_new_sessions()

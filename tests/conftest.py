@@ -152,7 +152,9 @@ def _slow_groups_first(items: list[pytest.Item]) -> list[pytest.Item]:
     groups: dict[str, list[pytest.Item]] = {}
     for item in items:
         groups.setdefault(_group_of(item), []).append(item)
-    slow = {name for name, members in groups.items() if any(_is_slow(i) for i in members)}
+    slow = {
+        n for n, members in groups.items() if any(i.get_closest_marker("slow") for i in members)
+    }
     order = sorted(groups, key=lambda name: (name not in slow, -len(groups[name])))
     return [item for name in order for item in groups[name]]
 

@@ -21,10 +21,7 @@ if str(ROOT) not in sys.path:
 from streamlit.starlette import App  # noqa: E402  (after the path is right)
 
 from serve.class_events import routes  # noqa: E402
-from serve.fresh_sessions import run_whole_in_new_sessions  # noqa: E402
-from serve.runtime import import_before_sessions, keep_config_sections  # noqa: E402
+from serve.runtime import before_sessions  # noqa: E402
 
-import_before_sessions()
-keep_config_sections()
-run_whole_in_new_sessions()
+before_sessions()
 app = App(HERE / "bare_app.py", routes=routes())
